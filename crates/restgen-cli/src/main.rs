@@ -1,0 +1,191 @@
+//! `restgen`: check a schema, generate a service from it, or start a new one.
+
+mod init;
+mod paths;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use restgen_core::diagnostics::{self, Severity, Sources};
+use restgen_core::emit::{self, Options, RuntimeDep};
+use restgen_core::model::Service;
+use restgen_core::output::Action;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// Exit codes: 0 all well, 1 problems found (or stale files), 2 usage or I/O error.
+const PROBLEMS: u8 = 1;
+const FAILURE: u8 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "restgen",
+    version,
+    about = "Turn a declarative resource schema into a production-grade HTTP JSON service in Rust",
+    after_help = "Examples:\n  restgen init shop                                  # write a commented starter schema, shop.yaml\n  restgen check shop.yaml                            # report every problem with its line and column\n  restgen generate shop.yaml --out shop-service      # write the service crate\n  restgen generate shop.yaml --out shop-service --check   # exit 1 if generated files are stale"
+)]
+struct Cli {
+    /// When to color diagnostics.
+    #[arg(long, value_enum, default_value_t = Color::Auto, global = true)]
+    color: Color,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Check a schema and report every problem, each with its file, line and column.
+    #[command(
+        after_help = "Exit status: 0 when the schema is sound (warnings allowed), 1 when problems were found, 2 on usage or I/O errors.\n\nExamples:\n  restgen check shop.yaml\n  restgen check --format short shop.yaml    # one line per problem, for editors and CI"
+    )]
+    Check {
+        /// The schema file.
+        file: PathBuf,
+        /// `human` shows source snippets like rustc; `short` prints `file:line:col: error[code]: message`.
+        #[arg(long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Generate the service crate from a schema.
+    #[command(
+        after_help = "Files under src/generated/ are rewritten whenever their bytes change; Cargo.toml, src/main.rs, src/lib.rs and src/hooks.rs are written only when absent and are yours afterwards. A failed run leaves the output directory as it was.\n\nExamples:\n  restgen generate shop.yaml --out shop-service\n  restgen generate shop.yaml --out shop-service --check    # CI: exit 1 and list stale files\n  restgen generate shop.yaml --out svc --runtime-version 0.1"
+    )]
+    Generate {
+        /// The schema file.
+        file: PathBuf,
+        /// The directory of the service crate.
+        #[arg(long)]
+        out: PathBuf,
+        /// Write nothing; exit 1 when a generated file is missing or differs, naming each.
+        #[arg(long)]
+        check: bool,
+        /// Depend on the runtime crate at this path (default: the restgen checkout this binary was built from, if present).
+        #[arg(long, conflicts_with = "runtime_version")]
+        runtime_path: Option<PathBuf>,
+        /// Depend on this registry version of the runtime crate.
+        #[arg(long)]
+        runtime_version: Option<String>,
+    },
+    /// Write a commented starter schema to NAME.yaml.
+    #[command(
+        after_help = "Examples:\n  restgen init            # writes service.yaml\n  restgen init shop       # writes shop.yaml for a service named shop"
+    )]
+    Init {
+        /// The service name (lower snake or kebab case).
+        #[arg(default_value = "service")]
+        name: String,
+        /// Where to write the schema (default: NAME.yaml).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum Format {
+    Human,
+    Short,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let color = match cli.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let result = match cli.command {
+        Command::Check { file, format } => load(&file, format, color).map(|_| ExitCode::SUCCESS),
+        Command::Generate { file, out, check, runtime_path, runtime_version } => {
+            generate(&file, &out, check, runtime_path, runtime_version, color)
+        }
+        Command::Init { name, out } => init::run(&name, out),
+    };
+    result.unwrap_or_else(ExitCode::from)
+}
+
+/// Reads, parses and checks a schema, printing diagnostics; `Err(exit code)` when it is
+/// unusable.
+fn load(file: &Path, format: Format, color: bool) -> Result<Service, u8> {
+    let text = std::fs::read_to_string(file).map_err(|e| {
+        eprintln!("error: cannot read {}: {e}", file.display());
+        FAILURE
+    })?;
+    let name = file.display().to_string();
+    let (service, diags) = match restgen_schema::load(&name, &text) {
+        Ok((service, diags)) => (Some(service), diags),
+        Err(diags) => (None, diags),
+    };
+    let list = diags.into_sorted();
+    if !list.is_empty() {
+        let mut sources = Sources::new();
+        sources.add(name.clone(), text);
+        let rendered = match format {
+            Format::Human => diagnostics::render(&list, &sources, color),
+            Format::Short => diagnostics::render_short(&list),
+        };
+        eprint!("{rendered}");
+        let errors = list.iter().filter(|d| d.severity == Severity::Error).count();
+        let warnings = list.len() - errors;
+        eprintln!("{name}: {} and {}", plural(errors, "error"), plural(warnings, "warning"));
+    }
+    service.ok_or(PROBLEMS)
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
+}
+
+fn generate(
+    file: &Path,
+    out: &Path,
+    check: bool,
+    runtime_path: Option<PathBuf>,
+    runtime_version: Option<String>,
+    color: bool,
+) -> Result<ExitCode, u8> {
+    let service = load(file, Format::Human, color)?;
+    let runtime = match (runtime_path, runtime_version) {
+        (_, Some(v)) => RuntimeDep::Version(v),
+        (Some(p), None) => RuntimeDep::Path(paths::relative(out, &p)),
+        (None, None) => paths::default_runtime(out),
+    };
+    let source_name = file.file_name().map_or_else(|| "schema".into(), |n| n.to_string_lossy().into_owned());
+    let output = emit::generate(&service, &Options { source_name, runtime }).map_err(|e| {
+        eprintln!("error: {e}");
+        FAILURE
+    })?;
+    if check {
+        let stale = output.stale(out).map_err(io_failure)?;
+        if stale.is_empty() {
+            println!("{} is up to date", out.display());
+            return Ok(ExitCode::SUCCESS);
+        }
+        for s in &stale {
+            let why = if s.missing { "missing" } else { "stale" };
+            println!("{why}: {}", out.join(&s.path).display());
+        }
+        println!("run `restgen generate {} --out {}` to update", file.display(), out.display());
+        return Ok(ExitCode::from(PROBLEMS));
+    }
+    let actions = output.write(out).map_err(io_failure)?;
+    for (path, action) in &actions {
+        let word = match action {
+            Action::Created => "created",
+            Action::Updated => "updated",
+            Action::Unchanged => "unchanged",
+            Action::Kept => "kept (yours)",
+        };
+        println!("{word:>13}  {}", out.join(path).display());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn io_failure(e: std::io::Error) -> u8 {
+    eprintln!("error: {e}");
+    FAILURE
+}

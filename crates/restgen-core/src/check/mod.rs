@@ -1,0 +1,32 @@
+//! Semantic checks on the model. They run whichever front-end built the model, collect
+//! every problem in one pass and never stop at the first.
+
+mod auth;
+mod collections;
+mod fields;
+mod names;
+mod paths;
+mod refs;
+mod states;
+mod versions;
+
+use crate::diagnostics::Diagnostics;
+use crate::model::Service;
+
+/// Runs every check on `service`, appending what it finds to `diags`.
+pub fn check(service: &Service, diags: &mut Diagnostics) {
+    names::check(service, diags);
+    fields::check(service, diags);
+    refs::check(service, diags);
+    auth::check(service, diags);
+    paths::check(service, diags);
+    states::check(service, diags);
+    versions::check(service, diags);
+    collections::check(service, diags);
+}
+
+/// The words `access` lists may hold besides role names.
+pub const ACCESS_WORDS: [&str; 3] = ["anyone", "authenticated", "owner"];
+
+/// Field names every resource has already, set by the server.
+pub const RESERVED_FIELDS: [&str; 4] = ["id", "owner_id", "created_at", "updated_at"];

@@ -1,0 +1,156 @@
+//! Lifecycles: `states`, `status_endpoint` and `events`.
+
+use crate::diagnostics::{Diagnostics, codes, did_you_mean};
+use crate::model::{FieldType, Resource, Service, States};
+use crate::origin::Located;
+use std::collections::BTreeSet;
+
+/// Events every resource may publish besides its transitions.
+pub const CRUD_EVENTS: [&str; 3] = ["created", "updated", "deleted"];
+
+pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
+    for resource in &service.resources {
+        if let Some(states) = &resource.states {
+            if let Some(values) = state_values(resource, states, diags) {
+                values_known(states, &values, diags);
+                all_reachable(resource, states, diags);
+            }
+            transition_names_free(resource, states, diags);
+        }
+        status_needs_states(resource, diags);
+        events_known(resource, diags);
+    }
+}
+
+/// `states.field` names an `enum` field of the resource; its values are the states.
+fn state_values<'a>(resource: &'a Resource, states: &States, diags: &mut Diagnostics) -> Option<Vec<&'a str>> {
+    let Some(field) = resource.field(&states.field.value) else {
+        let hint = did_you_mean(&states.field.value, resource.fields.iter().map(|f| f.name.value.as_str()))
+            .map(|m| format!("did you mean `{m}`?"));
+        diags
+            .error(
+                codes::UNKNOWN_FIELD,
+                &states.field.origin,
+                format!("`states.field` names unknown field `{}`", states.field.value),
+            )
+            .hint_opt(hint);
+        return None;
+    };
+    match &field.ty.value {
+        FieldType::Enum { values } => Some(values.iter().map(|v| v.value.as_str()).collect()),
+        other => {
+            diags
+                .error(
+                    codes::STATES_NOT_ENUM,
+                    &states.field.origin,
+                    format!("state field `{}` is a {}, not an enum", field.name.value, other.keyword()),
+                )
+                .related(&field.ty.origin, "type declared here");
+            None
+        }
+    }
+}
+
+/// `initial`, every `from` and every `to` are values of the state enum.
+fn values_known(states: &States, values: &[&str], diags: &mut Diagnostics) {
+    let named = std::iter::once(("`initial`", &states.initial)).chain(
+        states
+            .transitions
+            .iter()
+            .flat_map(|t| t.from.iter().map(|f| ("`from`", f)).chain(std::iter::once(("`to`", &t.to)))),
+    );
+    for (key, state) in named {
+        if !values.contains(&state.value.as_str()) {
+            let hint = did_you_mean(&state.value, values.iter().copied())
+                .map(|m| format!("did you mean `{m}`?"))
+                .unwrap_or_else(|| format!("states: {}", values.join(", ")));
+            diags
+                .error(codes::UNKNOWN_STATE, &state.origin, format!("{key} names unknown state `{}`", state.value))
+                .hint(hint);
+        }
+    }
+}
+
+/// Every state can be reached from `initial` through the transitions; a state nothing
+/// leads to is dead data.
+///   values: [pending, paid, lost]; transitions only reach paid   # rejected: `lost`
+fn all_reachable(resource: &Resource, states: &States, diags: &mut Diagnostics) {
+    let Some(field) = resource.field(&states.field.value) else { return };
+    let mut reached: BTreeSet<&str> = BTreeSet::from([states.initial.value.as_str()]);
+    loop {
+        let before = reached.len();
+        for t in &states.transitions {
+            if t.from.iter().any(|f| reached.contains(f.value.as_str())) {
+                reached.insert(&t.to.value);
+            }
+        }
+        if reached.len() == before {
+            break;
+        }
+    }
+    for value in field.ty.value.values() {
+        if !reached.contains(value.value.as_str()) {
+            diags
+                .error(
+                    codes::UNREACHABLE_STATE,
+                    &value.origin,
+                    format!("state `{}` cannot be reached from `{}`", value.value, states.initial.value),
+                )
+                .related(&states.initial.origin, "initial state")
+                .hint("add a transition whose `to` is this state, or remove the value");
+        }
+    }
+}
+
+/// Transitions become `POST {item}/{name}`: they must not take the status endpoint's place.
+fn transition_names_free(resource: &Resource, states: &States, diags: &mut Diagnostics) {
+    for t in &states.transitions {
+        if t.name.value == "status" && resource.status_endpoint.value {
+            diags.error(codes::PATH_CLASH, &t.name.origin, "transition `status` clashes with the status endpoint");
+        }
+        if t.from.is_empty() {
+            diags.error(codes::MISSING_KEY, &t.origin, format!("transition `{}` has no `from` states", t.name.value));
+        }
+    }
+}
+
+/// `status_endpoint` reports the state field, so it needs `states`.
+fn status_needs_states(resource: &Resource, diags: &mut Diagnostics) {
+    if resource.status_endpoint.value && resource.states.is_none() {
+        diags
+            .error(
+                codes::STATUS_WITHOUT_STATES,
+                &resource.status_endpoint.origin,
+                format!("`{}` has a status endpoint but no `states`", resource.name.value),
+            )
+            .hint("declare `states: { field, initial, transitions }`, or drop `status_endpoint`");
+    }
+}
+
+/// Events are `created`, `updated`, `deleted` or the name of a transition, each once.
+fn events_known(resource: &Resource, diags: &mut Diagnostics) {
+    let transitions: Vec<&str> =
+        resource.states.iter().flat_map(|s| s.transitions.iter().map(|t| t.name.value.as_str())).collect();
+    let known = || CRUD_EVENTS.iter().copied().chain(transitions.iter().copied());
+    for (i, event) in resource.events.iter().enumerate() {
+        if let Some(first) = resource.events[..i].iter().find(|e: &&Located<String>| e.value == event.value) {
+            diags
+                .error(codes::DUPLICATE_ENTRY, &event.origin, format!("event `{}` is listed twice", event.value))
+                .related(&first.origin, "first listed here");
+        } else if !known().any(|k| k == event.value) {
+            let hint = did_you_mean(&event.value, known())
+                .map(|m| format!("did you mean `{m}`?"))
+                .unwrap_or_else(|| format!("events: {}", known().collect::<Vec<_>>().join(", ")));
+            diags
+                .error(
+                    codes::UNKNOWN_EVENT,
+                    &event.origin,
+                    format!(
+                        "event `{}` is neither a CRUD event nor a transition of `{}`",
+                        event.value, resource.name.value
+                    ),
+                )
+                .hint(hint);
+        }
+    }
+}

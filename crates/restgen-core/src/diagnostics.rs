@@ -1,0 +1,269 @@
+//! Problems found in a schema: collected, never returned early, and rendered all at once
+//! with source snippets the way rustc does.
+
+use crate::origin::Origin;
+use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
+use codespan_reporting::files::SimpleFiles;
+use codespan_reporting::term::{self, termcolor};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// A stable diagnostic code (`E0102`) with a short name; listed in `docs/diagnostics.md`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Code {
+    pub id: &'static str,
+    pub name: &'static str,
+}
+
+/// Every code restgen reports. Codes never change meaning once released.
+pub mod codes {
+    use super::Code;
+
+    macro_rules! codes {
+        ($($konst:ident = $id:literal $name:literal;)*) => {
+            $(pub const $konst: Code = Code { id: $id, name: $name };)*
+            /// All codes, in order.
+            pub const ALL: &[Code] = &[$($konst),*];
+        };
+    }
+
+    codes! {
+        YAML_SYNTAX = "E0001" "yaml-syntax";
+        UNKNOWN_KEY = "E0002" "unknown-key";
+        WRONG_TYPE = "E0003" "wrong-type";
+        MISSING_KEY = "E0004" "missing-key";
+        INVALID_VALUE = "E0005" "invalid-value";
+        DUPLICATE_KEY = "E0006" "duplicate-key";
+        DUPLICATE_ENTRY = "E0007" "duplicate-entry";
+        UNSUPPORTED_YAML = "E0008" "unsupported-yaml";
+        UNKNOWN_FIELD_TYPE = "E0101" "unknown-field-type";
+        ENUM_WITHOUT_VALUES = "E0102" "enum-without-values";
+        BAD_DEFAULT = "E0103" "bad-default";
+        MIN_ABOVE_MAX = "E0104" "min-above-max";
+        BAD_PATTERN = "E0105" "bad-pattern";
+        RESERVED_FIELD = "E0106" "reserved-field";
+        KEY_NOT_FOR_TYPE = "E0107" "key-not-for-type";
+        FILTER_UNSUPPORTED = "E0108" "filter-unsupported";
+        SORT_UNSUPPORTED = "E0109" "sort-unsupported";
+        SETTABLE_SERVER_FIELD = "E0110" "settable-server-field";
+        REQUIRED_NOT_SETTABLE = "E0111" "required-not-settable";
+        CONFLICTING_FLAGS = "E0112" "conflicting-flags";
+        BAD_NAME = "E0113" "bad-name";
+        UNKNOWN_RESOURCE = "E0201" "unknown-resource";
+        OWNER_NOT_PRINCIPAL = "E0202" "owner-not-principal";
+        NESTED_WITHOUT_LINK = "E0203" "nested-without-link";
+        UNKNOWN_FIELD = "E0204" "unknown-field";
+        OWNER_WITHOUT_PRINCIPAL = "E0301" "owner-without-principal";
+        PRINCIPAL_INCOMPLETE = "E0302" "principal-incomplete";
+        UNDECLARED_ROLE = "E0303" "undeclared-role";
+        AUTH_CONFIG = "E0304" "auth-config";
+        ACCESS_WITHOUT_AUTH = "E0305" "access-without-auth";
+        BAD_PATH = "E0401" "bad-path";
+        PATH_CLASH = "E0402" "path-clash";
+        STATES_NOT_ENUM = "E0501" "states-not-enum";
+        UNKNOWN_STATE = "E0502" "unknown-state";
+        UNREACHABLE_STATE = "E0503" "unreachable-state";
+        UNKNOWN_EVENT = "E0504" "unknown-event";
+        STATUS_WITHOUT_STATES = "E0505" "status-without-states";
+        CACHE_PUBLIC_PRIVATE = "E0601" "cache-public-on-private";
+        BAD_PAGINATION = "E0602" "bad-pagination";
+        BAD_CORS = "E0603" "bad-cors";
+        UNDECLARED_VERSION = "E0701" "undeclared-version";
+        EMPTY_VERSION_RANGE = "E0702" "empty-version-range";
+        VERSION_ORDER = "E0703" "version-order";
+    }
+}
+
+/// One problem, at one place.
+#[derive(Clone, Debug)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub code: Code,
+    pub message: String,
+    pub origin: Origin,
+    /// Text under the primary caret.
+    pub label: Option<String>,
+    /// Other places that explain the problem ("first declared here").
+    pub related: Vec<(Origin, String)>,
+    /// What to do about it ("did you mean `settable`?").
+    pub hint: Option<String>,
+}
+
+impl Diagnostic {
+    pub fn label(&mut self, text: impl Into<String>) -> &mut Self {
+        self.label = Some(text.into());
+        self
+    }
+
+    pub fn hint(&mut self, text: impl Into<String>) -> &mut Self {
+        self.hint = Some(text.into());
+        self
+    }
+
+    pub fn hint_opt(&mut self, text: Option<String>) -> &mut Self {
+        if text.is_some() {
+            self.hint = text;
+        }
+        self
+    }
+
+    pub fn related(&mut self, origin: &Origin, text: impl Into<String>) -> &mut Self {
+        self.related.push((origin.clone(), text.into()));
+        self
+    }
+}
+
+/// The collector every stage writes into.
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    items: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn error(&mut self, code: Code, origin: &Origin, message: impl Into<String>) -> &mut Diagnostic {
+        self.push(Severity::Error, code, origin, message.into())
+    }
+
+    pub fn warning(&mut self, code: Code, origin: &Origin, message: impl Into<String>) -> &mut Diagnostic {
+        self.push(Severity::Warning, code, origin, message.into())
+    }
+
+    fn push(&mut self, severity: Severity, code: Code, origin: &Origin, message: String) -> &mut Diagnostic {
+        self.items.push(Diagnostic {
+            severity,
+            code,
+            message,
+            origin: origin.clone(),
+            label: None,
+            related: Vec::new(),
+            hint: None,
+        });
+        self.items.last_mut().expect("just pushed")
+    }
+
+    pub fn extend(&mut self, other: Diagnostics) {
+        self.items.extend(other.items);
+    }
+
+    pub fn has_errors(&self) -> bool {
+        self.items.iter().any(|d| d.severity == Severity::Error)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// The diagnostics in source order (file, position, code), the order they are shown,
+    /// without repeats of one problem at one place (a default inherited by many resources
+    /// is reported once).
+    pub fn into_sorted(mut self) -> Vec<Diagnostic> {
+        self.items.sort_by_cached_key(sort_key);
+        self.items.dedup_by(|a, b| sort_key(a) == sort_key(b) && a.origin.file_pos().is_some());
+        self.items
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.items.iter()
+    }
+}
+
+fn sort_key(d: &Diagnostic) -> (String, usize, usize, Code, String) {
+    match d.origin.file_pos() {
+        Some(p) => (p.file.to_string(), p.start, p.end, d.code, d.message.clone()),
+        None => (String::new(), 0, 0, d.code, d.message.clone()),
+    }
+}
+
+/// The nearest of `candidates` to a misspelt `word`, if one is close enough to be meant.
+pub fn did_you_mean<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|c| (strsim::damerau_levenshtein(word, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min()
+        .map(|(_, c)| c)
+}
+
+/// Source texts by file name, for snippets.
+#[derive(Debug, Default)]
+pub struct Sources {
+    files: BTreeMap<String, String>,
+}
+
+impl Sources {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn add(&mut self, name: impl Into<String>, text: impl Into<String>) {
+        self.files.insert(name.into(), text.into());
+    }
+}
+
+/// Renders diagnostics like rustc: `error[E0002]: ...`, the snippet with a caret, hints.
+pub fn render(diagnostics: &[Diagnostic], sources: &Sources, color: bool) -> String {
+    let mut files = SimpleFiles::new();
+    let ids: BTreeMap<&str, usize> =
+        sources.files.iter().map(|(name, text)| (name.as_str(), files.add(name.clone(), text.clone()))).collect();
+    let mut out = termcolor::Buffer::no_color();
+    if color {
+        out = termcolor::Buffer::ansi();
+    }
+    let config = term::Config::default();
+    for d in diagnostics {
+        let mut report = match d.severity {
+            Severity::Error => Report::error(),
+            Severity::Warning => Report::warning(),
+        }
+        .with_code(d.code.id)
+        .with_message(&d.message);
+        let mut labels = Vec::new();
+        let mut notes = Vec::new();
+        match d.origin.file_pos().and_then(|p| ids.get(&*p.file).map(|id| (*id, p))) {
+            Some((id, p)) => {
+                labels.push(Label::primary(id, p.start..p.end).with_message(d.label.clone().unwrap_or_default()))
+            }
+            None => notes.push(format!("at {}", d.origin)),
+        }
+        for (origin, text) in &d.related {
+            match origin.file_pos().and_then(|p| ids.get(&*p.file).map(|id| (*id, p))) {
+                Some((id, p)) => labels.push(Label::secondary(id, p.start..p.end).with_message(text)),
+                None => notes.push(text.clone()),
+            }
+        }
+        if let Some(hint) = &d.hint {
+            notes.push(format!("help: {hint}"));
+        }
+        report = report.with_labels(labels).with_notes(notes);
+        term::emit_to_write_style(&mut out, &config, &files, &report).expect("writing to a buffer cannot fail");
+    }
+    String::from_utf8_lossy(out.as_slice()).into_owned()
+}
+
+/// One line per diagnostic: `file:line:col: error[E0002] message`, for tools and tests.
+pub fn render_short(diagnostics: &[Diagnostic]) -> String {
+    diagnostics
+        .iter()
+        .map(|d| {
+            let level = match d.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+            };
+            format!("{}: {level}[{}]: {}\n", d.origin, d.code.id, d.message)
+        })
+        .collect()
+}

@@ -1,0 +1,68 @@
+//! Emitters: pure functions from the model to files. Rust files are built as tokens with
+//! `quote` and printed by prettyplease; other files render minijinja templates. Nothing
+//! here touches the disk (see `output`).
+
+mod models;
+mod names;
+mod rust;
+mod scaffold;
+
+pub use names::{field_ident, type_name};
+
+use crate::model::Service;
+use crate::output::{FileKind, Output};
+use std::fmt;
+
+/// How the generated crate depends on the runtime crate `restgen`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RuntimeDep {
+    /// `restgen = { path = "..." }`, relative to the generated crate.
+    Path(String),
+    /// `restgen = "<version>"` from a registry.
+    Version(String),
+}
+
+/// Settings of one generation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The schema's file name as the header names it (no directories, so output does
+    /// not depend on where the schema lives).
+    pub source_name: String,
+    pub runtime: RuntimeDep,
+}
+
+/// A generation that failed inside restgen: always a bug, never a schema problem (those
+/// are diagnostics, found before emitting).
+#[derive(Debug)]
+pub struct EmitError {
+    pub file: String,
+    pub message: String,
+}
+
+impl fmt::Display for EmitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "internal error generating {}: {}", self.file, self.message)
+    }
+}
+
+impl std::error::Error for EmitError {}
+
+/// Every file of the service crate for `service`, which must have passed the checks.
+pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitError> {
+    let mut out = Output::default();
+    let header = rust::header(&options.source_name);
+    out.add(
+        "src/generated/mod.rs",
+        FileKind::Generated,
+        rust::render("src/generated/mod.rs", &header, rust::generated_mod())?,
+    );
+    out.add(
+        "src/generated/models.rs",
+        FileKind::Generated,
+        rust::render("src/generated/models.rs", &header, models::emit(service))?,
+    );
+    for (path, contents) in scaffold::render(service, options)? {
+        out.add(path, FileKind::Scaffold, contents);
+    }
+    Ok(out)
+}

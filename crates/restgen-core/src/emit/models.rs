@@ -1,0 +1,260 @@
+//! `models.rs`: per resource its representation and the `Create`, `Replace` and `Patch`
+//! inputs holding only the fields a client may set in that operation. The allow-list
+//! exists by construction: a field that is not settable has no place to land.
+
+use super::names::{field_ident, type_ident, type_name, variant_idents};
+use crate::model::{Field, FieldType, IdKind, Resource, Service, UnknownFields, WriteOp};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+const SERDE: &str = "::restgen::__private::serde";
+
+pub(crate) fn emit(service: &Service) -> TokenStream {
+    let roles = roles_enum(service);
+    let resources = service.resources.iter().map(|r| resource(service, r));
+    quote! {
+        //! Resource representations and their allow-listed inputs.
+
+        use ::restgen::__private::serde::{Deserialize, Serialize};
+
+        #roles
+        #(#resources)*
+    }
+}
+
+/// `Role`, the roles of `auth.roles`, when a `roles` field needs a type.
+fn roles_enum(service: &Service) -> TokenStream {
+    let Some(auth) = &service.auth else { return quote!() };
+    let uses_roles = service.resources.iter().flat_map(|r| &r.fields).any(|f| f.ty.value == FieldType::Roles);
+    if !uses_roles || auth.roles.is_empty() {
+        return quote!();
+    }
+    let values: Vec<&str> = auth.roles.iter().map(|r| r.value.as_str()).collect();
+    string_enum(&format_ident!("Role"), "A role declared in `auth.roles`.", &values)
+}
+
+/// A Rust enum whose variants serialize as the given strings.
+fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str]) -> TokenStream {
+    let variants = variant_idents(values.iter().copied());
+    let doc = self::doc(doc);
+    quote! {
+        #doc
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(crate = #SERDE)]
+        pub enum #name {
+            #( #[serde(rename = #values)] #variants, )*
+        }
+
+        impl #name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [#name] = &[#(#name::#variants),*];
+
+            /// The value as it appears on the wire.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    #( #name::#variants => #values, )*
+                }
+            }
+        }
+
+        impl ::core::fmt::Display for #name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    }
+}
+
+fn resource(service: &Service, resource: &Resource) -> TokenStream {
+    let enums = resource.fields.iter().filter_map(|f| {
+        let values: Vec<&str> = f.ty.value.values().iter().map(|v| v.value.as_str()).collect();
+        matches!(f.ty.value, FieldType::Enum { .. }).then(|| {
+            let doc = format!("Values of `{}.{}`.", resource.name.value, f.name.value);
+            string_enum(&enum_ident(resource, f), &doc, &values)
+        })
+    });
+    let representation = representation(service, resource);
+    let inputs =
+        WriteOp::ALL.into_iter().filter(|op| resource.has(op.operation())).map(|op| input(service, resource, op));
+    quote! {
+        #(#enums)*
+        #representation
+        #(#inputs)*
+    }
+}
+
+fn enum_ident(resource: &Resource, field: &Field) -> proc_macro2::Ident {
+    format_ident!("{}{}", type_name(&resource.name.value), type_name(&field.name.value))
+}
+
+/// The record as clients see it: server-controlled fields included, write-only ones not.
+fn representation(service: &Service, resource: &Resource) -> TokenStream {
+    let name = type_ident(&resource.name.value);
+    let doc = resource.description.clone().unwrap_or_else(|| format!("A `{}` as clients see it.", resource.name.value));
+    let id = id_type(resource.id);
+    let owner = resource.owner.as_ref().map(|o| {
+        let ty = service.resource(&o.value).map_or(quote!(::restgen::__private::uuid::Uuid), |p| id_type(p.id));
+        quote! {
+            /// The account that owns this record; set from the caller at create.
+            pub owner_id: #ty,
+        }
+    });
+    let fields = resource.fields.iter().filter(|f| !hidden(f)).map(|f| {
+        let ident = field_ident(&f.name.value);
+        let ty = value_type(service, resource, f);
+        let ty = if may_lack(f) { quote!(::core::option::Option<#ty>) } else { ty };
+        let doc = doc_attr(f);
+        quote! { #doc pub #ident: #ty, }
+    });
+    let timestamps = resource.timestamps.then(|| {
+        let ts = datetime();
+        quote! {
+            /// When the record was created.
+            pub created_at: #ts,
+            /// When the record last changed.
+            pub updated_at: #ts,
+        }
+    });
+    let doc = self::doc(&doc);
+    quote! {
+        #doc
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[serde(crate = #SERDE)]
+        pub struct #name {
+            pub id: #id,
+            #owner
+            #(#fields)*
+            #timestamps
+        }
+    }
+}
+
+/// The body of one write operation: only the fields settable in it.
+fn input(service: &Service, resource: &Resource, op: WriteOp) -> TokenStream {
+    let verb = match op {
+        WriteOp::Create => "Create",
+        WriteOp::Replace => "Replace",
+        WriteOp::Patch => "Patch",
+    };
+    let name = format_ident!("{verb}{}", type_name(&resource.name.value));
+    let doc = match op {
+        WriteOp::Create => format!("The fields a client may send to create a `{}`.", resource.name.value),
+        WriteOp::Replace => format!(
+            "The complete representation a client sends to replace a `{}`: an omitted field is cleared.",
+            resource.name.value
+        ),
+        WriteOp::Patch => format!(
+            "A JSON Merge Patch of a `{}`: absent fields stay, `null` clears a nullable field.",
+            resource.name.value
+        ),
+    };
+    let deny = (resource.unknown_fields == UnknownFields::Reject).then(|| quote!(#[serde(deny_unknown_fields)]));
+    let default = (op == WriteOp::Patch).then(|| quote!(Default,));
+    let fields = resource.fields.iter().filter(|f| resource.settable_in(f, op)).map(|f| {
+        let ident = field_ident(&f.name.value);
+        let value = value_type(service, resource, f);
+        let doc = doc_attr(f);
+        let (ty, attrs) = input_field(f, op, value);
+        quote! { #doc #attrs pub #ident: #ty, }
+    });
+    let doc = self::doc(&doc);
+    quote! {
+        #doc
+        #[derive(Clone, Debug, #default PartialEq, Serialize, Deserialize)]
+        #[serde(crate = #SERDE)]
+        #deny
+        pub struct #name {
+            #(#fields)*
+        }
+    }
+}
+
+/// The Rust type and serde attributes of one input field.
+///
+/// | field                         | create / replace                | patch            |
+/// |-------------------------------|---------------------------------|------------------|
+/// | required, not nullable        | `T`                             | `Option<T>`, null rejected |
+/// | required, nullable            | `Option<T>`, must be present    | `Patch<T>`       |
+/// | optional, not nullable        | `Option<T>`, null rejected      | `Option<T>`, null rejected |
+/// | optional, nullable            | `Patch<T>` (absent = default)   | `Patch<T>`       |
+fn input_field(field: &Field, op: WriteOp, value: TokenStream) -> (TokenStream, TokenStream) {
+    let required = field.required.value && op != WriteOp::Patch;
+    let nullable = field.nullable.value;
+    let option = quote!(::core::option::Option<#value>);
+    let patch = quote!(::restgen::Patch<#value>);
+    match (required, nullable) {
+        (true, false) => (value, quote!()),
+        (true, true) => (option, quote!(#[serde(deserialize_with = "::restgen::input::nullable")])),
+        (false, false) => (
+            option,
+            quote!(#[serde(default, deserialize_with = "::restgen::input::not_null", skip_serializing_if = "::core::option::Option::is_none")]),
+        ),
+        (false, true) => (patch, quote!(#[serde(default, skip_serializing_if = "::restgen::Patch::is_absent")])),
+    }
+}
+
+/// Fields that never appear in a response.
+fn hidden(field: &Field) -> bool {
+    field.write_only || field.ty.value == FieldType::Password
+}
+
+/// Whether a stored record may hold no value for the field: it is nullable, or it is
+/// optional with no default to fill it (a `roles` list defaults to empty).
+fn may_lack(field: &Field) -> bool {
+    field.nullable.value || (!field.required.value && field.default.is_none() && field.ty.value != FieldType::Roles)
+}
+
+fn doc_attr(field: &Field) -> TokenStream {
+    match &field.description {
+        Some(d) => doc(d),
+        None => quote!(),
+    }
+}
+
+/// A doc attribute printed as `/// text`.
+fn doc(text: &str) -> TokenStream {
+    let text = format!(" {text}");
+    quote!(#[doc = #text])
+}
+
+fn id_type(kind: IdKind) -> TokenStream {
+    match kind {
+        IdKind::Uuid => quote!(::restgen::__private::uuid::Uuid),
+        IdKind::Integer => quote!(i64),
+    }
+}
+
+fn datetime() -> TokenStream {
+    quote!(::restgen::__private::chrono::DateTime<::restgen::__private::chrono::Utc>)
+}
+
+/// The Rust type of a field's value (before nullability).
+fn value_type(service: &Service, resource: &Resource, field: &Field) -> TokenStream {
+    match &field.ty.value {
+        FieldType::String | FieldType::Text | FieldType::Email | FieldType::Url | FieldType::Password => {
+            quote!(::std::string::String)
+        }
+        FieldType::Integer => quote!(i64),
+        FieldType::Number => quote!(f64),
+        FieldType::Decimal => quote!(::restgen::__private::rust_decimal::Decimal),
+        FieldType::Boolean => quote!(bool),
+        FieldType::Uuid => quote!(::restgen::__private::uuid::Uuid),
+        FieldType::Date => quote!(::restgen::__private::chrono::NaiveDate),
+        FieldType::DateTime => datetime(),
+        FieldType::Enum { .. } => {
+            let ident = enum_ident(resource, field);
+            quote!(#ident)
+        }
+        FieldType::Json => quote!(::restgen::__private::serde_json::Value),
+        FieldType::Ref { to } => {
+            service.resource(&to.value).map_or(quote!(::restgen::__private::uuid::Uuid), |t| id_type(t.id))
+        }
+        FieldType::Roles => {
+            if service.auth.as_ref().is_some_and(|a| !a.roles.is_empty()) {
+                quote!(::std::vec::Vec<Role>)
+            } else {
+                quote!(::std::vec::Vec<::std::string::String>)
+            }
+        }
+    }
+}

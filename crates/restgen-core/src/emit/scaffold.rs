@@ -1,0 +1,75 @@
+//! Files written once and then owned by the user: rendered from minijinja templates.
+
+use super::{EmitError, Options, RuntimeDep};
+use crate::model::Service;
+use minijinja::{Environment, UndefinedBehavior, context};
+
+/// Template name and the file it renders, relative to the crate root.
+const TEMPLATES: &[(&str, &str, &str)] = &[
+    ("Cargo.toml.j2", "Cargo.toml", include_str!("../../../../templates/service/Cargo.toml.j2")),
+    ("lib.rs.j2", "src/lib.rs", include_str!("../../../../templates/service/lib.rs.j2")),
+    ("main.rs.j2", "src/main.rs", include_str!("../../../../templates/service/main.rs.j2")),
+    ("hooks.rs.j2", "src/hooks.rs", include_str!("../../../../templates/service/hooks.rs.j2")),
+];
+
+fn environment() -> Environment<'static> {
+    let mut env = Environment::new();
+    env.set_undefined_behavior(UndefinedBehavior::Strict);
+    let syntax = minijinja::syntax::SyntaxConfig::builder()
+        .keep_trailing_newline(true)
+        .build()
+        .expect("the default delimiters are valid");
+    env.set_syntax(syntax);
+    for (name, _, source) in TEMPLATES {
+        env.add_template(name, source).expect("templates are checked by a test");
+    }
+    env
+}
+
+pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'static str, String)>, EmitError> {
+    let runtime = match &options.runtime {
+        RuntimeDep::Path(p) => format!("{{ path = {} }}", toml_string(p)),
+        RuntimeDep::Version(v) => toml_string(v),
+    };
+    let resources: Vec<_> = service
+        .resources
+        .iter()
+        .map(|r| context! { name => &r.name.value, path => format!("{}{}", service.api.base_path.value, r.path.value) })
+        .collect();
+    let ctx = context! {
+        name => &service.name.value,
+        title => service.title.clone().unwrap_or_else(|| format!("The {} service", service.name.value)),
+        description => service.description.as_deref().map(toml_string),
+        source_name => &options.source_name,
+        runtime,
+        resources,
+        resource_count => service.resources.len(),
+    };
+    let env = environment();
+    TEMPLATES
+        .iter()
+        .map(|(name, path, _)| {
+            let template = env.get_template(name).map_err(|e| err(name, e))?;
+            template.render(&ctx).map(|s| (*path, s)).map_err(|e| err(name, e))
+        })
+        .collect()
+}
+
+fn err(name: &str, e: minijinja::Error) -> EmitError {
+    EmitError { file: format!("templates/service/{name}"), message: format!("{e:#}") }
+}
+
+fn toml_string(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_template_parses() {
+        let env = super::environment();
+        for (name, _, _) in super::TEMPLATES {
+            assert!(env.get_template(name).is_ok(), "{name}");
+        }
+    }
+}

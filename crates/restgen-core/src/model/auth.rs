@@ -1,0 +1,73 @@
+//! `auth`: schemes, the principal resource, tokens, API keys and roles.
+
+use crate::origin::{Located, Origin};
+use std::time::Duration;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Auth {
+    pub schemes: Vec<Located<Scheme>>,
+    /// The resource that holds accounts.
+    pub principal: Option<Located<String>>,
+    pub login: Login,
+    pub jwt: Jwt,
+    pub api_key: ApiKey,
+    pub roles: Vec<Located<String>>,
+    pub default_role: Option<Located<String>>,
+    /// Roles that see and change every record.
+    pub admin_roles: Vec<Located<String>>,
+    pub origin: Origin,
+}
+
+impl Auth {
+    pub fn has_scheme(&self, scheme: Scheme) -> bool {
+        self.schemes.iter().any(|s| s.value == scheme)
+    }
+
+    pub fn has_role(&self, role: &str) -> bool {
+        self.roles.iter().any(|r| r.value == role)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scheme {
+    Bearer,
+    ApiKey,
+    Basic,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Login {
+    pub path: Located<String>,
+    /// Field of the principal that identifies an account (`email`).
+    pub identifier: Option<Located<String>>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Jwt {
+    pub algorithm: Located<JwtAlgorithm>,
+    /// HS256: environment variable holding the shared secret.
+    pub secret_env: String,
+    /// RS256/ES256: environment variable holding the path of the PEM private key.
+    pub private_key_env: Option<Located<String>>,
+    /// RS256/ES256: environment variable holding the path of the PEM public key.
+    pub public_key_env: Option<Located<String>>,
+    pub ttl: Duration,
+    pub issuer: Option<String>,
+    pub audience: Option<String>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JwtAlgorithm {
+    Hs256,
+    Rs256,
+    Es256,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiKey {
+    pub header: String,
+    pub query: Option<String>,
+    pub origin: Origin,
+}

@@ -1,0 +1,168 @@
+//! A field of a resource: its type, bounds, and who may set it.
+
+use super::Gate;
+use super::WriteOp;
+use crate::origin::{Located, Origin};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: Located<String>,
+    pub description: Option<String>,
+    pub ty: Located<FieldType>,
+    pub required: Located<bool>,
+    pub nullable: Located<bool>,
+    pub default: Option<Located<DefaultValue>>,
+    pub settable: Located<Settable>,
+    /// Never in a response (always true for `password`).
+    pub write_only: bool,
+    /// Rejected from every input.
+    pub read_only: bool,
+    pub unique: Located<bool>,
+    pub min: Option<Located<f64>>,
+    pub max: Option<Located<f64>>,
+    pub min_length: Option<Located<u64>>,
+    pub max_length: Option<Located<u64>>,
+    pub pattern: Option<Located<String>>,
+    pub filter: Located<bool>,
+    pub sort: Located<bool>,
+    pub gate: Gate,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldType {
+    String,
+    Text,
+    Integer,
+    Number,
+    /// Exact decimal, a JSON string on the wire.
+    Decimal,
+    Boolean,
+    Uuid,
+    Email,
+    Url,
+    Date,
+    DateTime,
+    Enum {
+        values: Vec<Located<String>>,
+    },
+    Json,
+    /// Hashed with Argon2id, write-only.
+    Password,
+    Ref {
+        to: Located<String>,
+    },
+    /// A list of declared roles.
+    Roles,
+}
+
+impl FieldType {
+    /// The name as written in a schema.
+    pub fn keyword(&self) -> &'static str {
+        match self {
+            FieldType::String => "string",
+            FieldType::Text => "text",
+            FieldType::Integer => "integer",
+            FieldType::Number => "number",
+            FieldType::Decimal => "decimal",
+            FieldType::Boolean => "boolean",
+            FieldType::Uuid => "uuid",
+            FieldType::Email => "email",
+            FieldType::Url => "url",
+            FieldType::Date => "date",
+            FieldType::DateTime => "datetime",
+            FieldType::Enum { .. } => "enum",
+            FieldType::Json => "json",
+            FieldType::Password => "password",
+            FieldType::Ref { .. } => "ref",
+            FieldType::Roles => "roles",
+        }
+    }
+
+    /// Types whose values are text and so take `min_length`, `max_length` and `pattern`.
+    pub fn is_textual(&self) -> bool {
+        matches!(self, FieldType::String | FieldType::Text | FieldType::Email | FieldType::Url | FieldType::Password)
+    }
+
+    /// Types that take `min` and `max`.
+    pub fn is_numeric(&self) -> bool {
+        matches!(self, FieldType::Integer | FieldType::Number | FieldType::Decimal)
+    }
+
+    /// Types usable as `?name=value` list filters.
+    pub fn filterable(&self) -> bool {
+        matches!(
+            self,
+            FieldType::Enum { .. }
+                | FieldType::String
+                | FieldType::Email
+                | FieldType::Url
+                | FieldType::Uuid
+                | FieldType::Integer
+                | FieldType::Boolean
+                | FieldType::Ref { .. }
+                | FieldType::Date
+                | FieldType::DateTime
+        )
+    }
+
+    /// Types with a total order a list can be sorted by.
+    pub fn sortable(&self) -> bool {
+        matches!(
+            self,
+            FieldType::String
+                | FieldType::Email
+                | FieldType::Url
+                | FieldType::Uuid
+                | FieldType::Integer
+                | FieldType::Number
+                | FieldType::Decimal
+                | FieldType::Date
+                | FieldType::DateTime
+                | FieldType::Enum { .. }
+                | FieldType::Boolean
+        )
+    }
+
+    /// The enum values, for `enum` fields.
+    pub fn values(&self) -> &[Located<String>] {
+        match self {
+            FieldType::Enum { values } => values,
+            _ => &[],
+        }
+    }
+}
+
+/// The value a field takes at create when the client sends none.
+#[derive(Clone, Debug, PartialEq)]
+pub enum DefaultValue {
+    /// The current date or time (date and datetime fields).
+    Now,
+    /// A literal, in its JSON form.
+    Value(serde_json::Value),
+}
+
+/// In which write operations a client may set a field.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Settable {
+    pub create: bool,
+    pub replace: bool,
+    pub patch: bool,
+}
+
+impl Settable {
+    pub const ALWAYS: Settable = Settable { create: true, replace: true, patch: true };
+    pub const NEVER: Settable = Settable { create: false, replace: false, patch: false };
+
+    pub fn allows(self, op: WriteOp) -> bool {
+        match op {
+            WriteOp::Create => self.create,
+            WriteOp::Replace => self.replace,
+            WriteOp::Patch => self.patch,
+        }
+    }
+
+    pub fn any(self) -> bool {
+        self.create || self.replace || self.patch
+    }
+}

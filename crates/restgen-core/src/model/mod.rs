@@ -1,0 +1,174 @@
+//! The model: one service, as plain owned data with every default already resolved.
+//!
+//! Both front-ends (YAML and derive attributes) build this; the checks and emitters only
+//! ever see this. Nothing here knows about YAML or `syn`.
+
+mod auth;
+mod field;
+mod resource;
+
+pub use auth::*;
+pub use field::*;
+pub use resource::*;
+
+use crate::origin::{Located, Origin};
+use std::time::Duration;
+
+/// One HTTP JSON service.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Service {
+    /// Crate and binary name, lower snake or kebab case.
+    pub name: Located<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub api: Api,
+    /// `None`: the service is open, nobody authenticates.
+    pub auth: Option<Auth>,
+    /// Default limit for every route; resources may override.
+    pub rate_limit: Option<RateLimit>,
+    /// Default pagination for every resource (already merged into each resource).
+    pub pagination: Pagination,
+    pub webhooks: Webhooks,
+    pub cors: Option<Cors>,
+    pub trusted_proxies: Vec<Located<String>>,
+    pub limits: Limits,
+    /// In declaration order.
+    pub resources: Vec<Resource>,
+    pub origin: Origin,
+}
+
+impl Service {
+    pub fn resource(&self, name: &str) -> Option<&Resource> {
+        self.resources.iter().find(|r| r.name.value == name)
+    }
+
+    /// The resource that holds accounts, when auth declares one.
+    pub fn principal(&self) -> Option<&Resource> {
+        let name = self.auth.as_ref()?.principal.as_ref()?;
+        self.resource(&name.value)
+    }
+
+    /// The version numbers served, oldest first.
+    pub fn version_numbers(&self) -> impl Iterator<Item = u32> + '_ {
+        self.api.versions.iter().map(|v| v.number.value)
+    }
+
+    /// Whether any resource publishes events, so webhook endpoints exist.
+    pub fn has_events(&self) -> bool {
+        self.resources.iter().any(|r| !r.events.is_empty())
+    }
+}
+
+/// `api`: prefix, versions and how a request picks one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Api {
+    /// `""` for no prefix, else `/segment...` without a trailing slash.
+    pub base_path: Located<String>,
+    /// Oldest first.
+    pub versions: Vec<ApiVersion>,
+    pub versioning: Vec<Located<Versioning>>,
+    /// For `application/vnd.{vendor}.v{n}+json`.
+    pub vendor: String,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ApiVersion {
+    pub number: Located<u32>,
+    /// Unix seconds from which the version is deprecated (`Deprecation: @<seconds>`).
+    pub deprecated: Option<Located<i64>>,
+    /// Unix seconds of the sunset (`Sunset: <HTTP date>`).
+    pub sunset: Option<Located<i64>>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Versioning {
+    Path,
+    Header,
+    MediaType,
+}
+
+/// Request rate limit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateLimit {
+    pub algorithm: RateAlgorithm,
+    pub key: Located<RateKey>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum RateAlgorithm {
+    TokenBucket { capacity: u32, refill_per_second: f64 },
+    FixedWindow { limit: u32, window: Duration },
+    SlidingWindow { limit: u32, window: Duration },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateKey {
+    Principal,
+    ApiKey,
+    Ip,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Pagination {
+    pub style: PageStyle,
+    pub default_size: Located<u32>,
+    pub max_size: Located<u32>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PageStyle {
+    Page,
+    Offset,
+    Cursor,
+}
+
+impl Default for Pagination {
+    fn default() -> Self {
+        Pagination {
+            style: PageStyle::Cursor,
+            default_size: Located::bare(20),
+            max_size: Located::bare(100),
+            origin: Origin::Unknown,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Webhooks {
+    /// Environment variable holding the signing secret.
+    pub secret_env: String,
+    pub max_attempts: u32,
+    pub timeout: Duration,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cors {
+    /// `"*"` alone, or exact origins.
+    pub allowed_origins: Vec<Located<String>>,
+    pub max_age: Option<Duration>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Limits {
+    pub max_body_bytes: u64,
+    pub request_timeout: Duration,
+    /// Beyond it: 503 with `Retry-After`. `None`: unlimited.
+    pub max_in_flight: Option<u32>,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_body_bytes: 1024 * 1024, request_timeout: Duration::from_secs(30), max_in_flight: None }
+    }
+}
+
+/// The environment variable name derived from the service name: `my-shop` -> `MY_SHOP_<suffix>`.
+pub fn service_env_name(service: &str, suffix: &str) -> String {
+    format!("{}_{suffix}", service.to_ascii_uppercase().replace('-', "_"))
+}

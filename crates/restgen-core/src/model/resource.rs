@@ -1,0 +1,229 @@
+//! A resource: its paths, operations, ownership, access, collection behaviour and lifecycle.
+
+use super::{Field, Pagination, RateLimit};
+use crate::origin::{Located, Origin};
+use std::time::Duration;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resource {
+    /// Snake case, singular (`order`).
+    pub name: Located<String>,
+    pub description: Option<String>,
+    /// Collection path (`/orders`); the item path is `{path}/{<name>_id}`.
+    pub path: Located<String>,
+    /// Canonical order (create, get, list, replace, patch, delete), no duplicates.
+    pub operations: Vec<Operation>,
+    /// In declaration order.
+    pub fields: Vec<Field>,
+    pub id: IdKind,
+    pub timestamps: bool,
+    /// The principal resource that owns each record.
+    pub owner: Option<Located<String>>,
+    pub nested_under: Vec<Located<String>>,
+    pub access: Access,
+    pub not_owned: NotOwned,
+    pub pagination: Pagination,
+    pub envelope: Located<Envelope>,
+    /// Always holds `Json` first.
+    pub formats: Vec<Format>,
+    /// `None`: `Cache-Control: no-cache` with an ETag.
+    pub cache: Option<Cache>,
+    pub unknown_fields: UnknownFields,
+    pub former_paths: Vec<Located<String>>,
+    pub states: Option<States>,
+    pub status_endpoint: Located<bool>,
+    /// `created`, `updated`, `deleted` and transition names.
+    pub events: Vec<Located<String>>,
+    pub links: bool,
+    pub rate_limit: Option<RateLimit>,
+    pub gate: Gate,
+    pub origin: Origin,
+}
+
+impl Resource {
+    pub fn field(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name.value == name)
+    }
+
+    pub fn has(&self, op: Operation) -> bool {
+        self.operations.contains(&op)
+    }
+
+    /// The field that holds the lifecycle state, if any.
+    pub fn state_field(&self) -> Option<&str> {
+        self.states.as_ref().map(|s| s.field.value.as_str())
+    }
+
+    /// Whether `field` may be set by a client in `op` (the allow-list).
+    pub fn settable_in(&self, field: &Field, op: WriteOp) -> bool {
+        !field.read_only && self.state_field() != Some(field.name.value.as_str()) && field.settable.value.allows(op)
+    }
+
+    /// The item path parameter name: `order_id`.
+    pub fn id_param(&self) -> String {
+        format!("{}_id", self.name.value)
+    }
+}
+
+/// The six operations a resource may offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Operation {
+    Create,
+    Get,
+    List,
+    Replace,
+    Patch,
+    Delete,
+}
+
+impl Operation {
+    pub const ALL: [Operation; 6] =
+        [Operation::Create, Operation::Get, Operation::List, Operation::Replace, Operation::Patch, Operation::Delete];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operation::Create => "create",
+            Operation::Get => "get",
+            Operation::List => "list",
+            Operation::Replace => "replace",
+            Operation::Patch => "patch",
+            Operation::Delete => "delete",
+        }
+    }
+}
+
+/// The operations that take a body of client-set fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum WriteOp {
+    Create,
+    Replace,
+    Patch,
+}
+
+impl WriteOp {
+    pub const ALL: [WriteOp; 3] = [WriteOp::Create, WriteOp::Replace, WriteOp::Patch];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WriteOp::Create => "create",
+            WriteOp::Replace => "replace",
+            WriteOp::Patch => "patch",
+        }
+    }
+
+    pub fn operation(self) -> Operation {
+        match self {
+            WriteOp::Create => Operation::Create,
+            WriteOp::Replace => Operation::Replace,
+            WriteOp::Patch => Operation::Patch,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdKind {
+    /// UUID v7, for index locality.
+    Uuid,
+    /// Auto-increment 64-bit integer.
+    Integer,
+}
+
+/// Who may do what. Every list is resolved: defaults already applied.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Access {
+    pub create: Vec<Located<AccessRule>>,
+    pub read: Vec<Located<AccessRule>>,
+    /// Replace and patch.
+    pub write: Vec<Located<AccessRule>>,
+    pub delete: Vec<Located<AccessRule>>,
+    pub origin: Origin,
+}
+
+impl Access {
+    /// The four lists with their key names.
+    pub fn lists(&self) -> [(&'static str, &[Located<AccessRule>]); 4] {
+        [("create", &self.create), ("read", &self.read), ("write", &self.write), ("delete", &self.delete)]
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AccessRule {
+    Anyone,
+    Authenticated,
+    Owner,
+    Role(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotOwned {
+    /// 403.
+    Forbidden,
+    /// 404, hiding that the record exists.
+    NotFound,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Envelope {
+    /// A bare JSON array.
+    Bare,
+    /// `{"<key>": [...], ...}`.
+    Key(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Format {
+    Json,
+    Csv,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cache {
+    pub max_age: Duration,
+    pub visibility: Located<Visibility>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Visibility {
+    Private,
+    Public,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UnknownFields {
+    Reject,
+    Ignore,
+}
+
+/// The lifecycle of a resource: an enum field moved only by named transitions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct States {
+    pub field: Located<String>,
+    pub initial: Located<String>,
+    pub transitions: Vec<Transition>,
+    pub origin: Origin,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Transition {
+    pub name: Located<String>,
+    pub from: Vec<Located<String>>,
+    pub to: Located<String>,
+    /// Empty: anyone who may write the record.
+    pub roles: Vec<Located<String>>,
+    pub origin: Origin,
+}
+
+/// The versions that have a resource or field: `since` is the first, `until` the first
+/// that no longer has it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Gate {
+    pub since: Option<Located<u32>>,
+    pub until: Option<Located<u32>>,
+}
+
+impl Gate {
+    pub fn includes(&self, version: u32) -> bool {
+        self.since.as_ref().is_none_or(|s| version >= s.value) && self.until.as_ref().is_none_or(|u| version < u.value)
+    }
+}

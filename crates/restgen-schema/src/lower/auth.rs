@@ -1,0 +1,125 @@
+//! Lowering `auth`.
+
+use super::env_name;
+use super::read::Cx;
+use crate::keys;
+use crate::yaml::Node;
+use restgen_core::diagnostics::codes;
+use restgen_core::model::*;
+use restgen_core::origin::Located;
+use std::time::Duration;
+
+pub(super) fn auth(cx: &mut Cx, node: &Node, service: &str) -> Option<Auth> {
+    let m = cx.map(node, "`auth`", keys::AUTH)?;
+    let origin = node.origin.clone();
+    let schemes = match m.get("schemes") {
+        Some(n) => {
+            cx.words(n, "scheme", &[("bearer", Scheme::Bearer), ("api_key", Scheme::ApiKey), ("basic", Scheme::Basic)])
+        }
+        None => vec![Located::new(Scheme::Bearer, origin.clone())],
+    };
+    let has = |s: Scheme| schemes.iter().any(|x| x.value == s);
+    let principal = m.get("principal").and_then(|n| cx.string(n, "`principal`"));
+
+    let mut login = Login {
+        path: Located::new("/auth/login".to_owned(), origin.clone()),
+        identifier: None,
+        origin: origin.clone(),
+    };
+    if let Some(n) = m.get("login")
+        && let Some(lm) = cx.map(n, "`login`", keys::LOGIN)
+    {
+        login.origin = n.origin.clone();
+        if let Some(p) = lm.get("path").and_then(|n| cx.string(n, "`login.path`")) {
+            login.path = p;
+        }
+        login.identifier = lm.get("identifier").and_then(|n| cx.string(n, "`identifier`"));
+    }
+
+    let mut jwt = Jwt {
+        algorithm: Located::new(JwtAlgorithm::Hs256, origin.clone()),
+        secret_env: service_env_name(service, "JWT_SECRET"),
+        private_key_env: None,
+        public_key_env: None,
+        ttl: Duration::from_secs(15 * 60),
+        issuer: None,
+        audience: None,
+        origin: origin.clone(),
+    };
+    if let Some((key, n)) = m.entry("jwt") {
+        if !has(Scheme::Bearer) {
+            cx.diags
+                .error(codes::AUTH_CONFIG, &key.origin, "`jwt` settings, but the `bearer` scheme is not enabled")
+                .hint("add `bearer` to `auth.schemes`, or remove `jwt`");
+        }
+        if let Some(jm) = cx.map(n, "`jwt`", keys::JWT) {
+            jwt.origin = n.origin.clone();
+            if let Some(a) = jm.get("algorithm").and_then(|n| {
+                cx.word(
+                    n,
+                    "JWT algorithm",
+                    &[("HS256", JwtAlgorithm::Hs256), ("RS256", JwtAlgorithm::Rs256), ("ES256", JwtAlgorithm::Es256)],
+                )
+            }) {
+                jwt.algorithm = a;
+            }
+            if let Some(s) = jm.get("secret_env").and_then(|n| env_name(cx, n, "`secret_env`")) {
+                if jwt.algorithm.value != JwtAlgorithm::Hs256 {
+                    cx.diags.error(
+                        codes::AUTH_CONFIG,
+                        &s.origin,
+                        "`secret_env` is for HS256; RS256 and ES256 use key files",
+                    );
+                }
+                jwt.secret_env = s.value;
+            }
+            jwt.private_key_env = jm.get("private_key_env").and_then(|n| env_name(cx, n, "`private_key_env`"));
+            jwt.public_key_env = jm.get("public_key_env").and_then(|n| env_name(cx, n, "`public_key_env`"));
+            if jwt.algorithm.value == JwtAlgorithm::Hs256 {
+                for k in [&jwt.private_key_env, &jwt.public_key_env].into_iter().flatten() {
+                    cx.diags.error(
+                        codes::AUTH_CONFIG,
+                        &k.origin,
+                        "key files are for RS256 and ES256; HS256 uses `secret_env`",
+                    );
+                }
+            }
+            if let Some(t) = jm.get("ttl").and_then(|n| cx.duration(n, "`ttl`")) {
+                if t.value.as_secs() == 0 {
+                    cx.diags.error(codes::INVALID_VALUE, &t.origin, "`ttl` must be at least one second");
+                }
+                jwt.ttl = t.value;
+            }
+            jwt.issuer = jm.get("issuer").and_then(|n| cx.string(n, "`issuer`")).map(|s| s.value);
+            jwt.audience = jm.get("audience").and_then(|n| cx.string(n, "`audience`")).map(|s| s.value);
+        }
+    }
+
+    let mut api_key = ApiKey { header: "X-API-Key".to_owned(), query: None, origin: origin.clone() };
+    if let Some((key, n)) = m.entry("api_key") {
+        if !has(Scheme::ApiKey) {
+            cx.diags
+                .error(codes::AUTH_CONFIG, &key.origin, "`api_key` settings, but the `api_key` scheme is not enabled")
+                .hint("add `api_key` to `auth.schemes`, or remove these settings");
+        }
+        if let Some(am) = cx.map(n, "`api_key`", keys::API_KEY) {
+            api_key.origin = n.origin.clone();
+            if let Some(h) = am.get("header").and_then(|n| cx.string(n, "`header`")) {
+                if !h.value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') || h.value.is_empty() {
+                    cx.diags.error(
+                        codes::INVALID_VALUE,
+                        &h.origin,
+                        format!("`{}` is not an HTTP header name", h.value),
+                    );
+                }
+                api_key.header = h.value;
+            }
+            api_key.query = am.get("query").and_then(|n| cx.string(n, "`query`")).map(|s| s.value);
+        }
+    }
+
+    let roles = m.get("roles").map(|n| cx.strings(n, "`roles`")).unwrap_or_default();
+    let default_role = m.get("default_role").and_then(|n| cx.string(n, "`default_role`"));
+    let admin_roles = m.get("admin_roles").map(|n| cx.strings(n, "`admin_roles`")).unwrap_or_default();
+    Some(Auth { schemes, principal, login, jwt, api_key, roles, default_role, admin_roles, origin })
+}
