@@ -3,6 +3,7 @@
 use crate::diagnostics::{Diagnostics, codes};
 use crate::model::{Scheme, Service, Versioning};
 use crate::origin::Origin;
+use std::collections::HashMap;
 
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
     let base = &service.api.base_path;
@@ -19,6 +20,17 @@ pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
         path_shape("`login.path`", &auth.login.path.value, &auth.login.path.origin, diags);
     }
     no_clashes(service, diags);
+}
+
+/// Reports that two claims clash, at the one the user wrote (built-in routes have no
+/// origin).
+fn report_clash(mine: &(String, String, Origin), theirs: &(String, String, Origin), diags: &mut Diagnostics) {
+    let (here, there) = if matches!(mine.2, Origin::Unknown) { (theirs, mine) } else { (mine, theirs) };
+    let relation = if here.0 == there.0 { "is also" } else { "overlaps" };
+    let d = diags.error(codes::PATH_CLASH, &here.2, format!("{} `{}` {relation} {} `{}`", here.1, here.0, there.1, there.0));
+    if !matches!(there.2, Origin::Unknown) {
+        d.related(&there.2, "claimed here");
+    }
 }
 
 /// A path is `/` followed by lowercase segments of letters, digits, `-` and `_`, with no
@@ -75,24 +87,23 @@ fn no_clashes(service: &Service, diags: &mut Diagnostics) {
     claimed.push(("/healthz".into(), "the health endpoint".into(), Origin::Unknown));
     claimed.push(("/openapi.json".into(), "the OpenAPI document".into(), Origin::Unknown));
 
-    for (i, (path, what, origin)) in claimed.iter().enumerate() {
-        for (other, other_what, other_origin) in &claimed[..i] {
-            let nested = path.starts_with(&format!("{other}/")) || other.starts_with(&format!("{path}/"));
-            if path == other || nested {
-                let mine = (path, what, origin);
-                let theirs = (other, other_what, other_origin);
-                // Report at a place the user wrote: built-in routes have no origin.
-                let (here, there) = if matches!(origin, Origin::Unknown) { (theirs, mine) } else { (mine, theirs) };
-                let relation = if path == other { "is also" } else { "overlaps" };
-                let d = diags.error(
-                    codes::PATH_CLASH,
-                    here.2,
-                    format!("{} `{}` {relation} {} `{}`", here.1, here.0, there.1, there.0),
-                );
-                if !matches!(there.2, Origin::Unknown) {
-                    d.related(there.2, "claimed here");
-                }
-            }
+    // Indexed by path and by every proper prefix, so each claim is compared with the
+    // earlier ones in time linear in the number of claims.
+    let mut exact: HashMap<&str, usize> = HashMap::new();
+    let mut below: HashMap<&str, usize> = HashMap::new();
+    for (i, (path, _, _)) in claimed.iter().enumerate() {
+        let ancestors = path.match_indices('/').map(|(at, _)| &path[..at]).filter(|p| !p.is_empty());
+        let earlier = exact
+            .get(path.as_str())
+            .or_else(|| below.get(path.as_str()))
+            .or_else(|| ancestors.clone().find_map(|a| exact.get(a)))
+            .copied();
+        if let Some(j) = earlier {
+            report_clash(&claimed[i], &claimed[j], diags);
+        }
+        exact.entry(path).or_insert(i);
+        for a in ancestors {
+            below.entry(a).or_insert(i);
         }
     }
     if service.api.versioning.iter().any(|v| v.value == Versioning::Path) && !service.api.versions.is_empty() {

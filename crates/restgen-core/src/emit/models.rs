@@ -3,23 +3,23 @@
 //! exists by construction: a field that is not settable has no place to land.
 
 use super::names::{field_ident, type_ident, type_name, variant_idents};
+use super::rust::RustFile;
 use crate::model::{Field, FieldType, IdKind, Resource, Service, UnknownFields, WriteOp};
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 const SERDE: &str = "::restgen::__private::serde";
 
-pub(crate) fn emit(service: &Service) -> TokenStream {
+pub(crate) fn emit(service: &Service) -> RustFile {
     let roles = roles_enum(service);
-    let resources = service.resources.iter().map(|r| resource(service, r));
-    quote! {
+    let head = quote! {
         //! Resource representations and their allow-listed inputs.
 
         use ::restgen::__private::serde::{Deserialize, Serialize};
 
         #roles
-        #(#resources)*
-    }
+    };
+    RustFile { head, sections: service.resources.iter().map(|r| resource(service, r)).collect() }
 }
 
 /// `Role`, the roles of `auth.roles`, when a `roles` field needs a type.
@@ -90,7 +90,10 @@ fn enum_ident(resource: &Resource, field: &Field) -> proc_macro2::Ident {
 /// The record as clients see it: server-controlled fields included, write-only ones not.
 fn representation(service: &Service, resource: &Resource) -> TokenStream {
     let name = type_ident(&resource.name.value);
-    let doc = resource.description.clone().unwrap_or_else(|| format!("A `{}` as clients see it.", resource.name.value));
+    let doc = resource
+        .description
+        .clone()
+        .unwrap_or_else(|| format!("A record of the `{}` resource, as clients see it.", resource.name.value));
     let id = id_type(resource.id);
     let owner = resource.owner.as_ref().map(|o| {
         let ty = service.resource(&o.value).map_or(quote!(::restgen::__private::uuid::Uuid), |p| id_type(p.id));
@@ -138,13 +141,15 @@ fn input(service: &Service, resource: &Resource, op: WriteOp) -> TokenStream {
     };
     let name = format_ident!("{verb}{}", type_name(&resource.name.value));
     let doc = match op {
-        WriteOp::Create => format!("The fields a client may send to create a `{}`.", resource.name.value),
+        WriteOp::Create => {
+            format!("Input of the `{}` create operation: only the fields a client may set there.", resource.name.value)
+        }
         WriteOp::Replace => format!(
-            "The complete representation a client sends to replace a `{}`: an omitted field is cleared.",
+            "Input of the `{}` replace operation: every field a client may set there; an omitted one is cleared.",
             resource.name.value
         ),
         WriteOp::Patch => format!(
-            "A JSON Merge Patch of a `{}`: absent fields stay, `null` clears a nullable field.",
+            "Input of the `{}` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.",
             resource.name.value
         ),
     };

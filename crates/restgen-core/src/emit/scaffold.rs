@@ -38,7 +38,11 @@ pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'stat
         .collect();
     let ctx = context! {
         name => &service.name.value,
-        title => service.title.clone().unwrap_or_else(|| format!("The {} service", service.name.value)),
+        // One line: the title lands in comments, where a newline would end the comment.
+        title => service.title.as_deref().map_or_else(
+            || format!("The {} service", service.name.value),
+            |t| t.split_whitespace().collect::<Vec<_>>().join(" "),
+        ),
         description => service.description.as_deref().map(toml_string),
         source_name => &options.source_name,
         runtime,

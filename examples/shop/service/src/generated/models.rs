@@ -57,7 +57,7 @@ pub struct User {
         ::restgen::__private::chrono::Utc,
     >,
 }
-/// The fields a client may send to create a `user`.
+/// Input of the `user` create operation: only the fields a client may set there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
@@ -66,14 +66,14 @@ pub struct CreateUser {
     pub email: ::std::string::String,
     pub password: ::std::string::String,
 }
-/// The complete representation a client sends to replace a `user`: an omitted field is cleared.
+/// Input of the `user` replace operation: every field a client may set there; an omitted one is cleared.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceUser {
     pub name: ::std::string::String,
 }
-/// A JSON Merge Patch of a `user`: absent fields stay, `null` clears a nullable field.
+/// Input of the `user` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
@@ -85,7 +85,7 @@ pub struct PatchUser {
     )]
     pub name: ::core::option::Option<::std::string::String>,
 }
-/// A `customer` as clients see it.
+/// A record of the `customer` resource, as clients see it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "::restgen::__private::serde")]
 pub struct Customer {
@@ -104,7 +104,7 @@ pub struct Customer {
         ::restgen::__private::chrono::Utc,
     >,
 }
-/// The fields a client may send to create a `customer`.
+/// Input of the `customer` create operation: only the fields a client may set there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
@@ -119,7 +119,7 @@ pub struct CreateCustomer {
     #[serde(default, skip_serializing_if = "::restgen::Patch::is_absent")]
     pub city: ::restgen::Patch<::std::string::String>,
 }
-/// The complete representation a client sends to replace a `customer`: an omitted field is cleared.
+/// Input of the `customer` replace operation: every field a client may set there; an omitted one is cleared.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
@@ -134,7 +134,7 @@ pub struct ReplaceCustomer {
     #[serde(default, skip_serializing_if = "::restgen::Patch::is_absent")]
     pub city: ::restgen::Patch<::std::string::String>,
 }
-/// A JSON Merge Patch of a `customer`: absent fields stay, `null` clears a nullable field.
+/// Input of the `customer` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
@@ -201,7 +201,7 @@ impl ::core::fmt::Display for OrderStatus {
         f.write_str(self.as_str())
     }
 }
-/// A `order` as clients see it.
+/// A record of the `order` resource, as clients see it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "::restgen::__private::serde")]
 pub struct Order {
@@ -222,7 +222,7 @@ pub struct Order {
         ::restgen::__private::chrono::Utc,
     >,
 }
-/// The fields a client may send to create a `order`.
+/// Input of the `order` create operation: only the fields a client may set there.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
@@ -233,7 +233,7 @@ pub struct CreateOrder {
     #[serde(default, skip_serializing_if = "::restgen::Patch::is_absent")]
     pub note: ::restgen::Patch<::std::string::String>,
 }
-/// The complete representation a client sends to replace a `order`: an omitted field is cleared.
+/// Input of the `order` replace operation: every field a client may set there; an omitted one is cleared.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
@@ -241,7 +241,7 @@ pub struct ReplaceOrder {
     #[serde(default, skip_serializing_if = "::restgen::Patch::is_absent")]
     pub note: ::restgen::Patch<::std::string::String>,
 }
-/// A JSON Merge Patch of a `order`: absent fields stay, `null` clears a nullable field.
+/// Input of the `order` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
@@ -249,7 +249,7 @@ pub struct PatchOrder {
     #[serde(default, skip_serializing_if = "::restgen::Patch::is_absent")]
     pub note: ::restgen::Patch<::std::string::String>,
 }
-/// A `invoice` as clients see it.
+/// A record of the `invoice` resource, as clients see it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(crate = "::restgen::__private::serde")]
 pub struct Invoice {
