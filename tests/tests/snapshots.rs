@@ -34,3 +34,34 @@ fn generated_from_examples() {
         snapshot_generated(&path);
     }
 }
+
+/// A snapshot no test writes any more (its fixture or generated file is gone) fails the
+/// suite, as `cargo insta test --unreferenced=reject` would.
+#[test]
+fn no_orphan_snapshots() {
+    let dir = root().join("tests/tests/snapshots");
+    let valid: Vec<_> = restgen_tests::valid_schemas();
+    let invalid: Vec<String> = restgen_tests::invalid_schemas().iter().map(|p| display_name(p)).collect();
+    let mut orphans = Vec::new();
+    for (sub, live) in [("generated", true), ("diagnostics", false)] {
+        let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
+        for entry in entries {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            let Some((stem, fixture)) = name.strip_suffix(".snap").and_then(|n| n.rsplit_once('@')) else {
+                orphans.push(name);
+                continue;
+            };
+            let referenced = if live {
+                valid.iter().find(|p| display_name(p) == fixture).is_some_and(|p| {
+                    generate(p).files.keys().any(|f| f.display().to_string().replace('/', "__") == stem)
+                })
+            } else {
+                invalid.iter().any(|f| f == fixture)
+            };
+            if !referenced {
+                orphans.push(format!("{sub}/{name}"));
+            }
+        }
+    }
+    assert!(orphans.is_empty(), "snapshots no test writes; delete them: {orphans:?}");
+}
