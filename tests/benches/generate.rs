@@ -36,7 +36,10 @@ fn run(text: &str) -> (Duration, Duration) {
 }
 
 fn main() {
-    println!("{:>10} {:>12} {:>14} {:>14} {:>16} {:>6}", "resources", "total", "parse+check", "generate", "per resource", "runs");
+    println!(
+        "{:>10} {:>12} {:>14} {:>14} {:>16} {:>6}",
+        "resources", "total", "parse+check", "generate", "per resource", "runs"
+    );
     let mut first_per: Option<Duration> = None;
     for n in [10, 100, 1000] {
         let text = synthetic(n);

@@ -27,7 +27,11 @@ pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
 fn report_clash(mine: &(String, String, Origin), theirs: &(String, String, Origin), diags: &mut Diagnostics) {
     let (here, there) = if matches!(mine.2, Origin::Unknown) { (theirs, mine) } else { (mine, theirs) };
     let relation = if here.0 == there.0 { "is also" } else { "overlaps" };
-    let d = diags.error(codes::PATH_CLASH, &here.2, format!("{} `{}` {relation} {} `{}`", here.1, here.0, there.1, there.0));
+    let d = diags.error(
+        codes::PATH_CLASH,
+        &here.2,
+        format!("{} `{}` {relation} {} `{}`", here.1, here.0, there.1, there.0),
+    );
     if !matches!(there.2, Origin::Unknown) {
         d.related(&there.2, "claimed here");
     }

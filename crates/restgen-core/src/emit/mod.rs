@@ -2,8 +2,11 @@
 //! `quote` and printed by prettyplease; other files render minijinja templates. Nothing
 //! here touches the disk (see `output`).
 
+mod migrations;
 mod models;
 mod names;
+mod resources;
+mod routes;
 mod rust;
 mod scaffold;
 
@@ -54,13 +57,31 @@ pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitErro
     out.add(
         "src/generated/mod.rs",
         FileKind::Generated,
-        rust::render("src/generated/mod.rs", &header, rust::generated_mod())?,
+        rust::render("src/generated/mod.rs", &header, rust::generated_mod(service))?,
     );
     out.add(
         "src/generated/models.rs",
         FileKind::Generated,
         rust::render("src/generated/models.rs", &header, models::emit(service))?,
     );
+    out.add(
+        "src/generated/resources.rs",
+        FileKind::Generated,
+        rust::render("src/generated/resources.rs", &header, resources::emit(service))?,
+    );
+    out.add(
+        "src/generated/routes.rs",
+        FileKind::Generated,
+        rust::render("src/generated/routes.rs", &header, routes::routes(service))?,
+    );
+    out.add(
+        "src/generated/migrations.rs",
+        FileKind::Generated,
+        rust::render("src/generated/migrations.rs", &header, routes::migrations(service))?,
+    );
+    for (path, contents) in routes::sql_files(service, &options.source_name) {
+        out.add(path, FileKind::Generated, contents);
+    }
     for (path, contents) in scaffold::render(service, options)? {
         out.add(path, FileKind::Scaffold, contents);
     }

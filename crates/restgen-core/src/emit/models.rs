@@ -105,7 +105,7 @@ fn representation(service: &Service, resource: &Resource) -> TokenStream {
     let fields = resource.fields.iter().filter(|f| !hidden(f)).map(|f| {
         let ident = field_ident(&f.name.value);
         let ty = value_type(service, resource, f);
-        let ty = if may_lack(f) { quote!(::core::option::Option<#ty>) } else { ty };
+        let ty = if f.optional() { quote!(::core::option::Option<#ty>) } else { ty };
         let doc = doc_attr(f);
         quote! { #doc pub #ident: #ty, }
     });
@@ -201,12 +201,6 @@ fn input_field(field: &Field, op: WriteOp, value: TokenStream) -> (TokenStream, 
 /// Fields that never appear in a response.
 fn hidden(field: &Field) -> bool {
     field.write_only || field.ty.value == FieldType::Password
-}
-
-/// Whether a stored record may hold no value for the field: it is nullable, or it is
-/// optional with no default to fill it (a `roles` list defaults to empty).
-fn may_lack(field: &Field) -> bool {
-    field.nullable.value || (!field.required.value && field.default.is_none() && field.ty.value != FieldType::Roles)
 }
 
 fn doc_attr(field: &Field) -> TokenStream {

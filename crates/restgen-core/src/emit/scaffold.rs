@@ -48,6 +48,7 @@ pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'stat
         runtime,
         resources,
         resource_count => service.resources.len(),
+        crate_name => service.name.value.replace('-', "_"),
     };
     let env = environment();
     TEMPLATES

@@ -29,6 +29,14 @@ pub struct Field {
     pub origin: Origin,
 }
 
+impl Field {
+    /// Whether a stored record may hold no value: the field is nullable, or optional with
+    /// no default to fill it (a `roles` list defaults to empty).
+    pub fn optional(&self) -> bool {
+        self.nullable.value || (!self.required.value && self.default.is_none() && self.ty.value != FieldType::Roles)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum FieldType {
     String,

@@ -43,7 +43,7 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
     };
     let owner = text(cx, "owner");
     let states = m.get("states").and_then(|n| states(cx, n));
-    let fields = match m.get("fields") {
+    let mut fields: Vec<Field> = match m.get("fields") {
         Some(n) => cx
             .named_map(n, "`fields`")
             .into_iter()
@@ -51,6 +51,12 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
             .collect(),
         None => Vec::new(),
     };
+    // A record starts in the initial state: that is the state field's default.
+    if let Some(s) = &states
+        && let Some(f) = fields.iter_mut().find(|f| f.name.value == s.field.value && f.default.is_none())
+    {
+        f.default = Some(Located::new(DefaultValue::Value(s.initial.value.clone().into()), s.initial.origin.clone()));
+    }
     let id = match m.get("id") {
         Some(n) => cx
             .word(n, "id kind", &[("uuid", IdKind::Uuid), ("integer", IdKind::Integer)])

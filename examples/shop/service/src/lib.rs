@@ -4,4 +4,4 @@
 pub mod generated;
 pub mod hooks;
 
-pub use generated::models;
+pub use generated::{models, service};

@@ -1,9 +1,8 @@
 //! Shop API. Written once by `restgen generate`; yours to edit from now on.
+//!
+//! Configuration comes from the environment: `DATABASE_URL` (default: the SQLite file
+//! `shop.db` here), `BIND` (default `127.0.0.1:8080`), `RUST_LOG`.
 
-fn main() {
-    println!("shop: 4 resource(s) generated from shop.yaml");
-    println!("  user at /api/users");
-    println!("  customer at /api/customers");
-    println!("  order at /api/orders");
-    println!("  invoice at /api/invoices");
+fn main() -> std::process::ExitCode {
+    restgen::serve::main(shop::service())
 }

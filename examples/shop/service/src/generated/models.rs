@@ -208,7 +208,7 @@ pub struct Order {
     pub id: ::restgen::__private::uuid::Uuid,
     /// The account that owns this record; set from the caller at create.
     pub owner_id: ::restgen::__private::uuid::Uuid,
-    pub status: ::core::option::Option<OrderStatus>,
+    pub status: OrderStatus,
     pub total_cents: i64,
     pub date: ::restgen::__private::chrono::DateTime<::restgen::__private::chrono::Utc>,
     pub customer_id: ::core::option::Option<::restgen::__private::uuid::Uuid>,

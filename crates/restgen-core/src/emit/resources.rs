@@ -1,0 +1,213 @@
+//! `resources.rs`: each resource as a `restgen::spec::ResourceSpec`, the plain data the
+//! runtime's shared operations are driven by.
+
+use super::rust::RustFile;
+use crate::model::*;
+use heck::ToShoutySnakeCase;
+use proc_macro2::{Literal, TokenStream};
+use quote::{format_ident, quote};
+
+pub(crate) fn emit(service: &Service) -> RustFile {
+    let head = quote! {
+        //! Every resource as the runtime sees it: fields, access, paging, parents.
+
+        use ::restgen::spec::*;
+    };
+    RustFile { head, sections: service.resources.iter().map(|r| resource(service, r)).collect() }
+}
+
+/// `ORDER` for `order`.
+pub(crate) fn static_ident(resource: &Resource) -> proc_macro2::Ident {
+    format_ident!("{}", resource.name.value.to_shouty_snake_case())
+}
+
+fn resource(service: &Service, r: &Resource) -> TokenStream {
+    let ident = static_ident(r);
+    let name = &r.name.value;
+    let path = &r.path.value;
+    let doc = format!(" The `{name}` resource.");
+    let id = id_kind(r.id);
+    let owner = match r.owner.as_ref().and_then(|o| service.resource(&o.value)) {
+        Some(p) => {
+            let (pname, pid) = (&p.name.value, id_kind(p.id));
+            quote!(::core::option::Option::Some((#pname, #pid)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let timestamps = r.timestamps;
+    let fields = r.fields.iter().map(|f| field(service, r, f));
+    let style = match r.pagination.style {
+        PageStyle::Page => quote!(PageStyle::Page),
+        PageStyle::Offset => quote!(PageStyle::Offset),
+        PageStyle::Cursor => quote!(PageStyle::Cursor),
+    };
+    let (default_size, max_size) = (r.pagination.default_size.value, r.pagination.max_size.value);
+    let envelope = match &r.envelope.value {
+        Envelope::Bare => quote!(Envelope::Bare),
+        Envelope::Key(k) => quote!(Envelope::Key(#k)),
+    };
+    let reject = r.unknown_fields == UnknownFields::Reject;
+    let operations = r.operations.iter().map(|op| {
+        let v = format_ident!("{}", format!("{op:?}"));
+        quote!(Operation::#v)
+    });
+    let state = match &r.states {
+        Some(s) => {
+            let (field, initial) = (&s.field.value, &s.initial.value);
+            quote!(::core::option::Option::Some((#field, #initial)))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let rules = |list: &[crate::Located<AccessRule>]| {
+        let items = list.iter().map(|rule| match &rule.value {
+            AccessRule::Anyone => quote!(Rule::Anyone),
+            AccessRule::Authenticated => quote!(Rule::Authenticated),
+            AccessRule::Owner => quote!(Rule::Owner),
+            AccessRule::Role(role) => quote!(Rule::Role(#role)),
+        });
+        quote!(&[#(#items),*])
+    };
+    let (create, read, write, delete) =
+        (rules(&r.access.create), rules(&r.access.read), rules(&r.access.write), rules(&r.access.delete));
+    let hide = r.not_owned == NotOwned::NotFound;
+    let parents = r.nested_under.iter().filter_map(|p| service.resource(&p.value)).map(|parent| {
+        let column = if r.owner.as_ref().is_some_and(|o| o.value == parent.name.value) {
+            "owner_id".to_owned()
+        } else {
+            r.fields
+                .iter()
+                .find(|f| matches!(&f.ty.value, FieldType::Ref { to } if to.value == parent.name.value))
+                .map_or_else(String::new, |f| f.name.value.clone())
+        };
+        let (pname, ppath) = (&parent.name.value, &parent.path.value);
+        quote!(ParentSpec { resource: #pname, path: #ppath, column: #column })
+    });
+    quote! {
+        #[doc = #doc]
+        pub static #ident: ResourceSpec = ResourceSpec {
+            name: #name,
+            path: #path,
+            id: #id,
+            owner: #owner,
+            timestamps: #timestamps,
+            fields: &[#(#fields),*],
+            pagination: PaginationSpec { style: #style, default_size: #default_size, max_size: #max_size },
+            envelope: #envelope,
+            reject_unknown: #reject,
+            operations: &[#(#operations),*],
+            state: #state,
+            access: AccessSpec { create: #create, read: #read, write: #write, delete: #delete },
+            hide_not_owned: #hide,
+            parents: &[#(#parents),*],
+        };
+    }
+}
+
+fn id_kind(kind: IdKind) -> TokenStream {
+    match kind {
+        IdKind::Uuid => quote!(IdKind::Uuid),
+        IdKind::Integer => quote!(IdKind::Integer),
+    }
+}
+
+fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
+    let name = &f.name.value;
+    let kind = format_ident!("{}", kind_name(&f.ty.value));
+    let required = f.required.value;
+    let nullable = f.nullable.value;
+    let optional = f.optional();
+    let default = match &f.default {
+        Some(d) => match &d.value {
+            DefaultValue::Now => quote!(::core::option::Option::Some(DefaultValue::Now)),
+            DefaultValue::Value(v) => {
+                let text = v.to_string();
+                quote!(::core::option::Option::Some(DefaultValue::Json(#text)))
+            }
+        },
+        None => quote!(::core::option::Option::None),
+    };
+    let create = r.settable_in(f, WriteOp::Create);
+    let replace = r.settable_in(f, WriteOp::Replace);
+    let patch = r.settable_in(f, WriteOp::Patch);
+    let write_only = f.write_only;
+    let unique = f.unique.value;
+    let float = |v: &Option<crate::Located<f64>>| match v {
+        Some(v) => {
+            let lit = Literal::f64_unsuffixed(v.value);
+            quote!(::core::option::Option::Some(#lit))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let int = |v: &Option<crate::Located<u64>>| match v {
+        Some(v) => {
+            let lit = Literal::u64_unsuffixed(v.value);
+            quote!(::core::option::Option::Some(#lit))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let (min, max, min_length, max_length) = (float(&f.min), float(&f.max), int(&f.min_length), int(&f.max_length));
+    let pattern = match &f.pattern {
+        Some(p) => {
+            let p = &p.value;
+            quote!(::core::option::Option::Some(#p))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let values = f.ty.value.values().iter().map(|v| &v.value);
+    let to = match &f.ty.value {
+        FieldType::Ref { to } => match service.resource(&to.value) {
+            Some(t) => {
+                let (tname, tid) = (&t.name.value, id_kind(t.id));
+                quote!(::core::option::Option::Some((#tname, #tid)))
+            }
+            None => quote!(::core::option::Option::None),
+        },
+        _ => quote!(::core::option::Option::None),
+    };
+    let (filter, sort) = (f.filter.value, f.sort.value);
+    quote! {
+        FieldSpec {
+            name: #name,
+            kind: FieldKind::#kind,
+            required: #required,
+            nullable: #nullable,
+            optional: #optional,
+            default: #default,
+            create: #create,
+            replace: #replace,
+            patch: #patch,
+            write_only: #write_only,
+            unique: #unique,
+            min: #min,
+            max: #max,
+            min_length: #min_length,
+            max_length: #max_length,
+            pattern: #pattern,
+            values: &[#(#values),*],
+            to: #to,
+            filter: #filter,
+            sort: #sort,
+        }
+    }
+}
+
+fn kind_name(ty: &FieldType) -> &'static str {
+    match ty {
+        FieldType::String => "String",
+        FieldType::Text => "Text",
+        FieldType::Integer => "Integer",
+        FieldType::Number => "Number",
+        FieldType::Decimal => "Decimal",
+        FieldType::Boolean => "Boolean",
+        FieldType::Uuid => "Uuid",
+        FieldType::Email => "Email",
+        FieldType::Url => "Url",
+        FieldType::Date => "Date",
+        FieldType::DateTime => "DateTime",
+        FieldType::Enum { .. } => "Enum",
+        FieldType::Json => "Json",
+        FieldType::Password => "Password",
+        FieldType::Ref { .. } => "Ref",
+        FieldType::Roles => "Roles",
+    }
+}

@@ -1,0 +1,68 @@
+//! Reading a JSON request body: media type (415), size (413), syntax and types (400,
+//! naming the field).
+
+use crate::problem::{FieldError, Problem};
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{HeaderMap, StatusCode, header};
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// The body as a JSON object. `merge_patch` also admits `application/merge-patch+json`.
+pub fn object(
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+    merge_patch: bool,
+) -> Result<Map<String, Value>, Problem> {
+    let media = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
+    let essence = media.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
+    let json = essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"));
+    if !json {
+        let accepted =
+            if merge_patch { "application/merge-patch+json or application/json" } else { "application/json" };
+        return Err(Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, format!("send the body as {accepted}")));
+    }
+    let bytes = body.map_err(|e| {
+        if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "the body is larger than this service accepts")
+        } else {
+            Problem::bad_request("the body could not be read")
+        }
+    })?;
+    let value: Value =
+        serde_json::from_slice(&bytes).map_err(|e| Problem::bad_request(format!("the body is not valid JSON: {e}")))?;
+    match value {
+        Value::Object(map) => Ok(map),
+        other => Err(Problem::bad_request(format!("the body must be a JSON object, not {}", kind(&other)))),
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The object as the operation's input type: unknown or non-settable fields, wrong types
+/// and missing required fields become a 400 naming the field.
+pub fn typed<T: DeserializeOwned>(object: Map<String, Value>) -> Result<T, Problem> {
+    serde_path_to_error::deserialize(Value::Object(object)).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        let (field, message) = if let Some(rest) = inner.strip_prefix("unknown field `") {
+            let name = rest.split('`').next().unwrap_or_default().to_owned();
+            (name, "is not a field you may set here".to_owned())
+        } else if let Some(rest) = inner.strip_prefix("missing field `") {
+            let name = rest.split('`').next().unwrap_or_default().to_owned();
+            (name, "is required".to_owned())
+        } else {
+            (path, inner)
+        };
+        Problem::validation(vec![FieldError { field, message }])
+    })
+}

@@ -1,0 +1,246 @@
+//! List requests: filters, sorts and the three pagination styles, and the envelopes and
+//! `Link` headers of their answers.
+
+use crate::problem::{FieldError, Problem};
+use crate::spec::{Envelope, FieldKind, IdKind, PageStyle, ResourceSpec};
+use crate::store::{Filter, ListQuery, Page, Record, SortKey, SqlValue};
+use axum::http::{HeaderValue, Uri, header};
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Value, json};
+
+/// A parsed list request.
+#[derive(Debug)]
+pub struct ListRequest {
+    pub query: ListQuery,
+    /// `starting_after`: resolved to a cursor once the record is loaded.
+    pub starting_after: Option<String>,
+    /// The page number (page style).
+    pub page: u64,
+    /// The `sort` parameter as given (part of every cursor).
+    pub sort_param: String,
+}
+
+pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListRequest, Problem> {
+    let mut errors = Vec::new();
+    let mut filters = Vec::new();
+    let mut size: Option<u32> = None;
+    let mut page: u64 = 1;
+    let mut offset: u64 = 0;
+    let mut cursor: Option<String> = None;
+    let mut starting_after: Option<String> = None;
+    let mut sort_param = String::new();
+    let style = spec.pagination.style;
+    let size_key = if style == PageStyle::Page { "per_page" } else { "limit" };
+    for (key, value) in params {
+        let mut bad = |message: String| errors.push(FieldError { field: key.clone(), message });
+        match key.as_str() {
+            k if k == size_key => match value.parse::<u64>() {
+                Ok(0) => bad("must be at least 1".into()),
+                Ok(n) => size = Some(n.min(u64::from(spec.pagination.max_size)) as u32),
+                Err(_) => bad("must be a whole number".into()),
+            },
+            "page" if style == PageStyle::Page => match value.parse::<u64>() {
+                Ok(0) | Err(_) => bad("must be a whole number from 1".into()),
+                Ok(n) => page = n,
+            },
+            "offset" if style == PageStyle::Offset => match value.parse::<u64>() {
+                Ok(n) => offset = n,
+                Err(_) => bad("must be a whole number".into()),
+            },
+            "cursor" if style == PageStyle::Cursor => cursor = Some(value.clone()),
+            "starting_after" if style == PageStyle::Cursor => starting_after = Some(value.clone()),
+            "sort" => sort_param = value.clone(),
+            name => match spec.fields.iter().find(|f| f.name == name && f.filter) {
+                Some(f) => match filter_value(f.kind, f.to.map(|(_, k)| k), f.values, value) {
+                    Ok(v) => filters.push(Filter { column: f.name, value: v }),
+                    Err(message) => bad(message),
+                },
+                None => bad("is not a filter, sort or paging parameter of this list".into()),
+            },
+        }
+    }
+    let sort = match sort_keys(spec, &sort_param) {
+        Ok(keys) => keys,
+        Err(e) => {
+            errors.push(e);
+            Vec::new()
+        }
+    };
+    if cursor.is_some() && starting_after.is_some() {
+        errors.push(FieldError { field: "cursor".into(), message: "cannot be combined with `starting_after`".into() });
+    }
+    let limit = size.unwrap_or(spec.pagination.default_size);
+    let page_start = match (style, &cursor) {
+        (PageStyle::Cursor, Some(token)) => match decode_cursor(spec, &sort, &sort_param, token) {
+            Ok(values) => Page::After(values),
+            Err(message) => {
+                errors.push(FieldError { field: "cursor".into(), message });
+                Page::Offset(0)
+            }
+        },
+        (PageStyle::Page, _) => Page::Offset((page - 1).saturating_mul(u64::from(limit))),
+        (PageStyle::Offset, _) => Page::Offset(offset),
+        (PageStyle::Cursor, None) => Page::Offset(0),
+    };
+    if !errors.is_empty() {
+        return Err(Problem::validation(errors));
+    }
+    Ok(ListRequest { query: ListQuery { filters, sort, page: page_start, limit }, starting_after, page, sort_param })
+}
+
+/// `sort=city_asc,created_at_desc`: fields marked `sort`, plus `id` and `created_at`.
+/// The id always ends the keys, so the order is total and cursors are stable.
+fn sort_keys(spec: &ResourceSpec, param: &str) -> Result<Vec<SortKey>, FieldError> {
+    let mut keys = Vec::new();
+    for part in param.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, descending) = if let Some(n) = part.strip_suffix("_desc") {
+            (n, true)
+        } else if let Some(n) = part.strip_suffix("_asc") {
+            (n, false)
+        } else {
+            return Err(FieldError {
+                field: "sort".into(),
+                message: format!("`{part}` must end in `_asc` or `_desc`"),
+            });
+        };
+        let column: Option<(&'static str, bool)> = match name {
+            "id" => Some(("id", false)),
+            "created_at" if spec.timestamps => Some(("created_at", false)),
+            other => spec.fields.iter().find(|f| f.name == other && f.sort).map(|f| (f.name, f.optional)),
+        };
+        match column {
+            Some((c, _)) if keys.iter().any(|k: &SortKey| k.column == c) => {
+                return Err(FieldError { field: "sort".into(), message: format!("`{name}` is given twice") });
+            }
+            Some((column, nullable)) => keys.push(SortKey { column, descending, nullable }),
+            None => {
+                return Err(FieldError {
+                    field: "sort".into(),
+                    message: format!("`{name}` is not a sortable field of this list"),
+                });
+            }
+        }
+    }
+    if !keys.iter().any(|k| k.column == "id") {
+        keys.push(SortKey { column: "id", descending: false, nullable: false });
+    }
+    Ok(keys)
+}
+
+fn filter_value(kind: FieldKind, ref_kind: Option<IdKind>, values: &[&str], text: &str) -> Result<SqlValue, String> {
+    match kind {
+        FieldKind::Integer => text.parse().map(|n| SqlValue::Int(Some(n))).map_err(|_| "must be a whole number".into()),
+        FieldKind::Boolean => match text {
+            "true" => Ok(SqlValue::Bool(Some(true))),
+            "false" => Ok(SqlValue::Bool(Some(false))),
+            _ => Err("must be `true` or `false`".into()),
+        },
+        FieldKind::Enum if !values.contains(&text) => Err(format!("must be one of: {}", values.join(", "))),
+        FieldKind::Ref => SqlValue::id(ref_kind.unwrap_or(IdKind::Uuid), text).ok_or_else(|| "is not an id".into()),
+        FieldKind::Uuid => SqlValue::id(IdKind::Uuid, text).ok_or_else(|| "is not a UUID".into()),
+        FieldKind::Date => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
+            .map(|_| SqlValue::Text(Some(text.into())))
+            .map_err(|_| "is not a date (YYYY-MM-DD)".into()),
+        FieldKind::DateTime => chrono::DateTime::parse_from_rfc3339(text)
+            .map(|t| SqlValue::Text(Some(crate::ops::format_time(t.with_timezone(&chrono::Utc)))))
+            .map_err(|_| "is not an RFC 3339 datetime".into()),
+        _ => Ok(SqlValue::Text(Some(text.into()))),
+    }
+}
+
+/// The sort-key values of a record, in key order: where the next page starts.
+pub fn cursor_values(spec: &ResourceSpec, sort: &[SortKey], record: &Record) -> Vec<SqlValue> {
+    sort.iter().map(|k| column_value(spec, k.column, record.get(k.column).unwrap_or(&Value::Null))).collect()
+}
+
+fn column_value(spec: &ResourceSpec, column: &str, v: &Value) -> SqlValue {
+    match (column, spec.field(column)) {
+        ("id", _) if spec.id == IdKind::Integer => SqlValue::Int(v.as_i64()),
+        (_, Some(f)) => SqlValue::from_json(f, v),
+        _ => SqlValue::Text(v.as_str().map(str::to_owned)),
+    }
+}
+
+/// Cursors are opaque to clients: the sort they were made under and the last row's
+/// sort-key values. A cursor from another sort is refused rather than misread.
+fn encode_cursor(sort_param: &str, sort: &[SortKey], record: &Record) -> String {
+    let values: Vec<&Value> = sort.iter().map(|k| record.get(k.column).unwrap_or(&Value::Null)).collect();
+    URL_SAFE_NO_PAD.encode(json!({ "s": sort_param, "v": values }).to_string())
+}
+
+fn decode_cursor(
+    spec: &ResourceSpec,
+    sort: &[SortKey],
+    sort_param: &str,
+    token: &str,
+) -> Result<Vec<SqlValue>, String> {
+    let bad = || "is not a cursor this list issued".to_owned();
+    let bytes = URL_SAFE_NO_PAD.decode(token).map_err(|_| bad())?;
+    let v: Value = serde_json::from_slice(&bytes).map_err(|_| bad())?;
+    if v["s"].as_str() != Some(sort_param) {
+        return Err("was issued for another `sort`".into());
+    }
+    let values = v["v"].as_array().filter(|a| a.len() == sort.len()).ok_or_else(bad)?;
+    Ok(sort.iter().zip(values).map(|(k, v)| column_value(spec, k.column, v)).collect())
+}
+
+/// The answer: the envelope of the resource, `has_more`, and `Link: rel="next"`.
+pub fn respond(spec: &ResourceSpec, uri: &Uri, req: &ListRequest, items: Vec<Value>, more: bool) -> Response {
+    let limit = req.query.limit;
+    let next_cursor = match (spec.pagination.style, more, items.last()) {
+        (PageStyle::Cursor, true, Some(Value::Object(last))) => {
+            Some(encode_cursor(&req.sort_param, &req.query.sort, last))
+        }
+        _ => None,
+    };
+    let next_params: Option<Vec<(String, String)>> = more.then(|| {
+        let mut params: Vec<(String, String)> = query_pairs(uri)
+            .into_iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "page" | "offset" | "cursor" | "starting_after"))
+            .collect();
+        match (spec.pagination.style, &req.query.page) {
+            (PageStyle::Page, _) => params.push(("page".into(), (req.page + 1).to_string())),
+            (PageStyle::Offset, Page::Offset(o)) => params.push(("offset".into(), (o + u64::from(limit)).to_string())),
+            _ => params.push(("cursor".into(), next_cursor.clone().unwrap_or_default())),
+        }
+        params
+    });
+    let body = match spec.envelope {
+        Envelope::Bare => Value::Array(items),
+        Envelope::Key(key) => {
+            let mut env = serde_json::Map::new();
+            env.insert(key.into(), Value::Array(items));
+            env.insert("has_more".into(), Value::Bool(more));
+            match (spec.pagination.style, &req.query.page) {
+                (PageStyle::Page, _) => {
+                    env.insert("page".into(), Value::from(req.page));
+                    env.insert("per_page".into(), Value::from(limit));
+                }
+                (PageStyle::Offset, Page::Offset(o)) => {
+                    env.insert("offset".into(), Value::from(*o));
+                    env.insert("limit".into(), Value::from(limit));
+                }
+                _ => {
+                    env.insert("next_cursor".into(), next_cursor.clone().map_or(Value::Null, Value::String));
+                }
+            }
+            Value::Object(env)
+        }
+    };
+    let mut response = axum::Json(body).into_response();
+    if let Some(params) = next_params {
+        let query = form_urlencoded::Serializer::new(String::new()).extend_pairs(&params).finish();
+        let link = format!("<{}?{query}>; rel=\"next\"", uri.path());
+        if let Ok(v) = HeaderValue::from_str(&link) {
+            response.headers_mut().insert(header::LINK, v);
+        }
+    }
+    response
+}
+
+/// The query parameters of a request, decoded.
+pub fn query_pairs(uri: &Uri) -> Vec<(String, String)> {
+    form_urlencoded::parse(uri.query().unwrap_or("").as_bytes()).into_owned().collect()
+}

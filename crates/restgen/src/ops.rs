@@ -1,0 +1,264 @@
+//! The six operations, once for every resource: generated routes instantiate them with
+//! the resource's spec and input types.
+
+use crate::body;
+use crate::list;
+use crate::problem::{FieldError, Problem};
+use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, IdKind, ResourceSpec, Rule};
+use crate::store::{Record, SqlValue, Store};
+use crate::validate;
+use axum::body::Bytes;
+use axum::extract::rejection::BytesRejection;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+/// Who is calling. Until credentials are verified (the identity layer), every caller is
+/// anonymous, and operations that need more answer 401.
+#[derive(Clone, Debug, Default)]
+pub struct Caller;
+
+/// Refuses the operation unless `rules` admit an anonymous caller.
+pub fn authorize(rules: &[Rule], _caller: &Caller) -> Result<(), Problem> {
+    if rules.contains(&Rule::Anyone) {
+        return Ok(());
+    }
+    Err(Problem::new(StatusCode::UNAUTHORIZED, "this operation needs credentials")
+        .with_header(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")))
+}
+
+pub async fn create<C: DeserializeOwned + Serialize>(
+    spec: &'static ResourceSpec,
+    store: &Store,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    authorize(spec.access.create, &Caller)?;
+    let object = body::object(headers, body, false)?;
+    let input = settable_values::<C>(object)?;
+    check(spec, &input)?;
+    let now = now();
+    let mut values: Vec<(&str, SqlValue)> = Vec::new();
+    if spec.id == IdKind::Uuid {
+        values.push(("id", SqlValue::Text(Some(uuid::Uuid::now_v7().to_string()))));
+    }
+    for f in spec.fields {
+        let value = match input.get(f.name) {
+            Some(v) => v.clone(),
+            None if spec.state.is_some_and(|(field, _)| field == f.name) => Value::from(spec.state.map(|(_, s)| s)),
+            None => default_of(f, &now),
+        };
+        values.push((f.name, stored(f, &value)?));
+    }
+    if spec.timestamps {
+        values.push(("created_at", SqlValue::Text(Some(now.clone()))));
+        values.push(("updated_at", SqlValue::Text(Some(now))));
+    }
+    refs_exist(spec, store, &input).await?;
+    let record = store.insert(spec, values).await?;
+    let location = format!("{}/{}", uri.path().trim_end_matches('/'), id_text(&record));
+    let mut response = (StatusCode::CREATED, axum::Json(representation(spec, record))).into_response();
+    if let Ok(v) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, v);
+    }
+    Ok(response)
+}
+
+pub async fn get(spec: &'static ResourceSpec, store: &Store, id: &str) -> Result<Response, Problem> {
+    authorize(spec.access.read, &Caller)?;
+    let record = store.get(spec, &parse_id(spec, id)?).await?;
+    Ok(axum::Json(representation(spec, record)).into_response())
+}
+
+pub async fn replace<R: DeserializeOwned + Serialize>(
+    spec: &'static ResourceSpec,
+    store: &Store,
+    id: &str,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    authorize(spec.access.write, &Caller)?;
+    let id = parse_id(spec, id)?;
+    let current = representation(spec, store.get(spec, &id).await?);
+    let mut object = body::object(headers, body, false)?;
+    // A GET-modify-PUT round trip sends the server-controlled fields back: unchanged,
+    // they are ignored; changed, they fail below like any field the client may not set.
+    object.retain(|k, v| {
+        let client_controlled = spec.field(k).is_some_and(|f| f.replace);
+        client_controlled || current.get(k) != Some(v)
+    });
+    let input = settable_values::<R>(object)?;
+    check(spec, &input)?;
+    let now = now();
+    let mut values: Vec<(&str, SqlValue)> = Vec::new();
+    for f in spec.fields.iter().filter(|f| f.replace) {
+        let value = input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now));
+        values.push((f.name, stored(f, &value)?));
+    }
+    if spec.timestamps {
+        values.push(("updated_at", SqlValue::Text(Some(now))));
+    }
+    refs_exist(spec, store, &input).await?;
+    let record = store.update(spec, &id, values).await?;
+    Ok(axum::Json(representation(spec, record)).into_response())
+}
+
+pub async fn patch<P: DeserializeOwned + Serialize>(
+    spec: &'static ResourceSpec,
+    store: &Store,
+    id: &str,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+) -> Result<Response, Problem> {
+    authorize(spec.access.write, &Caller)?;
+    let id = parse_id(spec, id)?;
+    let object = body::object(headers, body, true)?;
+    let input = settable_values::<P>(object)?;
+    check(spec, &input)?;
+    let mut values: Vec<(&str, SqlValue)> = Vec::new();
+    for f in spec.fields.iter().filter(|f| f.patch) {
+        if let Some(v) = input.get(f.name) {
+            values.push((f.name, stored(f, v)?));
+        }
+    }
+    if spec.timestamps && !values.is_empty() {
+        values.push(("updated_at", SqlValue::Text(Some(now()))));
+    }
+    refs_exist(spec, store, &input).await?;
+    let record = store.update(spec, &id, values).await?;
+    Ok(axum::Json(representation(spec, record)).into_response())
+}
+
+pub async fn delete(spec: &'static ResourceSpec, store: &Store, id: &str) -> Result<Response, Problem> {
+    authorize(spec.access.delete, &Caller)?;
+    store.delete(spec, &parse_id(spec, id)?).await?;
+    Ok(StatusCode::NO_CONTENT.into_response())
+}
+
+pub async fn list(
+    spec: &'static ResourceSpec,
+    store: &Store,
+    uri: &Uri,
+    params: Vec<(String, String)>,
+    parent: Option<(&'static crate::spec::ParentSpec, &str)>,
+) -> Result<Response, Problem> {
+    authorize(spec.access.read, &Caller)?;
+    let mut request = list::parse(spec, &params)?;
+    if let Some((p, parent_id)) = parent {
+        let kind = spec.field(p.column).and_then(|f| f.to).map_or(IdKind::Uuid, |(_, k)| k);
+        let id = SqlValue::id(kind, parent_id)
+            .ok_or_else(|| Problem::not_found(format!("no {} with this id", p.resource)))?;
+        if !store.exists(p.resource, &id).await? {
+            return Err(Problem::not_found(format!("no {} with this id", p.resource)));
+        }
+        request.query.filters.push(crate::store::Filter { column: p.column, value: id });
+    }
+    if let Some(after) = &request.starting_after {
+        let id = parse_id(spec, after)
+            .map_err(|_| Problem::bad_request("`starting_after` is not an id of this collection"))?;
+        let record = store
+            .get(spec, &id)
+            .await
+            .map_err(|_| Problem::bad_request("`starting_after` names no record of this collection"))?;
+        request.query.page = crate::store::Page::After(list::cursor_values(spec, &request.query.sort, &record));
+    }
+    let (records, more) = store.list(spec, &request.query).await?;
+    let items: Vec<Value> = records.into_iter().map(|r| Value::Object(representation(spec, r))).collect();
+    Ok(list::respond(spec, uri, &request, items, more))
+}
+
+/// The fields the client sent that the operation's input type accepted, as JSON.
+fn settable_values<T: DeserializeOwned + Serialize>(object: Map<String, Value>) -> Result<Map<String, Value>, Problem> {
+    let typed: T = body::typed(object)?;
+    match serde_json::to_value(&typed) {
+        Ok(Value::Object(map)) => Ok(map),
+        _ => Err(Problem::internal()),
+    }
+}
+
+fn check(spec: &ResourceSpec, input: &Map<String, Value>) -> Result<(), Problem> {
+    let errors = validate::fields(spec.fields, input);
+    if errors.is_empty() { Ok(()) } else { Err(Problem::validation(errors)) }
+}
+
+/// Refs must name existing records; checked before writing so the answer names the field
+/// (the foreign key stays as the guard under concurrency).
+async fn refs_exist(spec: &ResourceSpec, store: &Store, input: &Map<String, Value>) -> Result<(), Problem> {
+    let mut errors = Vec::new();
+    for f in spec.fields.iter().filter(|f| f.kind == FieldKind::Ref) {
+        let (Some(v), Some((target, kind))) = (input.get(f.name), f.to) else { continue };
+        if v.is_null() {
+            continue;
+        }
+        let text = v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string());
+        let found = match SqlValue::id(kind, &text) {
+            Some(id) => store.exists(target, &id).await?,
+            None => false,
+        };
+        if !found {
+            errors.push(FieldError { field: f.name.into(), message: format!("names no existing {target}") });
+        }
+    }
+    if errors.is_empty() { Ok(()) } else { Err(Problem::validation(errors)) }
+}
+
+/// The value a field takes when a create or replace does not give one.
+fn default_of(f: &FieldSpec, now: &str) -> Value {
+    match f.default {
+        Some(FieldDefault::Now) if f.kind == FieldKind::Date => Value::from(&now[..10]),
+        Some(FieldDefault::Now) => Value::from(now),
+        Some(FieldDefault::Json(text)) => serde_json::from_str(text).unwrap_or(Value::Null),
+        None if f.kind == FieldKind::Roles => Value::Array(Vec::new()),
+        None => Value::Null,
+    }
+}
+
+/// The column value of a field: passwords hashed, datetimes in one sortable form.
+fn stored(f: &FieldSpec, v: &Value) -> Result<SqlValue, Problem> {
+    match (f.kind, v) {
+        (FieldKind::Password, Value::String(p)) => Ok(SqlValue::Text(Some(crate::password::hash(p)?))),
+        (FieldKind::DateTime, Value::String(t)) => {
+            let parsed = chrono::DateTime::parse_from_rfc3339(t).map_err(|_| {
+                Problem::validation(vec![FieldError {
+                    field: f.name.into(),
+                    message: "is not an RFC 3339 datetime".into(),
+                }])
+            })?;
+            Ok(SqlValue::Text(Some(format_time(parsed.with_timezone(&chrono::Utc)))))
+        }
+        _ => Ok(SqlValue::from_json(f, v)),
+    }
+}
+
+/// `2026-11-22T16:55:09.123456Z`: fixed width, so text order is time order.
+pub(crate) fn format_time(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
+}
+
+fn now() -> String {
+    format_time(chrono::Utc::now())
+}
+
+fn parse_id(spec: &ResourceSpec, text: &str) -> Result<SqlValue, Problem> {
+    // An id that cannot exist names no record: 404, like any other missing one.
+    SqlValue::id(spec.id, text).ok_or_else(|| Problem::not_found(format!("no {} with this id", spec.name)))
+}
+
+fn id_text(record: &Record) -> String {
+    match record.get("id") {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
+}
+
+/// The record as clients see it: write-only fields removed.
+pub(crate) fn representation(spec: &ResourceSpec, mut record: Record) -> Record {
+    for f in spec.fields.iter().filter(|f| f.write_only) {
+        record.shift_remove(f.name);
+    }
+    record
+}

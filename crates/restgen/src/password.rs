@@ -1,0 +1,11 @@
+//! Password hashing with Argon2id (the `argon2` crate's defaults, PHC strings).
+
+use crate::problem::Problem;
+use argon2::{Argon2, PasswordHasher};
+
+pub fn hash(password: &str) -> Result<String, Problem> {
+    Argon2::default().hash_password(password.as_bytes()).map(|h| h.to_string()).map_err(|e| {
+        tracing::error!(error = %e, "password hashing failed");
+        Problem::internal()
+    })
+}

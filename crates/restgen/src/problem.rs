@@ -1,0 +1,113 @@
+//! Errors as RFC 9457 problem details (`application/problem+json`), from one type.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+/// One invalid input, named by its JSON path (`total_cents`, `items[2].qty`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+/// A problem answer. `detail` is for the caller: it never holds internals.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Problem {
+    /// A URI naming the problem type; `about:blank` when the status says it all.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub title: &'static str,
+    #[serde(serialize_with = "status_code")]
+    pub status: StatusCode,
+    pub detail: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<FieldError>,
+    /// Extra response headers (`Allow`, `Retry-After`, `WWW-Authenticate`).
+    #[serde(skip)]
+    pub headers: Vec<(header::HeaderName, HeaderValue)>,
+}
+
+fn status_code<S: serde::Serializer>(status: &StatusCode, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u16(status.as_u16())
+}
+
+impl Problem {
+    /// A problem of `status` with the standard title and the `about:blank` type.
+    pub fn new(status: StatusCode, detail: impl Into<String>) -> Self {
+        Problem {
+            kind: "about:blank",
+            title: status.canonical_reason().unwrap_or("Error"),
+            status,
+            detail: detail.into(),
+            errors: Vec::new(),
+            headers: Vec::new(),
+        }
+    }
+
+    /// 400 for input that breaks the rules, naming each field.
+    pub fn validation(errors: Vec<FieldError>) -> Self {
+        let detail = match errors.as_slice() {
+            [one] => format!("`{}` {}", one.field, one.message),
+            many => format!("{} fields are invalid", many.len()),
+        };
+        Problem { errors, ..Problem::new(StatusCode::BAD_REQUEST, detail) }
+    }
+
+    pub fn bad_request(detail: impl Into<String>) -> Self {
+        Problem::new(StatusCode::BAD_REQUEST, detail)
+    }
+
+    pub fn not_found(detail: impl Into<String>) -> Self {
+        Problem::new(StatusCode::NOT_FOUND, detail)
+    }
+
+    pub fn conflict(detail: impl Into<String>) -> Self {
+        Problem::new(StatusCode::CONFLICT, detail)
+    }
+
+    /// 500 with a fixed detail; what went wrong is logged, never sent.
+    pub fn internal() -> Self {
+        Problem::new(StatusCode::INTERNAL_SERVER_ERROR, "the server failed to answer; the fault is logged")
+    }
+
+    pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {
+        self.headers.push((name, value));
+        self
+    }
+}
+
+impl IntoResponse for Problem {
+    fn into_response(self) -> Response {
+        let body = serde_json::to_vec(&self).expect("a problem always serializes");
+        let mut response = (self.status, body).into_response();
+        let headers = response.headers_mut();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        for (name, value) in self.headers {
+            headers.insert(name, value);
+        }
+        response
+    }
+}
+
+impl From<crate::store::StoreError> for Problem {
+    fn from(e: crate::store::StoreError) -> Self {
+        use crate::store::StoreError;
+        match e {
+            StoreError::NotFound => Problem::not_found("no such record"),
+            StoreError::Unique { field } => {
+                let mut p = Problem::conflict(format!("a record with this `{field}` exists already"));
+                p.errors.push(FieldError { field, message: "is taken".into() });
+                p
+            }
+            StoreError::MissingRef { field } => Problem::validation(vec![FieldError {
+                field,
+                message: "refers to a record that does not exist".into(),
+            }]),
+            StoreError::Database(e) => {
+                tracing::error!(error = %e, "database error");
+                Problem::internal()
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+//! Serving a generated service: configuration from the environment, the middleware every
+//! route shares, `/healthz`, and graceful shutdown.
+
+use crate::problem::Problem;
+use crate::store::{MigrationSpec, Store};
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use std::process::ExitCode;
+use std::time::Duration;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::timeout::TimeoutLayer;
+use tower_http::trace::TraceLayer;
+
+/// What generated code hands the runtime to serve.
+pub struct Service {
+    pub name: &'static str,
+    /// `""` or `/api`.
+    pub base_path: &'static str,
+    pub routes: Router<Store>,
+    pub migrations: &'static [MigrationSpec],
+    pub max_body_bytes: usize,
+    pub request_timeout: Duration,
+    /// A sample request for the start-up banner (`/api/users`).
+    pub sample_path: &'static str,
+}
+
+/// Settings read from the environment.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `DATABASE_URL`; default: a SQLite file named after the service in the working directory.
+    pub database_url: String,
+    /// `BIND`; default `127.0.0.1:8080`.
+    pub bind: String,
+}
+
+impl Config {
+    pub fn from_env(service: &str) -> Config {
+        Config {
+            database_url: std::env::var("DATABASE_URL").unwrap_or_else(|_| format!("sqlite://{service}.db")),
+            bind: std::env::var("BIND").unwrap_or_else(|_| "127.0.0.1:8080".into()),
+        }
+    }
+}
+
+/// `main` of a generated service: runs it on a multi-threaded runtime until SIGINT or
+/// SIGTERM.
+pub fn main(service: Service) -> ExitCode {
+    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime.block_on(run(service)),
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Runs the service until SIGINT or SIGTERM, then finishes in-flight requests.
+pub async fn run(service: Service) -> ExitCode {
+    init_logging();
+    let config = Config::from_env(service.name);
+    match serve(service, config).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("{e}");
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+}
+
+async fn serve(service: Service, config: Config) -> Result<(), String> {
+    let store = Store::connect(&config.database_url).await.map_err(|e| format!("cannot open the database: {e}"))?;
+    store.migrate(service.migrations).await.map_err(|e| format!("migrations failed: {e}"))?;
+    if let Some(file) = config.database_url.strip_prefix("sqlite://") {
+        let file = file.split('?').next().unwrap_or(file);
+        let shown = std::fs::canonicalize(file).map_or_else(|_| file.to_owned(), |p| p.display().to_string());
+        println!("database: SQLite file {shown}");
+    } else {
+        println!("database: PostgreSQL");
+    }
+    let listener = tokio::net::TcpListener::bind(&config.bind)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", config.bind))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    println!("{} listening on http://{addr}", service.name);
+    println!("try: curl -i http://{addr}{}", service.sample_path);
+    let app = app(service, store);
+    axum::serve(listener, app).with_graceful_shutdown(shutdown()).await.map_err(|e| e.to_string())
+}
+
+/// The whole application: resource routes under the base path, `/healthz`, and the
+/// middleware every route shares.
+pub fn app(service: Service, store: Store) -> Router {
+    let routes = if service.base_path.is_empty() {
+        service.routes
+    } else {
+        Router::new().nest(service.base_path, service.routes)
+    };
+    Router::new()
+        .route("/healthz", axum::routing::get(healthz))
+        .merge(routes)
+        .fallback(|| async { Problem::not_found("no such route") })
+        .layer(CatchPanicLayer::custom(|_| Problem::internal().into_response()))
+        .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, service.request_timeout))
+        .layer(RequestBodyLimitLayer::new(service.max_body_bytes))
+        .layer(DefaultBodyLimit::disable())
+        // Outside the layers above, so their bare answers (413, 503) get problem bodies.
+        .layer(axum::middleware::map_response(problem_for_bare_errors))
+        .layer(TraceLayer::new_for_http())
+        .with_state(store)
+}
+
+async fn healthz(State(store): State<Store>) -> Response {
+    if store.ping().await {
+        (StatusCode::OK, axum::Json(serde_json::json!({ "status": "ok" }))).into_response()
+    } else {
+        Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the database does not answer").into_response()
+    }
+}
+
+/// Errors produced below the handlers (405 from routing, 413 from the body limit, 503
+/// from the timeout) carry no body; every error answer is problem+json, so they get one.
+/// Their headers (`Allow` above all) are kept.
+async fn problem_for_bare_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_problem = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_problem {
+        return response;
+    }
+    let detail = match status {
+        StatusCode::METHOD_NOT_ALLOWED => "this method is not allowed here; see the Allow header",
+        StatusCode::PAYLOAD_TOO_LARGE => "the body is larger than this service accepts",
+        StatusCode::SERVICE_UNAVAILABLE => "the request took too long and was stopped",
+        StatusCode::NOT_FOUND => "no such route",
+        _ => "the request failed",
+    };
+    let (parts, _) = response.into_parts();
+    let mut problem = Problem::new(status, detail).into_response();
+    for (name, value) in parts.headers.iter() {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            problem.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    problem
+}
+
+async fn shutdown() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down: finishing in-flight requests");
+}

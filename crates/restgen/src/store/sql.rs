@@ -1,0 +1,135 @@
+//! SQL text for the store. Identifiers come from the checked schema and are quoted;
+//! every value is a `$n` parameter (both SQLite and PostgreSQL read `$n`).
+
+use super::SqlValue;
+use crate::spec::ResourceSpec;
+
+/// `"name"`: quoted so that resource names like `order` never read as SQL keywords.
+pub(crate) fn ident(name: &str) -> String {
+    debug_assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'));
+    format!("\"{name}\"")
+}
+
+/// An equality filter on one column.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Filter {
+    pub column: &'static str,
+    pub value: SqlValue,
+}
+
+/// One sort key. Nulls always sort last, whatever the direction, on both dialects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SortKey {
+    pub column: &'static str,
+    pub descending: bool,
+    /// The column may hold NULL (ordering then puts `column IS NULL` first, as the
+    /// migrations' expression indexes do).
+    pub nullable: bool,
+}
+
+/// Where a page starts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Page {
+    Offset(u64),
+    /// Strictly after the row whose sort-key values (then id) these are.
+    After(Vec<SqlValue>),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ListQuery {
+    pub filters: Vec<Filter>,
+    /// Ends with `id`, the tie-breaker that makes the order total.
+    pub sort: Vec<SortKey>,
+    pub page: Page,
+    pub limit: u32,
+}
+
+pub(crate) fn insert(spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> (String, Vec<SqlValue>) {
+    let cols: Vec<String> = values.iter().map(|(c, _)| ident(c)).collect();
+    let params: Vec<String> = (1..=values.len()).map(|i| format!("${i}")).collect();
+    let sql = if values.is_empty() {
+        format!("INSERT INTO {} DEFAULT VALUES RETURNING *", ident(spec.name))
+    } else {
+        format!("INSERT INTO {} ({}) VALUES ({}) RETURNING *", ident(spec.name), cols.join(", "), params.join(", "))
+    };
+    (sql, values.into_iter().map(|(_, v)| v).collect())
+}
+
+pub(crate) fn update(spec: &ResourceSpec, id: SqlValue, values: Vec<(&str, SqlValue)>) -> (String, Vec<SqlValue>) {
+    let sets: Vec<String> = values.iter().enumerate().map(|(i, (c, _))| format!("{} = ${}", ident(c), i + 1)).collect();
+    let n = values.len() + 1;
+    let sql = if sets.is_empty() {
+        format!("SELECT * FROM {} WHERE \"id\" = ${n}", ident(spec.name))
+    } else {
+        format!("UPDATE {} SET {} WHERE \"id\" = ${n} RETURNING *", ident(spec.name), sets.join(", "))
+    };
+    let mut args: Vec<SqlValue> = values.into_iter().map(|(_, v)| v).collect();
+    args.push(id);
+    (sql, args)
+}
+
+/// One page plus one row, so the caller learns whether more follow.
+pub(crate) fn select_page(spec: &ResourceSpec, q: &ListQuery) -> (String, Vec<SqlValue>) {
+    let mut args: Vec<SqlValue> = Vec::new();
+    let param = |v: SqlValue, args: &mut Vec<SqlValue>| {
+        args.push(v);
+        format!("${}", args.len())
+    };
+    let mut conditions: Vec<String> = Vec::new();
+    for f in &q.filters {
+        let p = param(f.value.clone(), &mut args);
+        conditions.push(format!("{} = {p}", ident(f.column)));
+    }
+    if let Page::After(values) = &q.page {
+        // Strictly after the cursor row in (key1, key2, ..., id) order with nulls last:
+        // OR over i of (keys before i equal AND key i after).
+        let mut any = Vec::new();
+        for (i, key) in q.sort.iter().enumerate() {
+            let mut all = Vec::new();
+            for (j, prev) in q.sort[..i].iter().enumerate() {
+                all.push(match values[j].is_null() {
+                    true => format!("{} IS NULL", ident(prev.column)),
+                    false => format!("{} = {}", ident(prev.column), param(values[j].clone(), &mut args)),
+                });
+            }
+            if values[i].is_null() {
+                continue; // nothing sorts after a null within its equal group
+            }
+            let op = if key.descending { "<" } else { ">" };
+            let v = param(values[i].clone(), &mut args);
+            all.push(format!("({c} {op} {v} OR {c} IS NULL)", c = ident(key.column)));
+            any.push(format!("({})", all.join(" AND ")));
+        }
+        conditions.push(if any.is_empty() { "1 = 0".into() } else { format!("({})", any.join(" OR ")) });
+    }
+    let order: Vec<String> = q
+        .sort
+        .iter()
+        .map(|k| {
+            let dir = if k.descending { "DESC" } else { "ASC" };
+            if k.nullable {
+                format!("({c} IS NULL), {c} {dir}", c = ident(k.column))
+            } else {
+                format!("{} {dir}", ident(k.column))
+            }
+        })
+        .collect();
+    let mut sql = format!("SELECT * FROM {}", ident(spec.name));
+    if !conditions.is_empty() {
+        sql.push_str(&format!(" WHERE {}", conditions.join(" AND ")));
+    }
+    sql.push_str(&format!(" ORDER BY {}", order.join(", ")));
+    let limit = param(SqlValue::Int(Some(i64::from(q.limit) + 1)), &mut args);
+    sql.push_str(&format!(" LIMIT {limit}"));
+    if let Page::Offset(n) = q.page {
+        let offset = param(SqlValue::Int(Some(n as i64)), &mut args);
+        sql.push_str(&format!(" OFFSET {offset}"));
+    }
+    (sql, args)
+}
+
+impl SqlValue {
+    pub(crate) fn is_null(&self) -> bool {
+        matches!(self, SqlValue::Text(None) | SqlValue::Int(None) | SqlValue::Float(None) | SqlValue::Bool(None))
+    }
+}

@@ -1,0 +1,96 @@
+//! Values crossing into and out of SQL, typed by the field they belong to.
+
+use super::{Dialect, Record};
+use crate::spec::{FieldKind, FieldSpec, IdKind, ResourceSpec};
+use serde_json::Value;
+use sqlx::Row;
+use sqlx::any::{AnyArguments, AnyRow};
+use sqlx::query::Query;
+
+/// A bound parameter. Nulls carry their column's type, which PostgreSQL needs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SqlValue {
+    Text(Option<String>),
+    Int(Option<i64>),
+    Float(Option<f64>),
+    Bool(Option<bool>),
+}
+
+impl SqlValue {
+    pub(crate) fn bind<'q>(self, q: Query<'q, sqlx::Any, AnyArguments>) -> Query<'q, sqlx::Any, AnyArguments> {
+        match self {
+            SqlValue::Text(v) => q.bind(v),
+            SqlValue::Int(v) => q.bind(v),
+            SqlValue::Float(v) => q.bind(v),
+            SqlValue::Bool(v) => q.bind(v),
+        }
+    }
+
+    /// The column value of a field from its JSON form (already validated).
+    pub fn from_json(field: &FieldSpec, value: &Value) -> SqlValue {
+        match field.kind {
+            FieldKind::Integer => SqlValue::Int(value.as_i64()),
+            FieldKind::Number => SqlValue::Float(value.as_f64()),
+            FieldKind::Boolean => SqlValue::Bool(value.as_bool()),
+            FieldKind::Ref if matches!(field.to, Some((_, IdKind::Integer))) => SqlValue::Int(value.as_i64()),
+            FieldKind::Json | FieldKind::Roles => {
+                SqlValue::Text(if value.is_null() { None } else { Some(value.to_string()) })
+            }
+            _ => SqlValue::Text(value.as_str().map(str::to_owned).or_else(|| match value {
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })),
+        }
+    }
+
+    /// An id from its path segment: `None` when it cannot be an id of this kind (so
+    /// the record cannot exist).
+    pub fn id(kind: IdKind, text: &str) -> Option<SqlValue> {
+        match kind {
+            IdKind::Integer => text.parse::<i64>().ok().map(|n| SqlValue::Int(Some(n))),
+            IdKind::Uuid => uuid::Uuid::parse_str(text).ok().map(|u| SqlValue::Text(Some(u.to_string()))),
+        }
+    }
+}
+
+/// A row as the JSON record it stores.
+pub(crate) fn record(dialect: Dialect, spec: &ResourceSpec, row: &AnyRow) -> Result<Record, sqlx::Error> {
+    let mut out = Record::new();
+    let id = match spec.id {
+        IdKind::Integer => Value::from(row.try_get::<i64, _>("id")?),
+        IdKind::Uuid => Value::from(row.try_get::<String, _>("id")?),
+    };
+    out.insert("id".into(), id);
+    if spec.owner.is_some() {
+        let owner = match spec.owner.map(|(_, kind)| kind) {
+            Some(IdKind::Integer) => row.try_get::<Option<i64>, _>("owner_id")?.map_or(Value::Null, Value::from),
+            _ => row.try_get::<Option<String>, _>("owner_id")?.map_or(Value::Null, Value::from),
+        };
+        out.insert("owner_id".into(), owner);
+    }
+    for f in spec.fields {
+        let v = match f.kind {
+            FieldKind::Integer => row.try_get::<Option<i64>, _>(f.name)?.map_or(Value::Null, Value::from),
+            FieldKind::Number => row.try_get::<Option<f64>, _>(f.name)?.map_or(Value::Null, Value::from),
+            FieldKind::Boolean => match dialect {
+                // SQLite has no boolean type: it stores 0 and 1.
+                Dialect::Sqlite => row.try_get::<Option<i64>, _>(f.name)?.map_or(Value::Null, |b| Value::Bool(b != 0)),
+                Dialect::Postgres => row.try_get::<Option<bool>, _>(f.name)?.map_or(Value::Null, Value::Bool),
+            },
+            FieldKind::Ref if matches!(f.to, Some((_, IdKind::Integer))) => {
+                row.try_get::<Option<i64>, _>(f.name)?.map_or(Value::Null, Value::from)
+            }
+            FieldKind::Json | FieldKind::Roles => row
+                .try_get::<Option<String>, _>(f.name)?
+                .map_or(Value::Null, |t| serde_json::from_str(&t).unwrap_or(Value::Null)),
+            _ => row.try_get::<Option<String>, _>(f.name)?.map_or(Value::Null, Value::String),
+        };
+        out.insert(f.name.into(), v);
+    }
+    if spec.timestamps {
+        for col in ["created_at", "updated_at"] {
+            out.insert(col.into(), Value::String(row.try_get::<String, _>(col)?));
+        }
+    }
+    Ok(out)
+}

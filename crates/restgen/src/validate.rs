@@ -1,0 +1,125 @@
+//! Rules serde cannot express: bounds, lengths, patterns, formats, and `null` where a
+//! field is not nullable. Types, enum values and unknown fields are serde's part.
+
+use crate::problem::FieldError;
+use crate::spec::{FieldKind, FieldSpec};
+use regex::Regex;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::{OnceLock, RwLock};
+
+/// Every problem of the fields present in `body`, one per field.
+pub fn fields(specs: &[FieldSpec], body: &Map<String, Value>) -> Vec<FieldError> {
+    let mut errors = Vec::new();
+    for f in specs {
+        if let Some(v) = body.get(f.name)
+            && let Err(message) = value(f, v)
+        {
+            errors.push(FieldError { field: f.name.to_owned(), message });
+        }
+    }
+    errors
+}
+
+fn value(f: &FieldSpec, v: &Value) -> Result<(), String> {
+    if v.is_null() {
+        return if f.nullable { Ok(()) } else { Err("may not be null".into()) };
+    }
+    match f.kind {
+        FieldKind::Integer | FieldKind::Number => number(f, v.as_f64().unwrap_or_default()),
+        FieldKind::Decimal => {
+            let text = v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string());
+            let n: f64 = text.parse().map_err(|_| "is not a decimal number".to_owned())?;
+            number(f, n)
+        }
+        FieldKind::String | FieldKind::Text | FieldKind::Email | FieldKind::Url | FieldKind::Password => {
+            text(f, v.as_str().unwrap_or_default())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn number(f: &FieldSpec, n: f64) -> Result<(), String> {
+    if let Some(min) = f.min
+        && n < min
+    {
+        return Err(format!("must be at least {min}"));
+    }
+    if let Some(max) = f.max
+        && n > max
+    {
+        return Err(format!("must be at most {max}"));
+    }
+    Ok(())
+}
+
+fn text(f: &FieldSpec, s: &str) -> Result<(), String> {
+    let len = s.chars().count() as u64;
+    if let Some(min) = f.min_length
+        && len < min
+    {
+        return Err(format!("must be at least {min} characters long"));
+    }
+    if let Some(max) = f.max_length
+        && len > max
+    {
+        return Err(format!("must be at most {max} characters long"));
+    }
+    if let Some(p) = f.pattern
+        && !pattern(p).is_match(s)
+    {
+        return Err(format!("must match the pattern `{p}`"));
+    }
+    match f.kind {
+        FieldKind::Email if !is_email(s) => Err("is not an e-mail address".into()),
+        FieldKind::Url if !is_url(s) => Err("is not an http or https URL".into()),
+        _ => Ok(()),
+    }
+}
+
+/// Patterns match the whole value; each is compiled once per process.
+fn pattern(p: &'static str) -> Regex {
+    static CACHE: OnceLock<RwLock<HashMap<&'static str, Regex>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    if let Some(re) = cache.read().expect("never poisoned: no panics while held").get(p) {
+        return re.clone();
+    }
+    // The schema checker compiled this pattern already; a failure here is a bug.
+    let re = Regex::new(&format!("^(?:{p})$")).expect("patterns are checked by restgen");
+    cache.write().expect("never poisoned").insert(p, re.clone());
+    re
+}
+
+fn is_email(s: &str) -> bool {
+    match s.rsplit_once('@') {
+        Some((local, domain)) => {
+            !local.is_empty()
+                && local.len() <= 64
+                && domain.contains('.')
+                && !domain.starts_with(['.', '-'])
+                && !domain.ends_with(['.', '-'])
+                && domain.chars().all(|c| c.is_alphanumeric() || c == '.' || c == '-')
+                && !s.chars().any(char::is_whitespace)
+        }
+        None => false,
+    }
+}
+
+fn is_url(s: &str) -> bool {
+    let rest = s.strip_prefix("https://").or_else(|| s.strip_prefix("http://"));
+    rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/') && !r.chars().any(char::is_whitespace))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn email_and_url_shapes() {
+        assert!(super::is_email("a@b.co"));
+        assert!(!super::is_email("a@b"));
+        assert!(!super::is_email("@b.co"));
+        assert!(!super::is_email("a b@c.de"));
+        assert!(super::is_url("https://x.io/p"));
+        assert!(!super::is_url("ftp://x.io"));
+        assert!(!super::is_url("https://"));
+    }
+}

@@ -1,0 +1,341 @@
+//! The open fleet service: every method's semantics, status codes, lists and paging.
+
+use crate::backends;
+use crate::harness::Server;
+use serde_json::{Value, json};
+
+async fn depot(s: &Server, name: &str, city: Option<&str>) -> Value {
+    let r = s.post("/v0/depots", json!({ "name": name, "city": city })).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    r.body
+}
+
+async fn driver(s: &Server, depot: &Value, email: &str) -> Value {
+    let r = s
+        .post(
+            "/v0/drivers",
+            json!({ "name": "Dana", "email": email, "depot_id": depot["id"], "rating": 4.5, "licence": "AB123456" }),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    r.body
+}
+
+backends!(create_answers_201_with_location_and_the_record, fleet::service());
+async fn create_answers_201_with_location_and_the_record(s: Server) {
+    let r = s.post("/v0/depots", json!({ "name": "North", "city": "Oslo" })).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let id = r.body["id"].as_i64().expect("integer id");
+    assert_eq!(r.header("location"), Some(format!("/v0/depots/{id}").as_str()));
+    assert_eq!(r.body["name"], "North");
+    assert_eq!(r.body["open"], true, "default applied");
+    assert!(r.body["created_at"].is_string() && r.body["updated_at"].is_string());
+    let back = s.get(&format!("/v0/depots/{id}")).await;
+    assert_eq!(back.status, 200);
+    assert_eq!(back.body, r.body);
+}
+
+backends!(head_answers_like_get_without_a_body_and_changes_nothing, fleet::service());
+async fn head_answers_like_get_without_a_body_and_changes_nothing(s: Server) {
+    let d = depot(&s, "North", None).await;
+    let path = format!("/v0/depots/{}", d["id"]);
+    let head = s.send("HEAD", &path, None).await;
+    assert_eq!(head.status, 200);
+    assert_eq!(head.text, "");
+    assert_eq!(s.get(&path).await.body, d);
+    assert_eq!(s.send("HEAD", "/v0/depots/999", None).await.status, 404);
+}
+
+backends!(put_replaces_and_clears_omitted_optional_fields, fleet::service());
+async fn put_replaces_and_clears_omitted_optional_fields(s: Server) {
+    let d = depot(&s, "North", None).await;
+    let dr = driver(&s, &d, "dana@example.com").await;
+    let path = format!("/v0/drivers/{}", dr["id"]);
+    let r = s.send("PUT", &path, Some(json!({ "name": "Dana B", "depot_id": d["id"] }))).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["name"], "Dana B");
+    assert_eq!(r.body["rating"], Value::Null, "omitted nullable field cleared");
+    assert_eq!(r.body["licence"], Value::Null, "omitted optional field cleared");
+    assert_eq!(r.body["email"], "dana@example.com", "not settable in replace: untouched");
+    assert_eq!(r.body["hired_on"], dr["hired_on"]);
+    assert_eq!(s.get(&path).await.body, r.body);
+}
+
+backends!(put_without_a_required_field_is_400_naming_it_and_changes_nothing, fleet::service());
+async fn put_without_a_required_field_is_400_naming_it_and_changes_nothing(s: Server) {
+    let d = depot(&s, "North", None).await;
+    let dr = driver(&s, &d, "dana@example.com").await;
+    let path = format!("/v0/drivers/{}", dr["id"]);
+    let r = s.send("PUT", &path, Some(json!({ "depot_id": d["id"] }))).await;
+    r.assert_problem(400);
+    assert_eq!(r.error_fields(), ["name"]);
+    assert_eq!(s.get(&path).await.body, dr);
+}
+
+backends!(a_get_modify_put_round_trip_works_but_changed_server_fields_are_refused, fleet::service());
+async fn a_get_modify_put_round_trip_works_but_changed_server_fields_are_refused(s: Server) {
+    let d = depot(&s, "North", None).await;
+    let dr = driver(&s, &d, "dana@example.com").await;
+    let path = format!("/v0/drivers/{}", dr["id"]);
+    let mut whole = s.get(&path).await.body;
+    whole["name"] = json!("Renamed");
+    let r = s.send("PUT", &path, Some(whole.clone())).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["name"], "Renamed");
+    whole["badge"] = json!("chief");
+    let refused = s.send("PUT", &path, Some(whole)).await;
+    refused.assert_problem(400);
+    assert_eq!(refused.error_fields(), ["badge"]);
+    assert_eq!(s.get(&path).await.body["badge"], "driver");
+}
+
+backends!(patch_merges_absent_untouched_null_clears_and_null_on_non_nullable_is_400, fleet::service());
+async fn patch_merges_absent_untouched_null_clears_and_null_on_non_nullable_is_400(s: Server) {
+    let d = depot(&s, "North", None).await;
+    let dr = driver(&s, &d, "dana@example.com").await;
+    let path = format!("/v0/drivers/{}", dr["id"]);
+    let r = s.raw("PATCH", &path, "application/merge-patch+json", br#"{"rating": null}"#.to_vec()).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["rating"], Value::Null);
+    assert_eq!(r.body["name"], "Dana");
+    assert_eq!(r.body["licence"], "AB123456");
+    let bad = s.send("PATCH", &path, Some(json!({ "name": null }))).await;
+    bad.assert_problem(400);
+    assert_eq!(bad.error_fields(), ["name"]);
+    assert_eq!(s.get(&path).await.body["name"], "Dana");
+}
+
+backends!(delete_is_204_without_body_and_a_repeat_is_404, fleet::service());
+async fn delete_is_204_without_body_and_a_repeat_is_404(s: Server) {
+    let d = depot(&s, "North", None).await;
+    let path = format!("/v0/depots/{}", d["id"]);
+    let r = s.send("DELETE", &path, None).await;
+    assert_eq!(r.status, 204);
+    assert_eq!(r.text, "");
+    s.send("DELETE", &path, None).await.assert_problem(404);
+    s.get(&path).await.assert_problem(404);
+}
+
+backends!(fields_not_settable_are_never_applied_in_any_write, fleet::service());
+async fn fields_not_settable_are_never_applied_in_any_write(s: Server) {
+    let d = depot(&s, "North", None).await;
+    for (field, value) in [
+        ("id", json!(99)),
+        ("created_at", json!("2020-01-01T00:00:00Z")),
+        ("updated_at", json!("2020-01-01T00:00:00Z")),
+        ("badge", json!("chief")),
+    ] {
+        let mut body = json!({ "name": "Eve", "email": format!("{field}@example.com"), "depot_id": d["id"] });
+        body[field] = value.clone();
+        let r = s.post("/v0/drivers", body).await;
+        r.assert_problem(400);
+        assert_eq!(r.error_fields(), [field]);
+    }
+    let list = s.get("/v0/drivers").await;
+    assert_eq!(list.body["results"].as_array().unwrap().len(), 0, "nothing was created");
+    let dr = driver(&s, &d, "dana@example.com").await;
+    let path = format!("/v0/drivers/{}", dr["id"]);
+    for field in ["id", "created_at", "badge", "email", "hired_on"] {
+        let r = s.send("PATCH", &path, Some(json!({ field: "x" }))).await;
+        r.assert_problem(400);
+        assert_eq!(r.error_fields(), [field]);
+    }
+    assert_eq!(s.get(&path).await.body, dr);
+}
+
+backends!(with_unknown_fields_ignore_extra_fields_are_dropped_not_applied, fleet::service());
+async fn with_unknown_fields_ignore_extra_fields_are_dropped_not_applied(s: Server) {
+    let v = s.post("/v0/vehicles", json!({ "plate": "AB1", "kind": "van" })).await;
+    let r = s
+        .post(
+            "/v0/service-logs",
+            json!({ "vehicle_id": v.body["id"], "done_on": "2026-01-02", "cost_cents": 100, "id": 4242, "extra": 1 }),
+        )
+        .await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    assert_ne!(r.body["id"], 4242);
+    assert!(r.body.get("extra").is_none());
+}
+
+backends!(bad_input_gets_400_naming_the_field, fleet::service());
+async fn bad_input_gets_400_naming_the_field(s: Server) {
+    let d = depot(&s, "North", None).await;
+    let cases = [
+        (json!({ "name": "Eve", "email": "e@example.com", "depot_id": d["id"], "rating": 7 }), "rating"),
+        (json!({ "name": "Eve", "email": "not-an-email", "depot_id": d["id"] }), "email"),
+        (json!({ "name": "Eve", "email": "e@example.com", "depot_id": d["id"], "licence": "abc" }), "licence"),
+        (json!({ "name": 12, "email": "e@example.com", "depot_id": d["id"] }), "name"),
+        (json!({ "name": "Eve", "email": "e@example.com", "depot_id": 9999 }), "depot_id"),
+        (json!({ "name": "Eve", "email": "e@example.com" }), "depot_id"),
+    ];
+    for (body, field) in cases {
+        let r = s.post("/v0/drivers", body.clone()).await;
+        r.assert_problem(400);
+        assert_eq!(r.error_fields(), [field], "{body}");
+    }
+    let short = s.post("/v0/depots", json!({ "name": "N" })).await;
+    short.assert_problem(400);
+    assert_eq!(short.error_fields(), ["name"]);
+    let malformed = s.raw("POST", "/v0/depots", "application/json", b"{\"name\": ".to_vec()).await;
+    malformed.assert_problem(400);
+    let not_object = s.raw("POST", "/v0/depots", "application/json", b"[1]".to_vec()).await;
+    not_object.assert_problem(400);
+}
+
+backends!(status_codes_for_routing_media_size_and_conflicts, fleet::service());
+async fn status_codes_for_routing_media_size_and_conflicts(s: Server) {
+    depot(&s, "North", None).await;
+    let dup = s.post("/v0/depots", json!({ "name": "North" })).await;
+    dup.assert_problem(409);
+    assert_eq!(dup.error_fields(), ["name"]);
+    s.get("/v0/depots/424242").await.assert_problem(404);
+    s.get("/v0/depots/not-a-number").await.assert_problem(404);
+    s.get("/v0/nowhere").await.assert_problem(404);
+    let not_allowed = s.send("DELETE", "/v0/depots", None).await;
+    not_allowed.assert_problem(405);
+    let allow = not_allowed.header("allow").unwrap_or_default().to_owned();
+    assert!(allow.contains("GET") && allow.contains("POST"), "{allow}");
+    let no_replace = s.send("PUT", "/v0/service-logs/1", Some(json!({}))).await;
+    no_replace.assert_problem(405);
+    assert!(!no_replace.header("allow").unwrap_or_default().contains("PUT"));
+    s.raw("POST", "/v0/depots", "text/plain", b"name=x".to_vec()).await.assert_problem(415);
+    let big = json!({ "name": "x".repeat(20 * 1024) });
+    s.post("/v0/depots", big).await.assert_problem(413);
+    assert_eq!(s.get("/healthz").await.status, 200);
+}
+
+backends!(lists_filter_sort_and_page_by_offset_with_link_next, fleet::service());
+async fn lists_filter_sort_and_page_by_offset_with_link_next(s: Server) {
+    for (name, city) in
+        [("Alpha", "Oslo"), ("Bravo", "Bergen"), ("Charlie", "Oslo"), ("Delta", "Oslo"), ("Echo", "Tromso")]
+    {
+        depot(&s, name, Some(city)).await;
+    }
+    let r = s.get("/v0/depots?city=Oslo&sort=name_desc&limit=2").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let names: Vec<&str> = r.body["data"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Delta", "Charlie"]);
+    assert_eq!(r.body["has_more"], true);
+    assert_eq!(r.body["limit"], 2);
+    assert_eq!(r.body["offset"], 0);
+    let link = r.header("link").expect("Link while there is more").to_owned();
+    assert!(link.ends_with("rel=\"next\"") && link.contains("offset=2"), "{link}");
+    let next = link.trim_start_matches('<').split('>').next().unwrap();
+    let page2 = s.get(next).await;
+    let names: Vec<&str> = page2.body["data"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["Alpha"]);
+    assert_eq!(page2.body["has_more"], false);
+    assert!(page2.header("link").is_none());
+    let clamped = s.get("/v0/depots?limit=1000").await;
+    assert_eq!(clamped.body["limit"], 50, "clamped to max_size");
+    for bad in [
+        "/v0/depots?limit=ten",
+        "/v0/depots?limit=0",
+        "/v0/depots?offset=-1",
+        "/v0/depots?colour=red",
+        "/v0/depots?sort=colour_asc",
+        "/v0/depots?sort=name",
+        "/v0/depots?open=maybe",
+    ] {
+        let r = s.get(bad).await;
+        r.assert_problem(400);
+        assert!(!r.error_fields().is_empty(), "{bad}");
+    }
+}
+
+backends!(page_style_lists_are_bare_arrays_with_link_next, fleet::service());
+async fn page_style_lists_are_bare_arrays_with_link_next(s: Server) {
+    for i in 0..7 {
+        let r = s.post("/v0/vehicles", json!({ "plate": format!("P{i}"), "kind": if i % 2 == 0 { "van" } else { "bike" }, "capacity": i * 10 })).await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    let r = s.get("/v0/vehicles?sort=capacity_desc").await;
+    let plates: Vec<&str> =
+        r.body.as_array().expect("bare array").iter().map(|v| v["plate"].as_str().unwrap()).collect();
+    assert_eq!(plates, ["P6", "P5", "P4", "P3", "P2"], "default size 5");
+    assert!(r.header("link").unwrap().contains("page=2"));
+    let p2 = s.get("/v0/vehicles?sort=capacity_desc&page=2").await;
+    assert_eq!(p2.body.as_array().unwrap().len(), 2);
+    assert!(p2.header("link").is_none());
+    let vans = s.get("/v0/vehicles?kind=van&per_page=20").await;
+    assert_eq!(vans.body.as_array().unwrap().len(), 4);
+    s.get("/v0/vehicles?kind=plane").await.assert_problem(400);
+}
+
+backends!(nested_lists_show_only_the_parents_children, fleet::service());
+async fn nested_lists_show_only_the_parents_children(s: Server) {
+    let north = depot(&s, "North", None).await;
+    let south = depot(&s, "South", None).await;
+    driver(&s, &north, "a@example.com").await;
+    driver(&s, &north, "b@example.com").await;
+    driver(&s, &south, "c@example.com").await;
+    let r = s.get(&format!("/v0/depots/{}/drivers", north["id"])).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let emails: Vec<&str> =
+        r.body["results"].as_array().unwrap().iter().map(|d| d["email"].as_str().unwrap()).collect();
+    assert_eq!(emails, ["a@example.com", "b@example.com"]);
+    s.get("/v0/depots/999/drivers").await.assert_problem(404);
+}
+
+backends!(cursor_paging_never_repeats_or_skips_a_record_while_others_come_and_go, fleet::service());
+async fn cursor_paging_never_repeats_or_skips_a_record_while_others_come_and_go(s: Server) {
+    let d = depot(&s, "North", None).await;
+    let dr = driver(&s, &d, "d@example.com").await;
+    let v = s.post("/v0/vehicles", json!({ "plate": "AB1", "kind": "van" })).await.body;
+    let trip = |i: usize| json!({ "vehicle_id": v["id"], "driver_id": dr["id"], "starts_at": format!("2026-01-{:02}T08:00:00Z", 1 + i % 28), "distance_km": format!("{i}.5") });
+    let mut before = Vec::new();
+    for i in 0..23 {
+        before.push(s.post("/v0/trips", trip(i)).await.body["id"].as_i64().unwrap());
+    }
+    let mut seen: Vec<i64> = Vec::new();
+    let mut deleted: Vec<i64> = Vec::new();
+    let mut path = "/v0/trips?sort=starts_at_asc&limit=4".to_owned();
+    for round in 0.. {
+        let r = s.get(&path).await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        seen.extend(r.body["data"].as_array().unwrap().iter().map(|t| t["id"].as_i64().unwrap()));
+        // Others write meanwhile: a new trip, and a pre-existing one not yet seen goes.
+        s.post("/v0/trips", trip(100 + round)).await;
+        if let Some(victim) = before.iter().rev().find(|id| !seen.contains(id) && !deleted.contains(id)) {
+            assert_eq!(s.send("DELETE", &format!("/v0/trips/{victim}"), None).await.status, 204);
+            deleted.push(*victim);
+        }
+        if r.body["has_more"] == false {
+            assert!(r.header("link").is_none());
+            break;
+        }
+        let cursor = r.body["next_cursor"].as_str().expect("next_cursor while has_more").to_owned();
+        path = format!("/v0/trips?sort=starts_at_asc&limit=4&cursor={cursor}");
+        assert!(round < 50, "paging terminates");
+    }
+    let mut unique = seen.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), seen.len(), "no record repeated: {seen:?}");
+    for id in before.iter().filter(|id| !deleted.contains(id)) {
+        assert!(seen.contains(id), "pre-existing trip {id} skipped");
+    }
+    let wrong_sort = s.get(&format!("{}&sort=distance_km_desc", path.replace("sort=starts_at_asc&", ""))).await;
+    wrong_sort.assert_problem(400);
+    s.get("/v0/trips?cursor=garbage").await.assert_problem(400);
+}
+
+backends!(sql_metacharacters_are_data_never_code, fleet::service());
+async fn sql_metacharacters_are_data_never_code(s: Server) {
+    let evil = "x'); DROP TABLE \"depot\"; --";
+    let d = depot(&s, evil, Some("O'Brien \\ % _ ;")).await;
+    assert_eq!(d["name"], evil);
+    let path = format!("/v0/depots?name={}", urlencode(evil));
+    let r = s.get(&path).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.body["data"].as_array().unwrap().len(), 1);
+    let like = s.get("/v0/depots?city=%25").await;
+    assert_eq!(like.body["data"].as_array().unwrap().len(), 0, "`%` is no wildcard");
+    let sort = s.get("/v0/depots?sort=name_asc;DROP").await;
+    sort.assert_problem(400);
+    assert_eq!(s.get("/v0/depots").await.status, 200, "the table is still there");
+}
+
+fn urlencode(s: &str) -> String {
+    s.bytes().map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
+}

@@ -1,0 +1,151 @@
+//! Starting a generated service for one test.
+
+use restgen::serve::Service;
+use restgen::store::Store;
+use serde_json::Value;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// A running service; stops when dropped.
+pub struct Server {
+    pub base: String,
+    pub client: reqwest::Client,
+    _dir: tempfile::TempDir,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The databases a test runs on.
+#[derive(Clone, Copy, Debug)]
+pub enum Db {
+    Sqlite,
+    Postgres,
+}
+
+/// Defines `$name::sqlite` and `$name::postgres`, each running `$name(server)` against
+/// `$service` on that database. The PostgreSQL one skips, saying so, when
+/// `RESTGEN_TEST_DATABASE_URL` is unset.
+#[macro_export]
+macro_rules! backends {
+    ($name:ident, $service:expr) => {
+        mod $name {
+            #[tokio::test]
+            async fn sqlite() {
+                super::$name(
+                    $crate::harness::start($service, $crate::harness::Db::Sqlite).await.expect("sqlite always runs"),
+                )
+                .await
+            }
+
+            #[tokio::test]
+            async fn postgres() {
+                match $crate::harness::start($service, $crate::harness::Db::Postgres).await {
+                    Some(server) => super::$name(server).await,
+                    None => eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset"),
+                }
+            }
+        }
+    };
+}
+
+/// Starts `service` on `db`; `None` for PostgreSQL when no server is configured.
+pub async fn start(service: Service, db: Db) -> Option<Server> {
+    let dir = tempfile::tempdir().unwrap();
+    let url = match db {
+        Db::Postgres => fresh_schema(&std::env::var("RESTGEN_TEST_DATABASE_URL").ok()?, service.name).await,
+        Db::Sqlite => format!("sqlite://{}", dir.path().join("test.db").display()),
+    };
+    let store = Store::connect(&url).await.expect("database reachable");
+    store.migrate(service.migrations).await.expect("migrations apply");
+    let app = restgen::serve::app(service, store);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let task = tokio::spawn(async move {
+        axum_serve(listener, app).await;
+    });
+    Some(Server { base: format!("http://{addr}"), client: reqwest::Client::new(), _dir: dir, task })
+}
+
+async fn axum_serve(listener: tokio::net::TcpListener, app: restgen::__private::axum::Router) {
+    restgen::__private::axum::serve(listener, app).await.unwrap();
+}
+
+/// A PostgreSQL schema of its own for one test, so tests never see each other's rows.
+async fn fresh_schema(url: &str, service: &str) -> String {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let schema = format!("t_{service}_{}_{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
+    sqlx::any::install_default_drivers();
+    let pool = sqlx::AnyPool::connect(url).await.expect("RESTGEN_TEST_DATABASE_URL reachable");
+    sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA \"{schema}\""))).execute(&pool).await.unwrap();
+    pool.close().await;
+    let sep = if url.contains('?') { '&' } else { '?' };
+    format!("{url}{sep}options=-c%20search_path%3D{schema}")
+}
+
+/// A response, read whole.
+pub struct Reply {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+    pub text: String,
+}
+
+impl Reply {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The problem+json field errors, as `field` names.
+    pub fn error_fields(&self) -> Vec<String> {
+        self.body["errors"]
+            .as_array()
+            .map(|a| a.iter().map(|e| e["field"].as_str().unwrap_or("").to_owned()).collect())
+            .unwrap_or_default()
+    }
+
+    pub fn assert_problem(&self, status: u16) {
+        assert_eq!(self.status, status, "{}", self.text);
+        assert_eq!(self.header("content-type"), Some("application/problem+json"), "{}", self.text);
+        assert_eq!(self.body["status"], status);
+        assert!(self.body["title"].is_string() && self.body["detail"].is_string(), "{}", self.text);
+    }
+}
+
+impl Server {
+    pub async fn send(&self, method: &str, path: &str, body: Option<Value>) -> Reply {
+        let mut req = self.client.request(method.parse().unwrap(), format!("{}{path}", self.base));
+        if let Some(b) = body {
+            req = req.header("content-type", "application/json").body(b.to_string());
+        }
+        reply(req.send().await.unwrap()).await
+    }
+
+    pub async fn raw(&self, method: &str, path: &str, content_type: &str, body: Vec<u8>) -> Reply {
+        let req = self
+            .client
+            .request(method.parse().unwrap(), format!("{}{path}", self.base))
+            .header("content-type", content_type)
+            .body(body);
+        reply(req.send().await.unwrap()).await
+    }
+
+    pub async fn get(&self, path: &str) -> Reply {
+        self.send("GET", path, None).await
+    }
+
+    pub async fn post(&self, path: &str, body: Value) -> Reply {
+        self.send("POST", path, Some(body)).await
+    }
+}
+
+async fn reply(r: reqwest::Response) -> Reply {
+    let status = r.status().as_u16();
+    let headers = r.headers().clone();
+    let text = r.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or(Value::Null);
+    Reply { status, headers, body, text }
+}

@@ -1,0 +1,7 @@
+//! End-to-end: the generated services over real HTTP on an ephemeral loopback port, each
+//! test with a database of its own (a SQLite file; a PostgreSQL schema when
+//! `RESTGEN_TEST_DATABASE_URL` is set).
+
+mod fleet;
+mod harness;
+mod shop;
