@@ -94,7 +94,17 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
     println!("{} listening on http://{addr}", service.name);
     println!("try: curl -i http://{addr}{}", service.sample_path);
     let app = app(service, store);
-    axum::serve(listener, app).with_graceful_shutdown(shutdown()).await.map_err(|e| e.to_string())
+    serve_until(listener, app, shutdown()).await.map_err(|e| e.to_string())
+}
+
+/// Serves `app` until `signal` completes, then stops accepting connections and finishes
+/// the requests in flight before returning.
+pub async fn serve_until(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    signal: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app).with_graceful_shutdown(signal).await
 }
 
 /// The whole application: resource routes under the base path, `/healthz`, and the

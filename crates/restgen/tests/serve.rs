@@ -1,0 +1,99 @@
+//! The serving layer on its own: panics, unknown routes, graceful shutdown.
+
+use axum::Router;
+use axum::routing::get;
+use restgen::serve::{Service, app, serve_until};
+use restgen::store::Store;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::Notify;
+
+async fn store(dir: &tempfile::TempDir) -> Store {
+    Store::connect(&format!("sqlite://{}", dir.path().join("t.db").display())).await.unwrap()
+}
+
+fn service(routes: Router<Store>) -> Service {
+    Service {
+        name: "t",
+        base_path: "/api",
+        routes,
+        migrations: &[],
+        max_body_bytes: 1024,
+        request_timeout: Duration::from_secs(30),
+        sample_path: "/api",
+    }
+}
+
+fn boom() -> &'static str {
+    panic!("secret internals: password=hunter2")
+}
+
+async fn listen() -> (tokio::net::TcpListener, String) {
+    let l = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", l.local_addr().unwrap());
+    (l, url)
+}
+
+#[tokio::test]
+async fn a_panicking_handler_answers_500_without_internals_and_the_service_keeps_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let routes = Router::new().route("/boom", get(|| async { boom() })).route("/fine", get(|| async { "fine" }));
+    let (listener, url) = listen().await;
+    let app = app(service(routes), store(&dir).await);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let boom = reqwest::get(format!("{url}/api/boom")).await.unwrap();
+    assert_eq!(boom.status(), 500);
+    assert_eq!(boom.headers()["content-type"], "application/problem+json");
+    let body = boom.text().await.unwrap();
+    assert!(!body.contains("hunter2") && !body.contains("secret"), "{body}");
+    let fine = reqwest::get(format!("{url}/api/fine")).await.unwrap();
+    assert_eq!(fine.status(), 200);
+    assert_eq!(fine.text().await.unwrap(), "fine");
+}
+
+#[tokio::test]
+async fn unknown_routes_are_problem_404s_and_healthz_checks_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let (listener, url) = listen().await;
+    let app = app(service(Router::new()), store(&dir).await);
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let missing = reqwest::get(format!("{url}/api/nothing")).await.unwrap();
+    assert_eq!(missing.status(), 404);
+    assert_eq!(missing.headers()["content-type"], "application/problem+json");
+    let health = reqwest::get(format!("{url}/healthz")).await.unwrap();
+    assert_eq!(health.status(), 200);
+}
+
+#[tokio::test]
+async fn shutdown_finishes_requests_in_flight() {
+    let dir = tempfile::tempdir().unwrap();
+    let entered = Arc::new(Notify::new());
+    let release = Arc::new(Notify::new());
+    let (e, r) = (entered.clone(), release.clone());
+    let routes = Router::new().route(
+        "/slow",
+        get(move || {
+            let (e, r) = (e.clone(), r.clone());
+            async move {
+                e.notify_one();
+                r.notified().await;
+                "finished"
+            }
+        }),
+    );
+    let (listener, url) = listen().await;
+    let app = app(service(routes), store(&dir).await);
+    let stop = Arc::new(Notify::new());
+    let stop_signal = stop.clone();
+    let server = tokio::spawn(serve_until(listener, app, async move { stop_signal.notified().await }));
+    let request =
+        tokio::spawn(async move { reqwest::get(format!("{url}/api/slow")).await.unwrap().text().await.unwrap() });
+    entered.notified().await;
+    stop.notify_one();
+    // The server is draining: it must not return while the request is still running.
+    tokio::task::yield_now().await;
+    assert!(!server.is_finished());
+    release.notify_one();
+    assert_eq!(request.await.unwrap(), "finished");
+    server.await.unwrap().unwrap();
+}
