@@ -40,7 +40,11 @@ impl Node {
             NodeKind::Map(_) => "a map".into(),
             NodeKind::Seq(_) => "a list".into(),
             _ if self.is_null() => "nothing".into(),
-            NodeKind::Scalar { text, .. } => format!("`{}`", text.chars().take(40).collect::<String>()),
+            NodeKind::Scalar { text, plain: true } => format!("`{}`", text.chars().take(40).collect::<String>()),
+            // Quoted: say so, or `"false"` would read as the boolean it is not.
+            NodeKind::Scalar { text, plain: false } => {
+                format!("the string \"{}\"", text.chars().take(40).collect::<String>())
+            }
         }
     }
 

@@ -11,8 +11,10 @@ pub const CRUD_EVENTS: [&str; 3] = ["created", "updated", "deleted"];
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
     for resource in &service.resources {
         if let Some(states) = &resource.states {
-            if let Some(values) = state_values(resource, states, diags) {
-                values_known(states, &values, diags);
+            // Reachability means little while states are misnamed: report those first.
+            if let Some(values) = state_values(resource, states, diags)
+                && values_known(states, &values, diags)
+            {
                 all_reachable(resource, states, diags);
             }
             transition_names_free(resource, states, diags);
@@ -52,7 +54,8 @@ fn state_values<'a>(resource: &'a Resource, states: &States, diags: &mut Diagnos
 }
 
 /// `initial`, every `from` and every `to` are values of the state enum.
-fn values_known(states: &States, values: &[&str], diags: &mut Diagnostics) {
+fn values_known(states: &States, values: &[&str], diags: &mut Diagnostics) -> bool {
+    let mut all_known = true;
     let named = std::iter::once(("`initial`", &states.initial)).chain(
         states
             .transitions
@@ -61,6 +64,7 @@ fn values_known(states: &States, values: &[&str], diags: &mut Diagnostics) {
     );
     for (key, state) in named {
         if !values.contains(&state.value.as_str()) {
+            all_known = false;
             let hint = did_you_mean(&state.value, values.iter().copied())
                 .map(|m| format!("did you mean `{m}`?"))
                 .unwrap_or_else(|| format!("states: {}", values.join(", ")));
@@ -69,6 +73,7 @@ fn values_known(states: &States, values: &[&str], diags: &mut Diagnostics) {
                 .hint(hint);
         }
     }
+    all_known
 }
 
 /// Every state can be reached from `initial` through the transitions; a state nothing

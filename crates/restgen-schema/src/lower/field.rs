@@ -62,14 +62,7 @@ pub(super) fn field(cx: &mut Cx, name: Located<String>, node: &Node) -> Option<F
             Located::new(s, n.origin.clone())
         }
         Some(n) => {
-            let b = cx.bool(n, "`settable`").map(|b| b.value);
-            if b.is_none() {
-                cx.diags.error(
-                    codes::INVALID_VALUE,
-                    &n.origin,
-                    "`settable` is `true`, `false`, or a list of create, replace and patch",
-                );
-            }
+            let b = cx.bool(n, "`settable` (or a list of create, replace and patch)").map(|b| b.value);
             Located::new(if b == Some(true) { Settable::ALWAYS } else { Settable::NEVER }, n.origin.clone())
         }
     };

@@ -54,6 +54,7 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
     // A record starts in the initial state: that is the state field's default.
     if let Some(s) = &states
         && let Some(f) = fields.iter_mut().find(|f| f.name.value == s.field.value && f.default.is_none())
+        && f.ty.value.values().iter().any(|v| v.value == s.initial.value)
     {
         f.default = Some(Located::new(DefaultValue::Value(s.initial.value.clone().into()), s.initial.origin.clone()));
     }

@@ -1,0 +1,101 @@
+//! `schema/restgen.schema.json` and the parser agree: the same keys exist at every level,
+//! every valid schema validates, and the unknown keys the parser reports in an invalid
+//! fixture are the ones the JSON Schema rejects.
+
+use restgen_core::diagnostics::codes;
+use restgen_tests::{display_name, invalid_schemas, root, valid_schemas};
+use serde_json::Value;
+use std::collections::BTreeSet;
+
+fn json_schema() -> Value {
+    let text = std::fs::read_to_string(root().join("schema/restgen.schema.json")).expect("schema/restgen.schema.json");
+    serde_json::from_str(&text).expect("the JSON Schema is JSON")
+}
+
+fn instance(path: &std::path::Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    restgen_schema::to_json(&display_name(path), &text).expect("parses as YAML")
+}
+
+#[test]
+fn every_key_table_matches_its_definition() {
+    let schema = json_schema();
+    let defs = schema["$defs"].as_object().expect("$defs");
+    let mut problems = Vec::new();
+    for (name, keys) in restgen_schema::keys::TABLES {
+        let parser: BTreeSet<&str> = keys.iter().copied().collect();
+        let Some(props) = defs.get(*name).and_then(|d| d["properties"].as_object()) else {
+            problems.push(format!("$defs/{name} is missing or has no properties"));
+            continue;
+        };
+        let json: BTreeSet<&str> = props.keys().map(String::as_str).collect();
+        if parser != json {
+            let only_parser: Vec<_> = parser.difference(&json).collect();
+            let only_json: Vec<_> = json.difference(&parser).collect();
+            problems.push(format!(
+                "$defs/{name}: only the parser has {only_parser:?}, only the JSON Schema has {only_json:?}"
+            ));
+        }
+        if defs[*name]["additionalProperties"] != Value::Bool(false) {
+            problems.push(format!("$defs/{name} does not forbid other keys"));
+        }
+    }
+    let tables: BTreeSet<&str> = restgen_schema::keys::TABLES.iter().map(|(n, _)| *n).collect();
+    for (name, def) in defs {
+        if def.get("properties").is_some() && !tables.contains(name.as_str()) {
+            problems.push(format!("$defs/{name} describes keys the parser has no table for"));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_valid_schema_validates() {
+    let validator = jsonschema::validator_for(&json_schema()).expect("a valid JSON Schema");
+    let starter = std::fs::read_to_string(root().join("templates/starter.yaml"))
+        .unwrap()
+        .replace("__SERVICE_ENV__", "SHOP")
+        .replace("__SERVICE__", "shop");
+    let mut instances: Vec<(String, Value)> =
+        valid_schemas().iter().map(|p| (p.display().to_string(), instance(p))).collect();
+    instances.push(("templates/starter.yaml".into(), restgen_schema::to_json("starter.yaml", &starter).unwrap()));
+    let mut problems = Vec::new();
+    for (name, value) in &instances {
+        for e in validator.iter_errors(value) {
+            problems.push(format!("{name}: {} at {}", e, e.instance_path()));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn unknown_keys_are_unknown_to_both() {
+    let validator = jsonschema::validator_for(&json_schema()).unwrap();
+    let mut problems = Vec::new();
+    for path in invalid_schemas() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let Some(value) = restgen_schema::to_json(&display_name(&path), &text) else { continue };
+        let mut json_unknown: Vec<String> = validator
+            .iter_errors(&value)
+            .filter_map(|e| match e.kind() {
+                jsonschema::error::ValidationErrorKind::AdditionalProperties { unexpected } => Some(unexpected.clone()),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        let diags = match restgen_schema::load(&display_name(&path), &text) {
+            Ok((_, d)) | Err(d) => d,
+        };
+        let mut parser_unknown: Vec<String> = diags
+            .iter()
+            .filter(|d| d.code == codes::UNKNOWN_KEY)
+            .map(|d| d.message.split('`').nth(1).unwrap_or_default().to_owned())
+            .collect();
+        json_unknown.sort();
+        parser_unknown.sort();
+        if json_unknown != parser_unknown {
+            problems.push(format!("{}: parser {parser_unknown:?}, JSON Schema {json_unknown:?}", path.display()));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
