@@ -58,3 +58,31 @@ fn diagnostics_of_invalid_fixtures() {
         });
     });
 }
+
+/// Every key of the format is used by some valid schema (the examples and the valid
+/// fixtures), so each is parsed, lowered, generated from and snapshotted somewhere.
+#[test]
+fn every_key_is_used_by_a_valid_schema() {
+    fn walk(v: &serde_json::Value, seen: &mut BTreeSet<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, v) in m {
+                    seen.insert(k.clone());
+                    walk(v, seen);
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|v| walk(v, seen)),
+            _ => {}
+        }
+    }
+    let mut seen = BTreeSet::new();
+    for path in valid_schemas() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        walk(&restgen_schema::to_json(&display_name(&path), &text).unwrap(), &mut seen);
+    }
+    let missing: Vec<String> = restgen_schema::keys::TABLES
+        .iter()
+        .flat_map(|(table, keys)| keys.iter().filter(|k| !seen.contains(**k)).map(move |k| format!("{table}.{k}")))
+        .collect();
+    assert!(missing.is_empty(), "keys no valid schema uses: {missing:?}");
+}
