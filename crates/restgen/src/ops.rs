@@ -4,6 +4,7 @@
 use crate::body;
 use crate::list;
 use crate::problem::{FieldError, Problem};
+use crate::routes::{CreateRule, DeleteRule, UpdateRule};
 use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, IdKind, ResourceSpec, Rule};
 use crate::store::{Record, SqlValue, Store};
 use crate::validate;
@@ -35,11 +36,11 @@ pub async fn create<C: DeserializeOwned + Serialize>(
     uri: &Uri,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
+    hook: Option<&CreateRule<C>>,
 ) -> Result<Response, Problem> {
     authorize(spec.access.create, &Caller)?;
     let object = body::object(headers, body, false)?;
-    let input = settable_values::<C>(object)?;
-    check(spec, &input)?;
+    let input = settable_values::<C>(spec, object, |typed| hook.map_or(Ok(()), |h| h(typed)))?;
     let now = now();
     let mut values: Vec<(&str, SqlValue)> = Vec::new();
     if spec.id == IdKind::Uuid {
@@ -79,8 +80,10 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
+    hook: Option<&UpdateRule<R>>,
 ) -> Result<Response, Problem> {
     authorize(spec.access.write, &Caller)?;
+    let id_text = id;
     let id = parse_id(spec, id)?;
     let current = representation(spec, store.get(spec, &id).await?);
     let mut object = body::object(headers, body, false)?;
@@ -90,8 +93,7 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
         let client_controlled = spec.field(k).is_some_and(|f| f.replace);
         client_controlled || current.get(k) != Some(v)
     });
-    let input = settable_values::<R>(object)?;
-    check(spec, &input)?;
+    let input = settable_values::<R>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id_text, typed)))?;
     let now = now();
     let mut values: Vec<(&str, SqlValue)> = Vec::new();
     for f in spec.fields.iter().filter(|f| f.replace) {
@@ -112,12 +114,13 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
+    hook: Option<&UpdateRule<P>>,
 ) -> Result<Response, Problem> {
     authorize(spec.access.write, &Caller)?;
+    let id_text = id;
     let id = parse_id(spec, id)?;
     let object = body::object(headers, body, true)?;
-    let input = settable_values::<P>(object)?;
-    check(spec, &input)?;
+    let input = settable_values::<P>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id_text, typed)))?;
     let mut values: Vec<(&str, SqlValue)> = Vec::new();
     for f in spec.fields.iter().filter(|f| f.patch) {
         if let Some(v) = input.get(f.name) {
@@ -132,9 +135,20 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     Ok(axum::Json(representation(spec, record)).into_response())
 }
 
-pub async fn delete(spec: &'static ResourceSpec, store: &Store, id: &str) -> Result<Response, Problem> {
+pub async fn delete(
+    spec: &'static ResourceSpec,
+    store: &Store,
+    id: &str,
+    hook: Option<&DeleteRule>,
+) -> Result<Response, Problem> {
     authorize(spec.access.delete, &Caller)?;
-    store.delete(spec, &parse_id(spec, id)?).await?;
+    let key = parse_id(spec, id)?;
+    // The rule sees only records that exist: a missing one is 404 whatever it says.
+    store.get(spec, &key).await?;
+    if let Some(h) = hook {
+        h(id)?;
+    }
+    store.delete(spec, &key).await?;
     Ok(StatusCode::NO_CONTENT.into_response())
 }
 
@@ -170,10 +184,23 @@ pub async fn list(
     Ok(list::respond(spec, uri, &request, items, more))
 }
 
-/// The fields the client sent that the operation's input type accepted, as JSON.
-fn settable_values<T: DeserializeOwned + Serialize>(object: Map<String, Value>) -> Result<Map<String, Value>, Problem> {
-    let typed: T = body::typed(object)?;
-    match serde_json::to_value(&typed) {
+/// The fields the client sent that the operation's input type accepted, validated, passed
+/// through the resource's hook, and validated again (a hook may change them), as JSON.
+fn settable_values<T: DeserializeOwned + Serialize>(
+    spec: &ResourceSpec,
+    object: Map<String, Value>,
+    hook: impl FnOnce(&mut T) -> Result<(), Problem>,
+) -> Result<Map<String, Value>, Problem> {
+    let mut typed: T = body::typed(object)?;
+    check(spec, &as_object(&typed)?)?;
+    hook(&mut typed)?;
+    let input = as_object(&typed)?;
+    check(spec, &input)?;
+    Ok(input)
+}
+
+fn as_object<T: Serialize>(typed: &T) -> Result<Map<String, Value>, Problem> {
+    match serde_json::to_value(typed) {
         Ok(Value::Object(map)) => Ok(map),
         _ => Err(Problem::internal()),
     }

@@ -62,6 +62,11 @@ impl Problem {
         Problem::new(StatusCode::NOT_FOUND, detail)
     }
 
+    /// 422: well-formed input a business rule refuses (what hooks answer).
+    pub fn unprocessable(detail: impl Into<String>) -> Self {
+        Problem::new(StatusCode::UNPROCESSABLE_ENTITY, detail)
+    }
+
     pub fn conflict(detail: impl Into<String>) -> Self {
         Problem::new(StatusCode::CONFLICT, detail)
     }

@@ -3,6 +3,7 @@
 
 use crate::list;
 use crate::ops;
+use crate::problem::Problem;
 use crate::spec::{Operation, ResourceSpec};
 use crate::store::Store;
 use axum::Router;
@@ -13,14 +14,38 @@ use axum::http::HeaderMap;
 use axum::routing::MethodRouter;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use std::sync::Arc;
 
 /// Bounds of an operation's input type; `()` stands for an operation the resource lacks.
-pub trait Input: DeserializeOwned + Serialize + Send + 'static {}
-impl<T: DeserializeOwned + Serialize + Send + 'static> Input for T {}
+pub trait Input: DeserializeOwned + Serialize + Send + Sync + 'static {}
+impl<T: DeserializeOwned + Serialize + Send + Sync + 'static> Input for T {}
+
+/// A rule run on a create's typed input before it is stored: it may change the input or
+/// refuse the write with a problem (`Problem::unprocessable` for business rules).
+pub type CreateRule<T> = dyn Fn(&mut T) -> Result<(), Problem> + Send + Sync;
+/// A rule run on a replace's or patch's typed input, with the record's id.
+pub type UpdateRule<T> = dyn Fn(&str, &mut T) -> Result<(), Problem> + Send + Sync;
+/// A rule run before a record is deleted, with its id.
+pub type DeleteRule = dyn Fn(&str) -> Result<(), Problem> + Send + Sync;
+
+/// The hooks of one resource (from the service's `src/hooks.rs`).
+pub struct Hooks<C, R, P> {
+    pub before_create: Option<Arc<CreateRule<C>>>,
+    pub before_replace: Option<Arc<UpdateRule<R>>>,
+    pub before_patch: Option<Arc<UpdateRule<P>>>,
+    pub before_delete: Option<Arc<DeleteRule>>,
+}
+
+impl<C, R, P> Default for Hooks<C, R, P> {
+    fn default() -> Self {
+        Hooks { before_create: None, before_replace: None, before_patch: None, before_delete: None }
+    }
+}
 
 /// Collection, item and nested-collection routes of `spec`, for the operations it has.
 /// A method a path lacks answers 405 with `Allow`.
-pub fn resource<C: Input, R: Input, P: Input>(spec: &'static ResourceSpec) -> Router<Store> {
+pub fn resource<C: Input, R: Input, P: Input>(spec: &'static ResourceSpec, hooks: Hooks<C, R, P>) -> Router<Store> {
+    let Hooks { before_create, before_replace, before_patch, before_delete } = hooks;
     let mut collection: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::List) {
         collection = collection.get(move |State(store): State<Store>, OriginalUri(uri): OriginalUri| async move {
@@ -33,7 +58,7 @@ pub fn resource<C: Input, R: Input, P: Input>(spec: &'static ResourceSpec) -> Ro
                   OriginalUri(uri): OriginalUri,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
-                ops::create::<C>(spec, &store, &uri, &headers, body).await
+                ops::create::<C>(spec, &store, &uri, &headers, body, before_create.as_deref()).await
             },
         );
     }
@@ -49,7 +74,7 @@ pub fn resource<C: Input, R: Input, P: Input>(spec: &'static ResourceSpec) -> Ro
                   Path(id): Path<String>,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
-                ops::replace::<R>(spec, &store, &id, &headers, body).await
+                ops::replace::<R>(spec, &store, &id, &headers, body, before_replace.as_deref()).await
             },
         );
     }
@@ -59,13 +84,13 @@ pub fn resource<C: Input, R: Input, P: Input>(spec: &'static ResourceSpec) -> Ro
                   Path(id): Path<String>,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
-                ops::patch::<P>(spec, &store, &id, &headers, body).await
+                ops::patch::<P>(spec, &store, &id, &headers, body, before_patch.as_deref()).await
             },
         );
     }
     if spec.has(Operation::Delete) {
         item = item.delete(move |State(store): State<Store>, Path(id): Path<String>| async move {
-            ops::delete(spec, &store, &id).await
+            ops::delete(spec, &store, &id, before_delete.as_deref()).await
         });
     }
     let mut router = Router::new();

@@ -339,3 +339,20 @@ async fn sql_metacharacters_are_data_never_code(s: Server) {
 fn urlencode(s: &str) -> String {
     s.bytes().map(|b| if b.is_ascii_alphanumeric() { (b as char).to_string() } else { format!("%{b:02X}") }).collect()
 }
+
+backends!(hooks_in_src_hooks_rs_change_input_and_refuse_writes, fleet::service());
+async fn hooks_in_src_hooks_rs_change_input_and_refuse_writes(s: Server) {
+    let van = s.post("/v0/vehicles", json!({ "plate": " ab-12 ", "kind": "van", "capacity": 900 })).await;
+    assert_eq!(van.status, 201, "{}", van.text);
+    assert_eq!(van.body["plate"], "AB-12", "the hook normalised the plate");
+    let bike = s.post("/v0/vehicles", json!({ "plate": "B1", "kind": "bike", "capacity": 500 })).await;
+    bike.assert_problem(422);
+    assert!(bike.body["detail"].as_str().unwrap().contains("at most 50 kg"));
+    assert_eq!(s.get("/v0/vehicles?plate=B1").await.body.as_array().unwrap().len(), 0, "nothing stored");
+    let ok = s.post("/v0/vehicles", json!({ "plate": "B2", "kind": "bike", "capacity": 20 })).await;
+    assert_eq!(ok.status, 201);
+    let patch = s
+        .send("PATCH", &format!("/v0/vehicles/{}", ok.body["id"]), Some(json!({ "kind": "bike", "capacity": 60 })))
+        .await;
+    patch.assert_problem(422);
+}

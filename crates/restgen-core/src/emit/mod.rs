@@ -54,31 +54,17 @@ impl std::error::Error for EmitError {}
 pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitError> {
     let mut out = Output::default();
     let header = rust::header(&options.source_name);
-    out.add(
-        "src/generated/mod.rs",
-        FileKind::Generated,
-        rust::render("src/generated/mod.rs", &header, rust::generated_mod(service))?,
-    );
-    out.add(
-        "src/generated/models.rs",
-        FileKind::Generated,
-        rust::render("src/generated/models.rs", &header, models::emit(service))?,
-    );
-    out.add(
-        "src/generated/resources.rs",
-        FileKind::Generated,
-        rust::render("src/generated/resources.rs", &header, resources::emit(service))?,
-    );
-    out.add(
-        "src/generated/routes.rs",
-        FileKind::Generated,
-        rust::render("src/generated/routes.rs", &header, routes::routes(service))?,
-    );
-    out.add(
-        "src/generated/migrations.rs",
-        FileKind::Generated,
-        rust::render("src/generated/migrations.rs", &header, routes::migrations(service))?,
-    );
+    let rust_files = [
+        ("src/generated/mod.rs", rust::generated_mod(service)),
+        ("src/generated/models.rs", models::emit(service)),
+        ("src/generated/resources.rs", resources::emit(service)),
+        ("src/generated/hooks.rs", routes::hooks(service)),
+        ("src/generated/routes.rs", routes::routes(service)),
+        ("src/generated/migrations.rs", routes::migrations(service)),
+    ];
+    for (path, file) in rust_files {
+        out.add(path, FileKind::Generated, rust::render(path, &header, file)?);
+    }
     for (path, contents) in routes::sql_files(service, &options.source_name) {
         out.add(path, FileKind::Generated, contents);
     }

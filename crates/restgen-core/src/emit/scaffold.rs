@@ -36,7 +36,14 @@ pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'stat
         .iter()
         .map(|r| context! { name => &r.name.value, path => format!("{}{}", service.api.base_path.value, r.path.value) })
         .collect();
+    let example = service.resources.iter().find(|r| r.has(crate::model::Operation::Create)).map(|r| {
+        context! {
+            method => format!("before_create_{}", r.name.value),
+            input => format!("Create{}", super::names::type_name(&r.name.value)),
+        }
+    });
     let ctx = context! {
+        example,
         name => &service.name.value,
         // One line: the title lands in comments, where a newline would end the comment.
         title => service.title.as_deref().map_or_else(

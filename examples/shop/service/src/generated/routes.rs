@@ -2,29 +2,126 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 //! The routes of every resource, relative to the base path.
-/// Every resource route; the runtime adds `/healthz` and the shared middleware.
-pub fn router() -> ::restgen::__private::axum::Router<::restgen::store::Store> {
+/// Every resource route, with `hooks` around its writes; the runtime adds
+/// `/healthz` and the shared middleware.
+pub fn router<H: super::hooks::Hooks>(
+    hooks: ::std::sync::Arc<H>,
+) -> ::restgen::__private::axum::Router<::restgen::store::Store> {
     ::restgen::__private::axum::Router::new()
         .merge(
             ::restgen::routes::resource::<
                 super::models::CreateUser,
                 super::models::ReplaceUser,
                 super::models::PatchUser,
-            >(&super::resources::USER),
+            >(
+                &super::resources::USER,
+                ::restgen::routes::Hooks {
+                    before_create: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |input: &mut _| {
+                            h.before_create_user(input)
+                        })
+                    }),
+                    before_replace: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_replace_user(id, input)
+                        })
+                    }),
+                    before_patch: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_patch_user(id, input)
+                        })
+                    }),
+                    before_delete: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str| h.before_delete_user(id))
+                    }),
+                },
+            ),
         )
         .merge(
             ::restgen::routes::resource::<
                 super::models::CreateCustomer,
                 super::models::ReplaceCustomer,
                 super::models::PatchCustomer,
-            >(&super::resources::CUSTOMER),
+            >(
+                &super::resources::CUSTOMER,
+                ::restgen::routes::Hooks {
+                    before_create: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |input: &mut _| {
+                            h.before_create_customer(input)
+                        })
+                    }),
+                    before_replace: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_replace_customer(id, input)
+                        })
+                    }),
+                    before_patch: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_patch_customer(id, input)
+                        })
+                    }),
+                    before_delete: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str| {
+                            h.before_delete_customer(id)
+                        })
+                    }),
+                },
+            ),
         )
         .merge(
             ::restgen::routes::resource::<
                 super::models::CreateOrder,
                 super::models::ReplaceOrder,
                 super::models::PatchOrder,
-            >(&super::resources::ORDER),
+            >(
+                &super::resources::ORDER,
+                ::restgen::routes::Hooks {
+                    before_create: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |input: &mut _| {
+                            h.before_create_order(input)
+                        })
+                    }),
+                    before_replace: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_replace_order(id, input)
+                        })
+                    }),
+                    before_patch: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_patch_order(id, input)
+                        })
+                    }),
+                    before_delete: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str| h.before_delete_order(id))
+                    }),
+                },
+            ),
         )
-        .merge(::restgen::routes::resource::<(), (), ()>(&super::resources::INVOICE))
+        .merge(
+            ::restgen::routes::resource::<
+                (),
+                (),
+                (),
+            >(
+                &super::resources::INVOICE,
+                ::restgen::routes::Hooks {
+                    before_create: ::core::option::Option::None,
+                    before_replace: ::core::option::Option::None,
+                    before_patch: ::core::option::Option::None,
+                    before_delete: ::core::option::Option::None,
+                },
+            ),
+        )
 }

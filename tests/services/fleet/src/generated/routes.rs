@@ -2,42 +2,169 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 //! The routes of every resource, relative to the base path.
-/// Every resource route; the runtime adds `/healthz` and the shared middleware.
-pub fn router() -> ::restgen::__private::axum::Router<::restgen::store::Store> {
+/// Every resource route, with `hooks` around its writes; the runtime adds
+/// `/healthz` and the shared middleware.
+pub fn router<H: super::hooks::Hooks>(
+    hooks: ::std::sync::Arc<H>,
+) -> ::restgen::__private::axum::Router<::restgen::store::Store> {
     ::restgen::__private::axum::Router::new()
         .merge(
             ::restgen::routes::resource::<
                 super::models::CreateDepot,
                 super::models::ReplaceDepot,
                 super::models::PatchDepot,
-            >(&super::resources::DEPOT),
+            >(
+                &super::resources::DEPOT,
+                ::restgen::routes::Hooks {
+                    before_create: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |input: &mut _| {
+                            h.before_create_depot(input)
+                        })
+                    }),
+                    before_replace: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_replace_depot(id, input)
+                        })
+                    }),
+                    before_patch: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_patch_depot(id, input)
+                        })
+                    }),
+                    before_delete: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str| h.before_delete_depot(id))
+                    }),
+                },
+            ),
         )
         .merge(
             ::restgen::routes::resource::<
                 super::models::CreateDriver,
                 super::models::ReplaceDriver,
                 super::models::PatchDriver,
-            >(&super::resources::DRIVER),
+            >(
+                &super::resources::DRIVER,
+                ::restgen::routes::Hooks {
+                    before_create: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |input: &mut _| {
+                            h.before_create_driver(input)
+                        })
+                    }),
+                    before_replace: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_replace_driver(id, input)
+                        })
+                    }),
+                    before_patch: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_patch_driver(id, input)
+                        })
+                    }),
+                    before_delete: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str| h.before_delete_driver(id))
+                    }),
+                },
+            ),
         )
         .merge(
             ::restgen::routes::resource::<
                 super::models::CreateVehicle,
                 super::models::ReplaceVehicle,
                 super::models::PatchVehicle,
-            >(&super::resources::VEHICLE),
+            >(
+                &super::resources::VEHICLE,
+                ::restgen::routes::Hooks {
+                    before_create: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |input: &mut _| {
+                            h.before_create_vehicle(input)
+                        })
+                    }),
+                    before_replace: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_replace_vehicle(id, input)
+                        })
+                    }),
+                    before_patch: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_patch_vehicle(id, input)
+                        })
+                    }),
+                    before_delete: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str| {
+                            h.before_delete_vehicle(id)
+                        })
+                    }),
+                },
+            ),
         )
         .merge(
             ::restgen::routes::resource::<
                 super::models::CreateTrip,
                 super::models::ReplaceTrip,
                 super::models::PatchTrip,
-            >(&super::resources::TRIP),
+            >(
+                &super::resources::TRIP,
+                ::restgen::routes::Hooks {
+                    before_create: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |input: &mut _| {
+                            h.before_create_trip(input)
+                        })
+                    }),
+                    before_replace: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_replace_trip(id, input)
+                        })
+                    }),
+                    before_patch: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
+                            h.before_patch_trip(id, input)
+                        })
+                    }),
+                    before_delete: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str| h.before_delete_trip(id))
+                    }),
+                },
+            ),
         )
         .merge(
             ::restgen::routes::resource::<
                 super::models::CreateServiceLog,
                 (),
                 (),
-            >(&super::resources::SERVICE_LOG),
+            >(
+                &super::resources::SERVICE_LOG,
+                ::restgen::routes::Hooks {
+                    before_create: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |input: &mut _| {
+                            h.before_create_service_log(input)
+                        })
+                    }),
+                    before_replace: ::core::option::Option::None,
+                    before_patch: ::core::option::Option::None,
+                    before_delete: ::core::option::Option::Some({
+                        let h = hooks.clone();
+                        ::std::sync::Arc::new(move |id: &str| {
+                            h.before_delete_service_log(id)
+                        })
+                    }),
+                },
+            ),
         )
 }
