@@ -68,7 +68,11 @@ pub(crate) fn hooks(service: &Service) -> RustFile {
                 Operation::Patch => "patched",
                 _ => "deleted",
             };
-            let doc = format!(" Before a `{name}` is {verb}: change the input, or refuse with a problem (422 for a business rule).");
+            let doc = if op == Operation::Delete {
+                format!(" Before a `{name}` record is {verb}: refuse with a problem to keep it (422 for a business rule).")
+            } else {
+                format!(" Before a `{name}` record is {verb}: change the input, or refuse with a problem (422 for a business rule).")
+            };
             let input = format_ident!("{}{}", match op { Operation::Create => "Create", Operation::Replace => "Replace", _ => "Patch" }, type_name(&name));
             match op {
                 Operation::Create => quote! {

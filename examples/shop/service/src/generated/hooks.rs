@@ -5,14 +5,14 @@
 //! `src/hooks.rs`; every method not implemented lets the write through unchanged.
 /// Rules run before each write, after the input has been checked against the schema.
 pub trait Hooks: Send + Sync + 'static {
-    /// Before a `user` is created: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `user` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_user(
         &self,
         _input: &mut super::models::CreateUser,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `user` is replaced: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `user` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_user(
         &self,
         _id: &str,
@@ -20,7 +20,7 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `user` is patched: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `user` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_user(
         &self,
         _id: &str,
@@ -28,21 +28,21 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `user` is deleted: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `user` record is deleted: refuse with a problem to keep it (422 for a business rule).
     fn before_delete_user(
         &self,
         _id: &str,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `customer` is created: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `customer` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_customer(
         &self,
         _input: &mut super::models::CreateCustomer,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `customer` is replaced: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `customer` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_customer(
         &self,
         _id: &str,
@@ -50,7 +50,7 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `customer` is patched: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `customer` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_customer(
         &self,
         _id: &str,
@@ -58,21 +58,21 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `customer` is deleted: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `customer` record is deleted: refuse with a problem to keep it (422 for a business rule).
     fn before_delete_customer(
         &self,
         _id: &str,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `order` is created: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `order` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_order(
         &self,
         _input: &mut super::models::CreateOrder,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `order` is replaced: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `order` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_order(
         &self,
         _id: &str,
@@ -80,7 +80,7 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `order` is patched: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `order` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_order(
         &self,
         _id: &str,
@@ -88,7 +88,7 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `order` is deleted: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `order` record is deleted: refuse with a problem to keep it (422 for a business rule).
     fn before_delete_order(
         &self,
         _id: &str,

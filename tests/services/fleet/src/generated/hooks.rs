@@ -5,14 +5,14 @@
 //! `src/hooks.rs`; every method not implemented lets the write through unchanged.
 /// Rules run before each write, after the input has been checked against the schema.
 pub trait Hooks: Send + Sync + 'static {
-    /// Before a `depot` is created: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `depot` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_depot(
         &self,
         _input: &mut super::models::CreateDepot,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `depot` is replaced: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `depot` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_depot(
         &self,
         _id: &str,
@@ -20,7 +20,7 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `depot` is patched: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `depot` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_depot(
         &self,
         _id: &str,
@@ -28,21 +28,21 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `depot` is deleted: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `depot` record is deleted: refuse with a problem to keep it (422 for a business rule).
     fn before_delete_depot(
         &self,
         _id: &str,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `driver` is created: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `driver` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_driver(
         &self,
         _input: &mut super::models::CreateDriver,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `driver` is replaced: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `driver` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_driver(
         &self,
         _id: &str,
@@ -50,7 +50,7 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `driver` is patched: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `driver` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_driver(
         &self,
         _id: &str,
@@ -58,21 +58,21 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `driver` is deleted: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `driver` record is deleted: refuse with a problem to keep it (422 for a business rule).
     fn before_delete_driver(
         &self,
         _id: &str,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `vehicle` is created: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `vehicle` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_vehicle(
         &self,
         _input: &mut super::models::CreateVehicle,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `vehicle` is replaced: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `vehicle` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_vehicle(
         &self,
         _id: &str,
@@ -80,7 +80,7 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `vehicle` is patched: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `vehicle` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_vehicle(
         &self,
         _id: &str,
@@ -88,21 +88,21 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `vehicle` is deleted: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `vehicle` record is deleted: refuse with a problem to keep it (422 for a business rule).
     fn before_delete_vehicle(
         &self,
         _id: &str,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `trip` is created: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `trip` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_trip(
         &self,
         _input: &mut super::models::CreateTrip,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `trip` is replaced: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `trip` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_trip(
         &self,
         _id: &str,
@@ -110,7 +110,7 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `trip` is patched: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `trip` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_trip(
         &self,
         _id: &str,
@@ -118,21 +118,21 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `trip` is deleted: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `trip` record is deleted: refuse with a problem to keep it (422 for a business rule).
     fn before_delete_trip(
         &self,
         _id: &str,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `service_log` is created: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `service_log` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_service_log(
         &self,
         _input: &mut super::models::CreateServiceLog,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `service_log` is deleted: change the input, or refuse with a problem (422 for a business rule).
+    /// Before a `service_log` record is deleted: refuse with a problem to keep it (422 for a business rule).
     fn before_delete_service_log(
         &self,
         _id: &str,
