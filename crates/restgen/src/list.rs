@@ -105,16 +105,20 @@ fn sort_keys(spec: &ResourceSpec, param: &str) -> Result<Vec<SortKey>, FieldErro
                 message: format!("`{part}` must end in `_asc` or `_desc`"),
             });
         };
-        let column: Option<(&'static str, bool)> = match name {
-            "id" => Some(("id", false)),
-            "created_at" if spec.timestamps => Some(("created_at", false)),
-            other => spec.fields.iter().find(|f| f.name == other && f.sort).map(|f| (f.name, f.optional)),
+        let column: Option<(&'static str, bool, bool)> = match name {
+            "id" => Some(("id", false, false)),
+            "created_at" if spec.timestamps => Some(("created_at", false, false)),
+            other => spec
+                .fields
+                .iter()
+                .find(|f| f.name == other && f.sort)
+                .map(|f| (f.name, f.optional, f.kind == FieldKind::Decimal)),
         };
         match column {
-            Some((c, _)) if keys.iter().any(|k: &SortKey| k.column == c) => {
+            Some((c, _, _)) if keys.iter().any(|k: &SortKey| k.column == c) => {
                 return Err(FieldError { field: "sort".into(), message: format!("`{name}` is given twice") });
             }
-            Some((column, nullable)) => keys.push(SortKey { column, descending, nullable }),
+            Some((column, nullable, numeric)) => keys.push(SortKey { column, descending, nullable, numeric }),
             None => {
                 return Err(FieldError {
                     field: "sort".into(),
@@ -124,12 +128,18 @@ fn sort_keys(spec: &ResourceSpec, param: &str) -> Result<Vec<SortKey>, FieldErro
         }
     }
     if !keys.iter().any(|k| k.column == "id") {
-        keys.push(SortKey { column: "id", descending: false, nullable: false });
+        // The tie-breaker runs the way the first key does, so one index on (key, id) can
+        // serve the whole order, read forwards or backwards.
+        let descending = keys.first().is_some_and(|k| k.descending);
+        keys.push(SortKey { column: "id", descending, nullable: false, numeric: false });
     }
     Ok(keys)
 }
 
 fn filter_value(kind: FieldKind, ref_kind: Option<IdKind>, values: &[&str], text: &str) -> Result<SqlValue, String> {
+    if text.contains('\0') {
+        return Err("may not contain NUL characters".into());
+    }
     match kind {
         FieldKind::Integer => text.parse().map(|n| SqlValue::Int(Some(n))).map_err(|_| "must be a whole number".into()),
         FieldKind::Boolean => match text {

@@ -54,6 +54,10 @@ fn number(f: &FieldSpec, n: f64) -> Result<(), String> {
 }
 
 fn text(f: &FieldSpec, s: &str) -> Result<(), String> {
+    // PostgreSQL cannot store NUL in text; refused everywhere so both databases agree.
+    if s.contains('\0') {
+        return Err("may not contain NUL characters".into());
+    }
     let len = s.chars().count() as u64;
     if let Some(min) = f.min_length
         && len < min

@@ -356,3 +356,76 @@ async fn hooks_in_src_hooks_rs_change_input_and_refuse_writes(s: Server) {
         .await;
     patch.assert_problem(422);
 }
+
+backends!(decimals_sort_as_numbers_in_pages_and_cursors, fleet::service());
+async fn decimals_sort_as_numbers_in_pages_and_cursors(s: Server) {
+    let d = depot(&s, "North", None).await;
+    let dr = driver(&s, &d, "d@example.com").await;
+    let v = s.post("/v0/vehicles", json!({ "plate": "AB1", "kind": "van" })).await.body;
+    for km in ["10.5", "2.5", "100", "9.75", "2.25"] {
+        let r = s.post("/v0/trips", json!({ "vehicle_id": v["id"], "driver_id": dr["id"], "starts_at": "2026-01-01T08:00:00Z", "distance_km": km })).await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    let mut seen = Vec::new();
+    let mut path = "/v0/trips?sort=distance_km_desc&limit=2".to_owned();
+    loop {
+        let r = s.get(&path).await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        seen.extend(r.body["data"].as_array().unwrap().iter().map(|t| t["distance_km"].as_str().unwrap().to_owned()));
+        match r.body["next_cursor"].as_str() {
+            Some(c) => path = format!("/v0/trips?sort=distance_km_desc&limit=2&cursor={c}"),
+            None => break,
+        }
+    }
+    assert_eq!(seen, ["100", "10.5", "9.75", "2.5", "2.25"]);
+}
+
+backends!(sql_metacharacters_pass_through_every_text_field_and_filter_unchanged, fleet::service());
+async fn sql_metacharacters_pass_through_every_text_field_and_filter_unchanged(s: Server) {
+    let nasty = ["'; DELETE FROM \"driver\"; --", "\" OR 1=1 --", "%_\\", "$1 ? :name", "ünï'cødé"];
+    let mut plates = Vec::new();
+    for (i, text) in nasty.iter().enumerate() {
+        let d = s.post("/v0/depots", json!({ "name": format!("{text}{i}"), "city": text })).await;
+        assert_eq!(d.status, 201, "{}", d.text);
+        assert_eq!(d.body["city"], *text);
+        let dr = s
+            .post(
+                "/v0/drivers",
+                json!({ "name": text, "email": format!("n{i}@example.com"), "depot_id": d.body["id"] }),
+            )
+            .await;
+        assert_eq!(dr.status, 201, "{}", dr.text);
+        assert_eq!(dr.body["name"], *text);
+        let v = s
+            .post("/v0/vehicles", json!({ "plate": format!("{text}{i}"), "kind": "van", "specs": { "note": text } }))
+            .await;
+        assert_eq!(v.status, 201, "{}", v.text);
+        assert_eq!(v.body["specs"]["note"], *text);
+        // The fleet's hook stores plates in capitals.
+        plates.push(v.body["plate"].as_str().unwrap().to_owned());
+        let t = s.post("/v0/trips", json!({ "vehicle_id": v.body["id"], "driver_id": dr.body["id"], "starts_at": "2026-01-01T08:00:00Z", "note": text })).await;
+        assert_eq!(t.status, 201, "{}", t.text);
+        assert_eq!(t.body["note"], *text);
+    }
+    for (i, text) in nasty.iter().enumerate() {
+        let enc = urlencode(text);
+        let by_city = s.get(&format!("/v0/depots?city={enc}")).await;
+        assert_eq!(by_city.body["data"].as_array().unwrap().len(), 1, "city filter {text:?}");
+        let by_name = s.get(&format!("/v0/depots?name={}", urlencode(&format!("{text}{i}")))).await;
+        assert_eq!(by_name.body["data"].as_array().unwrap().len(), 1, "name filter {text:?}");
+        let by_plate = s.get(&format!("/v0/vehicles?plate={}", urlencode(&plates[i]))).await;
+        assert_eq!(by_plate.body.as_array().unwrap().len(), 1, "plate filter {text:?}");
+        s.get(&format!("/v0/vehicles?kind={enc}")).await.assert_problem(400);
+        s.get(&format!("/v0/drivers?depot_id={enc}")).await.assert_problem(400);
+    }
+    assert_eq!(
+        s.get("/v0/drivers?limit=50").await.body["results"].as_array().unwrap().len(),
+        nasty.len(),
+        "no row lost"
+    );
+    // NUL cannot be stored in PostgreSQL text: refused with 400 on every database.
+    let nul = s.post("/v0/depots", json!({ "name": "x\u{0}y" })).await;
+    nul.assert_problem(400);
+    assert_eq!(nul.error_fields(), ["name"]);
+    s.get("/v0/depots?city=a%00b").await.assert_problem(400);
+}

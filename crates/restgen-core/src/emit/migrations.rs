@@ -97,25 +97,31 @@ fn table(service: &Service, r: &Resource, dialect: Dialect, out: &mut String, fk
     }
     let _ = writeln!(out, "CREATE TABLE {} (\n    {}\n);", q(name), columns.join(",\n    "));
     // Index what lists filter and sort by, each ending in the id like the queries' order.
-    let mut indexed: Vec<(String, bool)> = Vec::new();
+    // Decimals are text compared as numbers, so their index is on the cast, like the order.
+    let mut indexed: Vec<(String, bool, bool)> = Vec::new();
     if r.owner.is_some() {
-        indexed.push(("owner_id".into(), false));
+        indexed.push(("owner_id".into(), false, false));
     }
     if r.timestamps {
-        indexed.push(("created_at".into(), false));
+        indexed.push(("created_at".into(), false, false));
     }
     for f in &r.fields {
         let is_parent_link =
             matches!(&f.ty.value, FieldType::Ref { to } if r.nested_under.iter().any(|p| p.value == to.value));
         if f.filter.value || f.sort.value || is_parent_link {
-            indexed.push((f.name.value.clone(), f.optional()));
+            indexed.push((f.name.value.clone(), f.optional(), f.ty.value == FieldType::Decimal));
         }
     }
-    for (column, nullable) in indexed {
+    for (column, nullable, numeric) in indexed {
+        let expr = match (numeric, dialect) {
+            (false, _) => q(&column),
+            (true, Dialect::Sqlite) => format!("(CAST({} AS REAL))", q(&column)),
+            (true, Dialect::Postgres) => format!("(CAST({} AS NUMERIC))", q(&column)),
+        };
         let key = if nullable {
-            format!("({c} IS NULL), {c}, {}", q("id"), c = q(&column))
+            format!("({} IS NULL), {expr}, {}", q(&column), q("id"))
         } else {
-            format!("{}, {}", q(&column), q("id"))
+            format!("{expr}, {}", q("id"))
         };
         let _ = writeln!(out, "CREATE INDEX {} ON {} ({key});", q(&format!("{name}_{column}_idx")), q(name));
     }

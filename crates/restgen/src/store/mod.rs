@@ -185,12 +185,28 @@ impl Store {
 
     /// One page of a list: the records and whether more follow.
     pub async fn list(&self, spec: &ResourceSpec, query: &ListQuery) -> Result<(Vec<Record>, bool), StoreError> {
-        let (sql, args) = sql::select_page(spec, query);
+        let (sql, args) = sql::select_page(self.dialect, spec, query);
         let rows = self.bind(&sql, args).fetch_all(&self.pool).await?;
         let mut records = rows.iter().map(|r| value::record(self.dialect, spec, r)).collect::<Result<Vec<_>, _>>()?;
         let more = records.len() > query.limit as usize;
         records.truncate(query.limit as usize);
         Ok((records, more))
+    }
+
+    /// The database's plan for a list query, one line per step (SQLite's `EXPLAIN QUERY
+    /// PLAN`, PostgreSQL's `EXPLAIN`): to see which index serves a list.
+    pub async fn explain_list(&self, spec: &ResourceSpec, query: &ListQuery) -> Result<Vec<String>, StoreError> {
+        let (sql, args) = sql::select_page(self.dialect, spec, query);
+        let explain = match self.dialect {
+            Dialect::Sqlite => format!("EXPLAIN QUERY PLAN {sql}"),
+            Dialect::Postgres => format!("EXPLAIN {sql}"),
+        };
+        let rows = self.bind(&explain, args).fetch_all(&self.pool).await?;
+        let column = match self.dialect {
+            Dialect::Sqlite => "detail",
+            Dialect::Postgres => "QUERY PLAN",
+        };
+        Ok(rows.iter().filter_map(|r| sqlx::Row::try_get::<String, _>(r, column).ok()).collect())
     }
 
     fn bind<'q>(&self, sql: &str, args: Vec<SqlValue>) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {

@@ -1,7 +1,7 @@
 //! SQL text for the store. Identifiers come from the checked schema and are quoted;
 //! every value is a `$n` parameter (both SQLite and PostgreSQL read `$n`).
 
-use super::SqlValue;
+use super::{Dialect, SqlValue};
 use crate::spec::ResourceSpec;
 
 /// `"name"`: quoted so that resource names like `order` never read as SQL keywords.
@@ -25,6 +25,27 @@ pub struct SortKey {
     /// The column may hold NULL (ordering then puts `column IS NULL` first, as the
     /// migrations' expression indexes do).
     pub nullable: bool,
+    /// Decimal text compared as a number (`CAST`), as the migrations' indexes do.
+    pub numeric: bool,
+}
+
+impl SortKey {
+    /// The expression the key orders and compares by.
+    fn expr(&self, dialect: Dialect) -> String {
+        match (self.numeric, dialect) {
+            (false, _) => ident(self.column),
+            (true, Dialect::Sqlite) => format!("CAST({} AS REAL)", ident(self.column)),
+            (true, Dialect::Postgres) => format!("CAST({} AS NUMERIC)", ident(self.column)),
+        }
+    }
+
+    fn param(&self, p: String, dialect: Dialect) -> String {
+        match (self.numeric, dialect) {
+            (false, _) => p,
+            (true, Dialect::Sqlite) => format!("CAST({p} AS REAL)"),
+            (true, Dialect::Postgres) => format!("CAST({p} AS NUMERIC)"),
+        }
+    }
 }
 
 /// Where a page starts.
@@ -69,7 +90,7 @@ pub(crate) fn update(spec: &ResourceSpec, id: SqlValue, values: Vec<(&str, SqlVa
 }
 
 /// One page plus one row, so the caller learns whether more follow.
-pub(crate) fn select_page(spec: &ResourceSpec, q: &ListQuery) -> (String, Vec<SqlValue>) {
+pub(crate) fn select_page(dialect: Dialect, spec: &ResourceSpec, q: &ListQuery) -> (String, Vec<SqlValue>) {
     let mut args: Vec<SqlValue> = Vec::new();
     let param = |v: SqlValue, args: &mut Vec<SqlValue>| {
         args.push(v);
@@ -89,15 +110,18 @@ pub(crate) fn select_page(spec: &ResourceSpec, q: &ListQuery) -> (String, Vec<Sq
             for (j, prev) in q.sort[..i].iter().enumerate() {
                 all.push(match values[j].is_null() {
                     true => format!("{} IS NULL", ident(prev.column)),
-                    false => format!("{} = {}", ident(prev.column), param(values[j].clone(), &mut args)),
+                    false => {
+                        let v = prev.param(param(values[j].clone(), &mut args), dialect);
+                        format!("{} = {v}", prev.expr(dialect))
+                    }
                 });
             }
             if values[i].is_null() {
                 continue; // nothing sorts after a null within its equal group
             }
             let op = if key.descending { "<" } else { ">" };
-            let v = param(values[i].clone(), &mut args);
-            all.push(format!("({c} {op} {v} OR {c} IS NULL)", c = ident(key.column)));
+            let v = key.param(param(values[i].clone(), &mut args), dialect);
+            all.push(format!("({e} {op} {v} OR {c} IS NULL)", e = key.expr(dialect), c = ident(key.column)));
             any.push(format!("({})", all.join(" AND ")));
         }
         conditions.push(if any.is_empty() { "1 = 0".into() } else { format!("({})", any.join(" OR ")) });
@@ -108,9 +132,9 @@ pub(crate) fn select_page(spec: &ResourceSpec, q: &ListQuery) -> (String, Vec<Sq
         .map(|k| {
             let dir = if k.descending { "DESC" } else { "ASC" };
             if k.nullable {
-                format!("({c} IS NULL), {c} {dir}", c = ident(k.column))
+                format!("({} IS NULL), {} {dir}", ident(k.column), k.expr(dialect))
             } else {
-                format!("{} {dir}", ident(k.column))
+                format!("{} {dir}", k.expr(dialect))
             }
         })
         .collect();

@@ -69,7 +69,7 @@ CREATE INDEX "trip_created_at_idx" ON "trip" ("created_at", "id");
 CREATE INDEX "trip_vehicle_id_idx" ON "trip" ("vehicle_id", "id");
 CREATE INDEX "trip_driver_id_idx" ON "trip" ("driver_id", "id");
 CREATE INDEX "trip_status_idx" ON "trip" ("status", "id");
-CREATE INDEX "trip_distance_km_idx" ON "trip" ("distance_km", "id");
+CREATE INDEX "trip_distance_km_idx" ON "trip" ((CAST("distance_km" AS REAL)), "id");
 CREATE INDEX "trip_starts_at_idx" ON "trip" ("starts_at", "id");
 
 CREATE TABLE "service_log" (
