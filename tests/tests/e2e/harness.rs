@@ -78,8 +78,7 @@ async fn axum_serve(listener: tokio::net::TcpListener, app: restgen::__private::
 async fn fresh_schema(url: &str, service: &str) -> String {
     static N: AtomicUsize = AtomicUsize::new(0);
     let schema = format!("t_{service}_{}_{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
-    sqlx::any::install_default_drivers();
-    let pool = sqlx::AnyPool::connect(url).await.expect("RESTGEN_TEST_DATABASE_URL reachable");
+    let pool = sqlx::PgPool::connect(url).await.expect("RESTGEN_TEST_DATABASE_URL reachable");
     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA \"{schema}\""))).execute(&pool).await.unwrap();
     pool.close().await;
     let sep = if url.contains('?') { '&' } else { '?' };

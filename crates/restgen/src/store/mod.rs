@@ -1,5 +1,6 @@
-//! Storage through sqlx: SQLite by default, PostgreSQL when `DATABASE_URL` says so, with
-//! the same generated code on both. Records travel as JSON objects; columns are typed
+//! Storage through sqlx's native drivers: SQLite by default, PostgreSQL when
+//! `DATABASE_URL` says so, with the same generated code on both. Records travel as JSON
+//! objects; columns are typed
 //! uniformly (text for uuids, dates, decimals and JSON; 64-bit integers; doubles;
 //! booleans), so one query builder serves both dialects. Every value is a bound
 //! parameter; identifiers come from the validated schema and are always quoted.
@@ -12,9 +13,13 @@ pub use value::SqlValue;
 
 use crate::spec::ResourceSpec;
 use serde_json::{Map, Value};
-use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::encode::Encode;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
-use sqlx::{AnyPool, AssertSqlSafe, Executor};
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::query::Query;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::{AssertSqlSafe, Database, Row, Type};
+use std::str::FromStr;
 
 /// A JSON object: one record as stored, server-controlled fields included.
 pub type Record = Map<String, Value>;
@@ -70,45 +75,47 @@ impl From<sqlx::Error> for StoreError {
 /// The database of one service.
 #[derive(Clone, Debug)]
 pub struct Store {
-    pool: AnyPool,
+    pool: Pool,
     dialect: Dialect,
+}
+
+/// The native pool of each database: one query builder, two drivers, no conversion layer
+/// between them and the rows.
+#[derive(Clone, Debug)]
+enum Pool {
+    Sqlite(SqlitePool),
+    Postgres(PgPool),
+}
+
+/// Runs `$body` with `$pool` bound to whichever native pool the store has; the body is
+/// compiled once per driver.
+macro_rules! on_pool {
+    ($store:expr, $pool:ident => $body:expr) => {
+        match &$store.pool {
+            Pool::Sqlite($pool) => $body,
+            Pool::Postgres($pool) => $body,
+        }
+    };
 }
 
 impl Store {
     /// Connects to `url` (`sqlite://file.db` or `postgres://...`). SQLite files are
     /// created when missing and put in WAL mode with foreign keys enforced.
     pub async fn connect(url: &str) -> Result<Store, sqlx::Error> {
-        sqlx::any::install_default_drivers();
-        let dialect = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            Dialect::Postgres
+        if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            let pool = PgPoolOptions::new().max_connections(16).connect(url).await?;
+            Ok(Store { pool: Pool::Postgres(pool), dialect: Dialect::Postgres })
         } else if url.starts_with("sqlite:") {
-            Dialect::Sqlite
+            let options = SqliteConnectOptions::from_str(url)?
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .foreign_keys(true)
+                .busy_timeout(std::time::Duration::from_secs(5));
+            let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+            Ok(Store { pool: Pool::Sqlite(pool), dialect: Dialect::Sqlite })
         } else {
-            return Err(sqlx::Error::Configuration("DATABASE_URL must start with sqlite: or postgres:".into()));
-        };
-        let url = if dialect == Dialect::Sqlite && !url.contains("mode=") {
-            format!("{url}{}mode=rwc", if url.contains('?') { "&" } else { "?" })
-        } else {
-            url.to_owned()
-        };
-        let options = AnyPoolOptions::new().max_connections(if dialect == Dialect::Sqlite { 8 } else { 16 });
-        let options = if dialect == Dialect::Sqlite {
-            options.after_connect(|conn, _| {
-                Box::pin(async move {
-                    // Per connection: SQLite forgets these when a connection closes.
-                    conn.execute("PRAGMA foreign_keys = ON").await?;
-                    conn.execute("PRAGMA busy_timeout = 5000").await?;
-                    Ok(())
-                })
-            })
-        } else {
-            options
-        };
-        let pool = options.connect(&url).await?;
-        if dialect == Dialect::Sqlite {
-            pool.execute("PRAGMA journal_mode = WAL").await?;
+            Err(sqlx::Error::Configuration("DATABASE_URL must start with sqlite: or postgres:".into()))
         }
-        Ok(Store { pool, dialect })
     }
 
     pub fn dialect(&self) -> Dialect {
@@ -133,27 +140,29 @@ impl Store {
                 )
             })
             .collect();
-        Migrator::with_migrations(list).run(&self.pool).await
+        let migrator = Migrator::with_migrations(list);
+        on_pool!(self, pool => migrator.run(pool).await)
     }
 
     /// Whether the database answers.
     pub async fn ping(&self) -> bool {
-        sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
+        on_pool!(self, pool => sqlx::query("SELECT 1").execute(pool).await.is_ok())
     }
 
     pub async fn insert(&self, spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> Result<Record, StoreError> {
         let (sql, args) = sql::insert(spec, values);
-        let row = self.bind(&sql, args).fetch_one(&self.pool).await.map_err(|e| classify(spec, e))?;
-        Ok(value::record(self.dialect, spec, &row)?)
+        on_pool!(self, pool => {
+            let row = bind(&sql, args).fetch_one(pool).await.map_err(|e| classify(spec, e))?;
+            Ok(value::record(self.dialect, spec, &row)?)
+        })
     }
 
     pub async fn get(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Record, StoreError> {
         let sql = format!("SELECT * FROM {} WHERE \"id\" = $1", sql::ident(spec.name));
-        let row: Option<AnyRow> = self.bind(&sql, vec![id.clone()]).fetch_optional(&self.pool).await?;
-        match row {
+        on_pool!(self, pool => match bind(&sql, vec![id.clone()]).fetch_optional(pool).await? {
             Some(row) => Ok(value::record(self.dialect, spec, &row)?),
             None => Err(StoreError::NotFound),
-        }
+        })
     }
 
     /// Sets the given columns of one record and returns it as stored.
@@ -164,30 +173,33 @@ impl Store {
         values: Vec<(&str, SqlValue)>,
     ) -> Result<Record, StoreError> {
         let (sql, args) = sql::update(spec, id.clone(), values);
-        let row = self.bind(&sql, args).fetch_optional(&self.pool).await.map_err(|e| classify(spec, e))?;
-        match row {
+        on_pool!(self, pool => match bind(&sql, args).fetch_optional(pool).await.map_err(|e| classify(spec, e))? {
             Some(row) => Ok(value::record(self.dialect, spec, &row)?),
             None => Err(StoreError::NotFound),
-        }
+        })
     }
 
     pub async fn delete(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<(), StoreError> {
         let sql = format!("DELETE FROM {} WHERE \"id\" = $1", sql::ident(spec.name));
-        let done = self.bind(&sql, vec![id.clone()]).execute(&self.pool).await.map_err(|e| classify(spec, e))?;
-        if done.rows_affected() == 0 { Err(StoreError::NotFound) } else { Ok(()) }
+        let affected = on_pool!(self, pool => {
+            bind(&sql, vec![id.clone()]).execute(pool).await.map_err(|e| classify(spec, e))?.rows_affected()
+        });
+        if affected == 0 { Err(StoreError::NotFound) } else { Ok(()) }
     }
 
     /// Whether a record with this id exists in `table` (for ref checks).
     pub async fn exists(&self, table: &str, id: &SqlValue) -> Result<bool, StoreError> {
         let sql = format!("SELECT 1 FROM {} WHERE \"id\" = $1", sql::ident(table));
-        Ok(self.bind(&sql, vec![id.clone()]).fetch_optional(&self.pool).await?.is_some())
+        on_pool!(self, pool => Ok(bind(&sql, vec![id.clone()]).fetch_optional(pool).await?.is_some()))
     }
 
     /// One page of a list: the records and whether more follow.
     pub async fn list(&self, spec: &ResourceSpec, query: &ListQuery) -> Result<(Vec<Record>, bool), StoreError> {
         let (sql, args) = sql::select_page(self.dialect, spec, query);
-        let rows = self.bind(&sql, args).fetch_all(&self.pool).await?;
-        let mut records = rows.iter().map(|r| value::record(self.dialect, spec, r)).collect::<Result<Vec<_>, _>>()?;
+        let mut records = on_pool!(self, pool => {
+            let rows = bind(&sql, args).fetch_all(pool).await?;
+            rows.iter().map(|r| value::record(self.dialect, spec, r)).collect::<Result<Vec<_>, _>>()?
+        });
         let more = records.len() > query.limit as usize;
         records.truncate(query.limit as usize);
         Ok((records, more))
@@ -197,25 +209,35 @@ impl Store {
     /// PLAN`, PostgreSQL's `EXPLAIN`): to see which index serves a list.
     pub async fn explain_list(&self, spec: &ResourceSpec, query: &ListQuery) -> Result<Vec<String>, StoreError> {
         let (sql, args) = sql::select_page(self.dialect, spec, query);
-        let explain = match self.dialect {
-            Dialect::Sqlite => format!("EXPLAIN QUERY PLAN {sql}"),
-            Dialect::Postgres => format!("EXPLAIN {sql}"),
+        let (explain, column) = match self.dialect {
+            Dialect::Sqlite => (format!("EXPLAIN QUERY PLAN {sql}"), "detail"),
+            Dialect::Postgres => (format!("EXPLAIN {sql}"), "QUERY PLAN"),
         };
-        let rows = self.bind(&explain, args).fetch_all(&self.pool).await?;
-        let column = match self.dialect {
-            Dialect::Sqlite => "detail",
-            Dialect::Postgres => "QUERY PLAN",
-        };
-        Ok(rows.iter().filter_map(|r| sqlx::Row::try_get::<String, _>(r, column).ok()).collect())
+        on_pool!(self, pool => {
+            let rows = bind(&explain, args).fetch_all(pool).await?;
+            Ok(rows.iter().filter_map(|r| r.try_get::<String, _>(column).ok()).collect())
+        })
     }
+}
 
-    fn bind<'q>(&self, sql: &str, args: Vec<SqlValue>) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments> {
-        let mut q = sqlx::query(AssertSqlSafe(sql.to_owned()));
-        for a in args {
-            q = a.bind(q);
-        }
-        q
+/// A query with its parameters bound, for either driver.
+fn bind<'q, DB: Database>(sql: &str, args: Vec<SqlValue>) -> Query<'q, DB, <DB as Database>::Arguments>
+where
+    Option<String>: for<'t> Encode<'t, DB> + Type<DB>,
+    Option<i64>: for<'t> Encode<'t, DB> + Type<DB>,
+    Option<f64>: for<'t> Encode<'t, DB> + Type<DB>,
+    Option<bool>: for<'t> Encode<'t, DB> + Type<DB>,
+{
+    let mut q = sqlx::query::<DB>(AssertSqlSafe(sql.to_owned()));
+    for a in args {
+        q = match a {
+            SqlValue::Text(v) => q.bind(v),
+            SqlValue::Int(v) => q.bind(v),
+            SqlValue::Float(v) => q.bind(v),
+            SqlValue::Bool(v) => q.bind(v),
+        };
     }
+    q
 }
 
 /// Turns constraint violations into the answers they mean (409, 400); the rest stays a

@@ -3,9 +3,7 @@
 use super::{Dialect, Record};
 use crate::spec::{FieldKind, FieldSpec, IdKind, ResourceSpec};
 use serde_json::Value;
-use sqlx::Row;
-use sqlx::any::{AnyArguments, AnyRow};
-use sqlx::query::Query;
+use sqlx::{ColumnIndex, Decode, Row, Type};
 
 /// A bound parameter. Nulls carry their column's type, which PostgreSQL needs.
 #[derive(Clone, Debug, PartialEq)]
@@ -17,15 +15,6 @@ pub enum SqlValue {
 }
 
 impl SqlValue {
-    pub(crate) fn bind<'q>(self, q: Query<'q, sqlx::Any, AnyArguments>) -> Query<'q, sqlx::Any, AnyArguments> {
-        match self {
-            SqlValue::Text(v) => q.bind(v),
-            SqlValue::Int(v) => q.bind(v),
-            SqlValue::Float(v) => q.bind(v),
-            SqlValue::Bool(v) => q.bind(v),
-        }
-    }
-
     /// The column value of a field from its JSON form (already validated).
     pub fn from_json(field: &FieldSpec, value: &Value) -> SqlValue {
         match field.kind {
@@ -54,7 +43,16 @@ impl SqlValue {
 }
 
 /// A row as the JSON record it stores.
-pub(crate) fn record(dialect: Dialect, spec: &ResourceSpec, row: &AnyRow) -> Result<Record, sqlx::Error> {
+pub(crate) fn record<R: Row>(dialect: Dialect, spec: &ResourceSpec, row: &R) -> Result<Record, sqlx::Error>
+where
+    for<'a> &'a str: ColumnIndex<R>,
+    String: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<String>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    i64: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<i64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<f64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<bool>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+{
     let mut out = Record::new();
     let id = match spec.id {
         IdKind::Integer => Value::from(row.try_get::<i64, _>("id")?),
