@@ -17,7 +17,7 @@ use tower_http::trace::TraceLayer;
 /// What generated code hands the runtime to serve.
 pub struct Service {
     pub name: &'static str,
-    /// `""` or `/api`.
+    /// `""` or `/api`; `routes` already start with it.
     pub base_path: &'static str,
     pub routes: Router<Store>,
     pub migrations: &'static [MigrationSpec],
@@ -110,11 +110,7 @@ pub async fn serve_until(
 /// The whole application: resource routes under the base path, `/healthz`, and the
 /// middleware every route shares.
 pub fn app(service: Service, store: Store) -> Router {
-    let routes = if service.base_path.is_empty() {
-        service.routes
-    } else {
-        Router::new().nest(service.base_path, service.routes)
-    };
+    let routes = service.routes;
     Router::new()
         .route("/healthz", axum::routing::get(healthz))
         .merge(routes)

@@ -37,7 +37,8 @@ async fn listen() -> (tokio::net::TcpListener, String) {
 #[tokio::test]
 async fn a_panicking_handler_answers_500_without_internals_and_the_service_keeps_serving() {
     let dir = tempfile::tempdir().unwrap();
-    let routes = Router::new().route("/boom", get(|| async { boom() })).route("/fine", get(|| async { "fine" }));
+    let routes =
+        Router::new().route("/api/boom", get(|| async { boom() })).route("/api/fine", get(|| async { "fine" }));
     let (listener, url) = listen().await;
     let app = app(service(routes), store(&dir).await);
     tokio::spawn(async move { axum::serve(listener, app).await });
@@ -71,7 +72,7 @@ async fn shutdown_finishes_requests_in_flight() {
     let release = Arc::new(Notify::new());
     let (e, r) = (entered.clone(), release.clone());
     let routes = Router::new().route(
-        "/slow",
+        "/api/slow",
         get(move || {
             let (e, r) = (e.clone(), r.clone());
             async move {

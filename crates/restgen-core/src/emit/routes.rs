@@ -39,16 +39,17 @@ pub(crate) fn routes(service: &Service) -> RustFile {
         quote! {
             .merge(::restgen::routes::resource::<#c, #rep, #p>(
                 &super::resources::#spec,
+                base,
                 ::restgen::routes::Hooks { before_create: #bc, before_replace: #br, before_patch: #bp, before_delete: #bd },
             ))
         }
     });
     let head = quote! {
-        //! The routes of every resource, relative to the base path.
+        //! The routes of every resource.
 
-        /// Every resource route, with `hooks` around its writes; the runtime adds
-        /// `/healthz` and the shared middleware.
-        pub fn router<H: super::hooks::Hooks>(hooks: ::std::sync::Arc<H>) -> ::restgen::__private::axum::Router<::restgen::store::Store> {
+        /// Every resource route under `base`, with `hooks` around its writes; the runtime
+        /// adds `/healthz` and the shared middleware.
+        pub fn router<H: super::hooks::Hooks>(base: &str, hooks: ::std::sync::Arc<H>) -> ::restgen::__private::axum::Router<::restgen::store::Store> {
             ::restgen::__private::axum::Router::new() #(#merges)*
         }
     };

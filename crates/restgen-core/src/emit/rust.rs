@@ -63,7 +63,7 @@ pub(crate) fn generated_mod(service: &crate::model::Service) -> RustFile {
             ::restgen::serve::Service {
                 name: #name,
                 base_path: #base,
-                routes: routes::router(::std::sync::Arc::new(crate::hooks::Rules)),
+                routes: routes::router(#base, ::std::sync::Arc::new(crate::hooks::Rules)),
                 migrations: migrations::MIGRATIONS,
                 max_body_bytes: #max_body,
                 request_timeout: ::std::time::Duration::from_millis(#timeout_ms),

@@ -13,7 +13,7 @@ pub fn service() -> ::restgen::serve::Service {
     ::restgen::serve::Service {
         name: "shop",
         base_path: "/api",
-        routes: routes::router(::std::sync::Arc::new(crate::hooks::Rules)),
+        routes: routes::router("/api", ::std::sync::Arc::new(crate::hooks::Rules)),
         migrations: migrations::MIGRATIONS,
         max_body_bytes: 1048576,
         request_timeout: ::std::time::Duration::from_millis(30000),

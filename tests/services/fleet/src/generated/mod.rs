@@ -13,7 +13,7 @@ pub fn service() -> ::restgen::serve::Service {
     ::restgen::serve::Service {
         name: "fleet",
         base_path: "/v0",
-        routes: routes::router(::std::sync::Arc::new(crate::hooks::Rules)),
+        routes: routes::router("/v0", ::std::sync::Arc::new(crate::hooks::Rules)),
         migrations: migrations::MIGRATIONS,
         max_body_bytes: 16384,
         request_timeout: ::std::time::Duration::from_millis(30000),
