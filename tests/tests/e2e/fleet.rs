@@ -429,3 +429,29 @@ async fn sql_metacharacters_pass_through_every_text_field_and_filter_unchanged(s
     assert_eq!(nul.error_fields(), ["name"]);
     s.get("/v0/depots?city=a%00b").await.assert_problem(400);
 }
+
+backends!(the_state_field_is_never_set_by_a_write, fleet::service());
+async fn the_state_field_is_never_set_by_a_write(s: Server) {
+    let d = depot(&s, "North", None).await;
+    let dr = driver(&s, &d, "d@example.com").await;
+    let v = s.post("/v0/vehicles", json!({ "plate": "AB1", "kind": "van" })).await.body;
+    let body = json!({ "vehicle_id": v["id"], "driver_id": dr["id"], "starts_at": "2026-01-01T08:00:00Z" });
+    let mut with_state = body.clone();
+    with_state["status"] = json!("done");
+    let refused = s.post("/v0/trips", with_state).await;
+    refused.assert_problem(400);
+    assert_eq!(refused.error_fields(), ["status"]);
+    let trip = s.post("/v0/trips", body).await;
+    assert_eq!(trip.status, 201, "{}", trip.text);
+    assert_eq!(trip.body["status"], "planned", "a record starts in the initial state");
+    let path = format!("/v0/trips/{}", trip.body["id"]);
+    let patch = s.send("PATCH", &path, Some(json!({ "status": "done" }))).await;
+    patch.assert_problem(400);
+    assert_eq!(patch.error_fields(), ["status"]);
+    let mut whole = s.get(&path).await.body;
+    whole["status"] = json!("underway");
+    let put = s.send("PUT", &path, Some(whole)).await;
+    put.assert_problem(400);
+    assert_eq!(put.error_fields(), ["status"]);
+    assert_eq!(s.get(&path).await.body["status"], "planned");
+}
