@@ -47,6 +47,16 @@ impl Server {
         Server { child, base: line.trim().to_owned() }
     }
 
+    /// CPU time the server's threads have used so far, in nanoseconds, from each
+    /// thread's `schedstat` (SQLite work runs on the driver's own threads).
+    fn cpu_ns(&self) -> u64 {
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{}/task", self.child.id())) else { return 0 };
+        tasks
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .sum()
+    }
+
     /// Peak resident memory so far, from /proc.
     fn peak_rss_kib(&self) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
@@ -91,7 +101,7 @@ async fn item(State(pool): State<SqlitePool>, Path(id): Path<i64>) -> Result<Jso
     }
 }
 
-async fn list(State(pool): State<SqlitePool>) -> Result<Json<Value>, axum::http::StatusCode> {
+async fn list(State(pool): State<SqlitePool>) -> Result<axum::response::Response, axum::http::StatusCode> {
     let rows = sqlx::query("SELECT * FROM \"trip\" ORDER BY \"id\" ASC LIMIT 21")
         .fetch_all(&pool)
         .await
@@ -104,7 +114,15 @@ async fn list(State(pool): State<SqlitePool>) -> Result<Json<Value>, axum::http:
         base64::engine::general_purpose::URL_SAFE_NO_PAD
             .encode(json!({ "s": "", "v": [data.last().map(|d| d["id"].clone())] }).to_string())
     });
-    Ok(Json(json!({ "data": data, "has_more": more, "next_cursor": cursor })))
+    // The same answer the generated service gives: the envelope plus a `Link` to the next page.
+    let link = cursor.as_ref().map(|c| format!("</v0/trips?limit=20&cursor={c}>; rel=\"next\""));
+    let mut response = axum::response::IntoResponse::into_response(Json(
+        json!({ "data": data, "has_more": more, "next_cursor": cursor }),
+    ));
+    if let Some(v) = link.and_then(|l| axum::http::HeaderValue::from_str(&l).ok()) {
+        response.headers_mut().insert(axum::http::header::LINK, v);
+    }
+    Ok(response)
 }
 
 fn trip_json(row: &SqliteRow) -> Value {
@@ -120,14 +138,25 @@ fn trip_json(row: &SqliteRow) -> Value {
     Value::Object(out)
 }
 
-/// Requests per second and p99 latency of `REQUESTS` GETs of `path`, `CONCURRENCY` at once.
-async fn load(base: &str, path: &str) -> (f64, Duration) {
+/// One measured run against one server.
+struct Run {
+    rps: f64,
+    p99: Duration,
+    /// Server CPU time per request: the server's own cost, which the load generator
+    /// sharing the machine does not disturb as it does wall-clock throughput.
+    cpu_per_request: Duration,
+    rss_kib: u64,
+}
+
+/// `REQUESTS` GETs of `path`, `CONCURRENCY` at once.
+async fn load(server: &Server, path: &str) -> Run {
     let client = reqwest::Client::new();
-    let url = format!("{base}{path}");
+    let url = format!("{}{path}", server.base);
     // Warm up connections and caches.
     for _ in 0..100 {
         assert!(client.get(&url).send().await.unwrap().status().is_success());
     }
+    let cpu_before = server.cpu_ns();
     let start = Instant::now();
     let mut tasks = Vec::new();
     for _ in 0..CONCURRENCY {
@@ -149,8 +178,14 @@ async fn load(base: &str, path: &str) -> (f64, Duration) {
         all.extend(t.await.unwrap());
     }
     let elapsed = start.elapsed();
+    let cpu = server.cpu_ns().saturating_sub(cpu_before);
     all.sort();
-    (all.len() as f64 / elapsed.as_secs_f64(), all[all.len() * 99 / 100])
+    Run {
+        rps: all.len() as f64 / elapsed.as_secs_f64(),
+        p99: all[all.len() * 99 / 100],
+        cpu_per_request: Duration::from_nanos(cpu / all.len() as u64),
+        rss_kib: server.peak_rss_kib(),
+    }
 }
 
 async fn compare() {
@@ -162,36 +197,38 @@ async fn compare() {
     println!(
         "{REQUESTS} requests per run, {CONCURRENCY} concurrent, {ROUNDS} alternating runs per server (medians); SQLite file, 500 trips"
     );
-    println!("{:<28} {:>12} {:>10} {:>12}", "case", "req/s", "p99", "peak RSS");
+    println!("{:<28} {:>10} {:>10} {:>14} {:>12}", "case", "req/s", "p99", "CPU/request", "peak RSS");
     for (case, path) in [("GET item", "/v0/trips/250"), ("cursor list of 20", "/v0/trips?limit=20")] {
         // Alternate the two servers round by round so drift on the machine affects both
         // alike, and report medians: on two shared cores single runs vary by ±15%.
-        let mut runs: [Vec<(f64, Duration, u64)>; 2] = [Vec::new(), Vec::new()];
+        let mut runs: [Vec<Run>; 2] = [Vec::new(), Vec::new()];
         for _round in 0..ROUNDS {
             for (i, kind) in ["generated", "baseline"].iter().enumerate() {
                 let server = Server::start(kind, &db);
-                let (rps, p99) = load(&server.base, path).await;
-                runs[i].push((rps, p99, server.peak_rss_kib()));
+                runs[i].push(load(&server, path).await);
             }
         }
         let median = |i: usize| {
-            let mut rps: Vec<f64> = runs[i].iter().map(|r| r.0).collect();
-            let mut p99: Vec<Duration> = runs[i].iter().map(|r| r.1).collect();
+            let mut rps: Vec<f64> = runs[i].iter().map(|r| r.rps).collect();
+            let mut p99: Vec<Duration> = runs[i].iter().map(|r| r.p99).collect();
+            let mut cpu: Vec<Duration> = runs[i].iter().map(|r| r.cpu_per_request).collect();
             rps.sort_by(f64::total_cmp);
             p99.sort();
-            let rss = runs[i].iter().map(|r| r.2).max().unwrap_or(0);
-            (rps[rps.len() / 2], p99[p99.len() / 2], rss)
+            cpu.sort();
+            let rss = runs[i].iter().map(|r| r.rss_kib).max().unwrap_or(0);
+            (rps[rps.len() / 2], p99[p99.len() / 2], cpu[cpu.len() / 2], rss)
         };
         let results = [median(0), median(1)];
         for (i, kind) in ["generated", "hand-written"].iter().enumerate() {
-            let (rps, p99, rss) = results[i];
-            println!("{:<28} {rps:>12.0} {:>10.2?} {:>9} KiB", format!("{case}, {kind}"), p99, rss);
+            let (rps, p99, cpu, rss) = results[i];
+            println!("{:<28} {rps:>10.0} {:>10.2?} {:>14.1?} {:>8} KiB", format!("{case}, {kind}"), p99, cpu, rss);
         }
         println!(
-            "{:<28} throughput {:.2}, p99 {:.2} (generated / hand-written)",
+            "{:<28} throughput {:.2}, p99 {:.2}, requests per CPU-second {:.2} (generated / hand-written)",
             format!("{case}, ratio"),
             results[0].0 / results[1].0,
-            results[0].1.as_secs_f64() / results[1].1.as_secs_f64()
+            results[0].1.as_secs_f64() / results[1].1.as_secs_f64(),
+            results[1].2.as_secs_f64() / results[0].2.as_secs_f64(),
         );
     }
 }

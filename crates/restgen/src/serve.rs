@@ -120,7 +120,7 @@ pub fn app(service: Service, store: Store) -> Router {
         .layer(RequestBodyLimitLayer::new(service.max_body_bytes))
         .layer(DefaultBodyLimit::disable())
         // Outside the layers above, so their bare answers (413, 503) get problem bodies.
-        .layer(axum::middleware::map_response(problem_for_bare_errors))
+        .layer(tower::util::MapResponseLayer::new(problem_for_bare_errors))
         .layer(TraceLayer::new_for_http())
         .with_state(store)
 }
@@ -136,7 +136,7 @@ async fn healthz(State(store): State<Store>) -> Response {
 /// Errors produced below the handlers (405 from routing, 413 from the body limit, 503
 /// from the timeout) carry no body; every error answer is problem+json, so they get one.
 /// Their headers (`Allow` above all) are kept.
-async fn problem_for_bare_errors(response: Response) -> Response {
+fn problem_for_bare_errors(response: Response) -> Response {
     let status = response.status();
     let is_problem = response
         .headers()

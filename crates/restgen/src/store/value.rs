@@ -53,7 +53,8 @@ where
     Option<f64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
     Option<bool>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
 {
-    let mut out = Record::new();
+    // Sized up front: growing an index map re-hashes it, a cost every row would pay.
+    let mut out = Record::with_capacity(spec.fields.len() + 4);
     let id = match spec.id {
         IdKind::Integer => Value::from(row.try_get::<i64, _>("id")?),
         IdKind::Uuid => Value::from(row.try_get::<String, _>("id")?),
