@@ -5,6 +5,7 @@
 //! Generated code reaches third-party crates only through [`__private`], so a service
 //! depends on `restgen` alone and always gets the versions restgen was built with.
 
+pub mod auth;
 mod body;
 pub mod input;
 pub mod list;

@@ -1,12 +1,14 @@
 //! The six operations, once for every resource: generated routes instantiate them with
 //! the resource's spec and input types.
 
+use crate::auth::Caller;
+use crate::auth::access::{self, Scope};
 use crate::body;
 use crate::list;
 use crate::problem::{FieldError, Problem};
 use crate::routes::{CreateRule, DeleteRule, UpdateRule};
-use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, IdKind, ResourceSpec, Rule};
-use crate::store::{Record, SqlValue, Store};
+use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, IdKind, ResourceSpec};
+use crate::store::{Record, SqlValue, Store, StoreError};
 use crate::validate;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -16,35 +18,49 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-/// Who is calling. Until credentials are verified (the identity layer), every caller is
-/// anonymous, and operations that need more answer 401.
-#[derive(Clone, Debug, Default)]
-pub struct Caller;
-
-/// Refuses the operation unless `rules` admit an anonymous caller.
-pub fn authorize(rules: &[Rule], _caller: &Caller) -> Result<(), Problem> {
-    if rules.contains(&Rule::Anyone) {
-        return Ok(());
-    }
-    Err(Problem::new(StatusCode::UNAUTHORIZED, "this operation needs credentials")
-        .with_header(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer")))
-}
-
 pub async fn create<C: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
     store: &Store,
+    caller: &Caller,
     uri: &Uri,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
     hook: Option<&CreateRule<C>>,
 ) -> Result<Response, Problem> {
-    authorize(spec.access.create, &Caller)?;
-    let object = body::object(headers, body, false)?;
-    let input = settable_values::<C>(spec, object, |typed| hook.map_or(Ok(()), |h| h(typed)))?;
+    access::collection(spec.access.create, caller)?;
+    // `owner_id` comes from the caller, never from the body.
+    let owner = match spec.owner {
+        Some((_, kind)) => Some(caller.id_value(kind).ok_or_else(|| caller.unauthorized())?),
+        None => None,
+    };
+    let mut object = body::object(headers, body, false)?;
+    let roles = take_roles(spec, caller, &mut object, |f| f.create)?;
+    let mut input = settable_values::<C>(spec, object, |typed| hook.map_or(Ok(()), |h| h(typed)))?;
+    input.extend(roles);
+    let record = insert(spec, store, input, owner).await?;
+    let location = format!("{}/{}", uri.path().trim_end_matches('/'), id_text(&record));
+    let mut response = (StatusCode::CREATED, axum::Json(representation(spec, record))).into_response();
+    if let Ok(v) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, v);
+    }
+    Ok(response)
+}
+
+/// Stores a new record from validated input: defaults, the initial state, timestamps and
+/// the owner filled in, refs checked.
+pub(crate) async fn insert(
+    spec: &'static ResourceSpec,
+    store: &Store,
+    input: Map<String, Value>,
+    owner: Option<SqlValue>,
+) -> Result<Record, Problem> {
     let now = now();
     let mut values: Vec<(&str, SqlValue)> = Vec::new();
     if spec.id == IdKind::Uuid {
         values.push(("id", SqlValue::Text(Some(uuid::Uuid::now_v7().to_string()))));
+    }
+    if let Some(owner) = owner {
+        values.push(("owner_id", owner));
     }
     for f in spec.fields {
         let value = match input.get(f.name) {
@@ -59,70 +75,114 @@ pub async fn create<C: DeserializeOwned + Serialize>(
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
     refs_exist(spec, store, &input).await?;
-    let record = store.insert(spec, values).await?;
-    let location = format!("{}/{}", uri.path().trim_end_matches('/'), id_text(&record));
-    let mut response = (StatusCode::CREATED, axum::Json(representation(spec, record))).into_response();
-    if let Ok(v) = HeaderValue::from_str(&location) {
-        response.headers_mut().insert(header::LOCATION, v);
-    }
-    Ok(response)
+    Ok(store.insert(spec, values).await?)
 }
 
-pub async fn get(spec: &'static ResourceSpec, store: &Store, id: &str) -> Result<Response, Problem> {
-    authorize(spec.access.read, &Caller)?;
-    let record = store.get(spec, &parse_id(spec, id)?).await?;
+pub async fn get(spec: &'static ResourceSpec, store: &Store, caller: &Caller, id: &str) -> Result<Response, Problem> {
+    let (_, record) = authorized(spec, spec.access.read, store, caller, id).await?;
     Ok(axum::Json(representation(spec, record)).into_response())
+}
+
+/// The record an item operation acts on, once the caller is admitted to it: refused
+/// callers learn nothing of whether it exists.
+async fn authorized(
+    spec: &'static ResourceSpec,
+    rules: &[crate::spec::Rule],
+    store: &Store,
+    caller: &Caller,
+    id: &str,
+) -> Result<(SqlValue, Record), Problem> {
+    let scope = access::before_lookup(rules, caller)?;
+    let key = parse_id(spec, id)?;
+    let record = match store.get(spec, &key).await {
+        Err(StoreError::NotFound) => return Err(missing(spec)),
+        other => other?,
+    };
+    access::record(spec, scope, caller, &record)?;
+    Ok((key, record))
+}
+
+/// Admins may set a `roles` field (a declared role list) in any write; anyone else who
+/// sends one where it would be settable is refused with 403. Returns the value to store.
+fn take_roles(
+    spec: &ResourceSpec,
+    caller: &Caller,
+    object: &mut Map<String, Value>,
+    settable: impl Fn(&FieldSpec) -> bool,
+) -> Result<Option<(String, Value)>, Problem> {
+    let Some(f) = spec.fields.iter().find(|f| f.kind == FieldKind::Roles) else { return Ok(None) };
+    if !object.contains_key(f.name) {
+        return Ok(None);
+    }
+    if caller.is_admin() {
+        let value = object.remove(f.name).unwrap_or(Value::Null);
+        validate::roles(f, &value)
+            .map_err(|message| Problem::validation(vec![FieldError { field: f.name.into(), message }]))?;
+        return Ok(Some((f.name.to_owned(), value)));
+    }
+    if settable(f) {
+        return Err(Problem::forbidden(format!("only an admin may set `{}`", f.name)));
+    }
+    // Not settable: refused or dropped below like any other such field.
+    Ok(None)
 }
 
 pub async fn replace<R: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
     store: &Store,
+    caller: &Caller,
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
     hook: Option<&UpdateRule<R>>,
 ) -> Result<Response, Problem> {
-    authorize(spec.access.write, &Caller)?;
-    let id_text = id;
-    let id = parse_id(spec, id)?;
-    let current = representation(spec, store.get(spec, &id).await?);
+    let (id_value, current) = authorized(spec, spec.access.write, store, caller, id).await?;
+    let current = representation(spec, current);
     let mut object = body::object(headers, body, false)?;
+    let roles = take_roles(spec, caller, &mut object, |f| f.replace)?;
     // A GET-modify-PUT round trip sends the server-controlled fields back: unchanged,
     // they are ignored; changed, they fail below like any field the client may not set.
     object.retain(|k, v| {
         let client_controlled = spec.field(k).is_some_and(|f| f.replace);
         client_controlled || current.get(k) != Some(v)
     });
-    let input = settable_values::<R>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id_text, typed)))?;
+    let input = settable_values::<R>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
     let now = now();
     let mut values: Vec<(&str, SqlValue)> = Vec::new();
     for f in spec.fields.iter().filter(|f| f.replace) {
         let value = input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now));
         values.push((f.name, stored(f, &value)?));
     }
+    if let Some((name, value)) = &roles
+        && let Some(f) = spec.field(name)
+        && !f.replace
+    {
+        values.push((f.name, stored(f, value)?));
+    }
     if spec.timestamps {
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
     refs_exist(spec, store, &input).await?;
-    let record = store.update(spec, &id, values).await?;
+    let record = store.update(spec, &id_value, values).await?;
     Ok(axum::Json(representation(spec, record)).into_response())
 }
 
 pub async fn patch<P: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
     store: &Store,
+    caller: &Caller,
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
     hook: Option<&UpdateRule<P>>,
 ) -> Result<Response, Problem> {
-    authorize(spec.access.write, &Caller)?;
-    let id_text = id;
-    let id = parse_id(spec, id)?;
-    let object = body::object(headers, body, true)?;
-    let input = settable_values::<P>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id_text, typed)))?;
+    let (id_value, _) = authorized(spec, spec.access.write, store, caller, id).await?;
+    let mut object = body::object(headers, body, true)?;
+    let roles = take_roles(spec, caller, &mut object, |f| f.patch)?;
+    let mut input = settable_values::<P>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
+    input.extend(roles);
     let mut values: Vec<(&str, SqlValue)> = Vec::new();
-    for f in spec.fields.iter().filter(|f| f.patch) {
+    for f in spec.fields.iter().filter(|f| f.patch || f.kind == FieldKind::Roles) {
         if let Some(v) = input.get(f.name) {
             values.push((f.name, stored(f, v)?));
         }
@@ -131,44 +191,56 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
         values.push(("updated_at", SqlValue::Text(Some(now()))));
     }
     refs_exist(spec, store, &input).await?;
-    let record = store.update(spec, &id, values).await?;
+    let record = store.update(spec, &id_value, values).await?;
     Ok(axum::Json(representation(spec, record)).into_response())
 }
 
 pub async fn delete(
     spec: &'static ResourceSpec,
     store: &Store,
+    caller: &Caller,
     id: &str,
     hook: Option<&DeleteRule>,
 ) -> Result<Response, Problem> {
-    authorize(spec.access.delete, &Caller)?;
-    let key = parse_id(spec, id)?;
-    // The rule sees only records that exist: a missing one is 404 whatever it says.
-    store.get(spec, &key).await?;
+    // The rule sees only records that exist and the caller may delete.
+    let (key, _) = authorized(spec, spec.access.delete, store, caller, id).await?;
     if let Some(h) = hook {
         h(id)?;
     }
-    store.delete(spec, &key).await?;
-    Ok(StatusCode::NO_CONTENT.into_response())
+    match store.delete(spec, &key).await {
+        Err(StoreError::NotFound) => Err(missing(spec)),
+        other => Ok(other.map(|()| StatusCode::NO_CONTENT.into_response())?),
+    }
 }
 
 pub async fn list(
     spec: &'static ResourceSpec,
     store: &Store,
+    caller: &Caller,
     uri: &Uri,
     params: Vec<(String, String)>,
     parent: Option<(&'static crate::spec::ParentSpec, &str)>,
 ) -> Result<Response, Problem> {
-    authorize(spec.access.read, &Caller)?;
+    let scope = access::collection(spec.access.read, caller)?;
     let mut request = list::parse(spec, &params)?;
     if let Some((p, parent_id)) = parent {
-        let kind = spec.field(p.column).and_then(|f| f.to).map_or(IdKind::Uuid, |(_, k)| k);
-        let id = SqlValue::id(kind, parent_id)
-            .ok_or_else(|| Problem::not_found(format!("no {} with this id", p.resource)))?;
-        if !store.exists(p.resource, &id).await? {
-            return Err(Problem::not_found(format!("no {} with this id", p.resource)));
+        let missing_parent = || Problem::not_found(format!("no {} with this id", p.resource));
+        let id = SqlValue::id(p.spec.id, parent_id).ok_or_else(missing_parent)?;
+        let record = match store.get(p.spec, &id).await {
+            Err(StoreError::NotFound) => return Err(missing_parent()),
+            other => other?,
+        };
+        // Listing the children of somebody else's record is refused like reading it.
+        if scope == Scope::Own && !access::owns(p.spec, caller, &record) {
+            return Err(access::not_owned(p.spec));
         }
         request.query.filters.push(crate::store::Filter { column: p.column, value: id });
+    }
+    if scope == Scope::Own {
+        let column = if spec.principal { "id" } else { "owner_id" };
+        let kind = spec.owner.map_or(spec.id, |(_, kind)| kind);
+        let me = caller.id_value(kind).ok_or_else(|| caller.unauthorized())?;
+        request.query.filters.push(crate::store::Filter { column, value: me });
     }
     if let Some(after) = &request.starting_after {
         let id = parse_id(spec, after)
@@ -176,12 +248,19 @@ pub async fn list(
         let record = store
             .get(spec, &id)
             .await
-            .map_err(|_| Problem::bad_request("`starting_after` names no record of this collection"))?;
+            .ok()
+            .filter(|r| scope == Scope::All || access::owns(spec, caller, r))
+            .ok_or_else(|| Problem::bad_request("`starting_after` names no record of this collection"))?;
         request.query.page = crate::store::Page::After(list::cursor_values(spec, &request.query.sort, &record));
     }
     let (records, more) = store.list(spec, &request.query).await?;
     let items: Vec<Value> = records.into_iter().map(|r| Value::Object(representation(spec, r))).collect();
     Ok(list::respond(spec, uri, &request, items, more))
+}
+
+/// The answer for a record that does not exist, the same as for one that is hidden.
+fn missing(spec: &ResourceSpec) -> Problem {
+    Problem::not_found(format!("no {} with this id", spec.name))
 }
 
 /// The fields the client sent that the operation's input type accepted, validated, passed

@@ -9,3 +9,10 @@ pub fn hash(password: &str) -> Result<String, Problem> {
         Problem::internal()
     })
 }
+
+/// Whether `password` matches the PHC string `hash`. A malformed hash matches nothing.
+pub fn verify(password: &str, hash: &str) -> bool {
+    use argon2::PasswordVerifier;
+    argon2::PasswordHash::new(hash)
+        .is_ok_and(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+}

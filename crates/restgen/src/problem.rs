@@ -58,6 +58,11 @@ impl Problem {
         Problem::new(StatusCode::BAD_REQUEST, detail)
     }
 
+    /// 403: the caller is known, and not permitted.
+    pub fn forbidden(detail: impl Into<String>) -> Self {
+        Problem::new(StatusCode::FORBIDDEN, detail)
+    }
+
     pub fn not_found(detail: impl Into<String>) -> Self {
         Problem::new(StatusCode::NOT_FOUND, detail)
     }

@@ -1,6 +1,7 @@
 //! The routes of one resource, built from its spec and its input types: what a generated
 //! `routes.rs` calls once per resource.
 
+use crate::auth::Caller;
 use crate::list;
 use crate::ops;
 use crate::problem::Problem;
@@ -54,49 +55,54 @@ pub fn resource<C: Input, R: Input, P: Input>(
     let Hooks { before_create, before_replace, before_patch, before_delete } = hooks;
     let mut collection: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::List) {
-        collection = collection.get(move |State(store): State<Store>, OriginalUri(uri): OriginalUri| async move {
-            ops::list(spec, &store, &uri, list::query_pairs(&uri), None).await
-        });
+        collection = collection.get(
+            move |State(store): State<Store>, caller: Caller, OriginalUri(uri): OriginalUri| async move {
+                ops::list(spec, &store, &caller, &uri, list::query_pairs(&uri), None).await
+            },
+        );
     }
     if spec.has(Operation::Create) {
         collection = collection.post(
             move |State(store): State<Store>,
+                  caller: Caller,
                   OriginalUri(uri): OriginalUri,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
-                ops::create::<C>(spec, &store, &uri, &headers, body, before_create.as_deref()).await
+                ops::create::<C>(spec, &store, &caller, &uri, &headers, body, before_create.as_deref()).await
             },
         );
     }
     let mut item: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::Get) {
-        item = item.get(move |State(store): State<Store>, Path(id): Path<String>| async move {
-            ops::get(spec, &store, &id).await
+        item = item.get(move |State(store): State<Store>, caller: Caller, Path(id): Path<String>| async move {
+            ops::get(spec, &store, &caller, &id).await
         });
     }
     if spec.has(Operation::Replace) {
         item = item.put(
             move |State(store): State<Store>,
+                  caller: Caller,
                   Path(id): Path<String>,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
-                ops::replace::<R>(spec, &store, &id, &headers, body, before_replace.as_deref()).await
+                ops::replace::<R>(spec, &store, &caller, &id, &headers, body, before_replace.as_deref()).await
             },
         );
     }
     if spec.has(Operation::Patch) {
         item = item.patch(
             move |State(store): State<Store>,
+                  caller: Caller,
                   Path(id): Path<String>,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
-                ops::patch::<P>(spec, &store, &id, &headers, body, before_patch.as_deref()).await
+                ops::patch::<P>(spec, &store, &caller, &id, &headers, body, before_patch.as_deref()).await
             },
         );
     }
     if spec.has(Operation::Delete) {
-        item = item.delete(move |State(store): State<Store>, Path(id): Path<String>| async move {
-            ops::delete(spec, &store, &id, before_delete.as_deref()).await
+        item = item.delete(move |State(store): State<Store>, caller: Caller, Path(id): Path<String>| async move {
+            ops::delete(spec, &store, &caller, &id, before_delete.as_deref()).await
         });
     }
     let mut router = Router::new();
@@ -110,17 +116,18 @@ pub fn resource<C: Input, R: Input, P: Input>(
     if lists {
         for parent in spec.parents {
             let path = format!("{base}{}/{{parent_id}}{}", parent.path, spec.path);
-            router =
-                router.route(
-                    &path,
-                    axum::routing::get(
-                        move |State(store): State<Store>,
-                              Path(parent_id): Path<String>,
-                              OriginalUri(uri): OriginalUri| async move {
-                            ops::list(spec, &store, &uri, list::query_pairs(&uri), Some((parent, &parent_id))).await
-                        },
-                    ),
-                );
+            router = router.route(
+                &path,
+                axum::routing::get(
+                    move |State(store): State<Store>,
+                          caller: Caller,
+                          Path(parent_id): Path<String>,
+                          OriginalUri(uri): OriginalUri| async move {
+                        ops::list(spec, &store, &caller, &uri, list::query_pairs(&uri), Some((parent, &parent_id)))
+                            .await
+                    },
+                ),
+            );
         }
     }
     router

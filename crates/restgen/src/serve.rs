@@ -1,13 +1,16 @@
 //! Serving a generated service: configuration from the environment, the middleware every
 //! route shares, `/healthz`, and graceful shutdown.
 
+use crate::auth::{Authenticator, Secrets};
 use crate::problem::Problem;
+use crate::spec::AuthSpec;
 use crate::store::{MigrationSpec, Store};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::limit::RequestBodyLimitLayer;
@@ -25,6 +28,8 @@ pub struct Service {
     pub request_timeout: Duration,
     /// A sample request for the start-up banner (`/api/users`).
     pub sample_path: &'static str,
+    /// The `auth` section; `None` for an open service.
+    pub auth: Option<&'static AuthSpec>,
 }
 
 /// Settings read from the environment.
@@ -90,10 +95,18 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
     let listener = tokio::net::TcpListener::bind(&config.bind)
         .await
         .map_err(|e| format!("cannot listen on {}: {e}", config.bind))?;
+    let secrets = match service.auth {
+        Some(spec) => {
+            bootstrap_from_env(&store, spec).await?;
+            Secrets::from_env(spec)?
+        }
+        None => Secrets::default(),
+    };
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
-    println!("{} listening on http://{addr}", service.name);
-    println!("try: curl -i http://{addr}{}", service.sample_path);
-    let app = app(service, store);
+    let (name, sample) = (service.name, service.sample_path);
+    let app = app(service, store, &secrets)?;
+    println!("{name} listening on http://{addr}");
+    println!("try: curl -i http://{addr}{sample}");
     serve_until(listener, app, shutdown()).await.map_err(|e| e.to_string())
 }
 
@@ -107,13 +120,28 @@ pub async fn serve_until(
     axum::serve(listener, app).with_graceful_shutdown(signal).await
 }
 
-/// The whole application: resource routes under the base path, `/healthz`, and the
-/// middleware every route shares.
-pub fn app(service: Service, store: Store) -> Router {
-    let routes = service.routes;
-    Router::new()
-        .route("/healthz", axum::routing::get(healthz))
-        .merge(routes)
+/// `<SERVICE>_ADMIN`, when set: the first admin's account fields as JSON.
+async fn bootstrap_from_env(store: &Store, spec: &'static AuthSpec) -> Result<(), String> {
+    let var = format!("{}_ADMIN", spec.env_prefix);
+    if let Ok(json) = std::env::var(&var) {
+        let done = crate::auth::bootstrap_admin(store, spec, &json).await.map_err(|e| format!("{var}: {e}"))?;
+        tracing::info!("{var}: {done}");
+    }
+    Ok(())
+}
+
+/// The whole application: resource routes under the base path, the auth endpoints,
+/// `/healthz`, and the middleware every route shares. Fails when the key material in
+/// `secrets` is unusable.
+pub fn app(service: Service, store: Store, secrets: &Secrets) -> Result<Router, String> {
+    let mut routes = Router::new().route("/healthz", axum::routing::get(healthz)).merge(service.routes);
+    if let Some(spec) = service.auth {
+        let auth = Arc::new(Authenticator::new(spec, store.clone(), secrets)?);
+        routes = routes.merge(crate::auth::routes(auth.clone(), service.base_path)).layer(axum::middleware::from_fn(
+            move |request, next| crate::auth::authenticate(auth.clone(), request, next),
+        ));
+    }
+    Ok(routes
         .fallback(|| async { Problem::not_found("no such route") })
         .layer(CatchPanicLayer::custom(|_| Problem::internal().into_response()))
         .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, service.request_timeout))
@@ -122,7 +150,7 @@ pub fn app(service: Service, store: Store) -> Router {
         // Outside the layers above, so their bare answers (413, 503) get problem bodies.
         .layer(tower::util::MapResponseLayer::new(problem_for_bare_errors))
         .layer(TraceLayer::new_for_http())
-        .with_state(store)
+        .with_state(store))
 }
 
 async fn healthz(State(store): State<Store>) -> Response {

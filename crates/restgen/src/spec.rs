@@ -11,6 +11,8 @@ pub struct ResourceSpec {
     pub id: IdKind,
     /// The owning principal's resource and its id kind, when records are owned.
     pub owner: Option<(&'static str, IdKind)>,
+    /// This resource holds the accounts (`auth.principal`): a caller owns their own record.
+    pub principal: bool,
     pub timestamps: bool,
     pub fields: &'static [FieldSpec],
     pub pagination: PaginationSpec,
@@ -72,6 +74,8 @@ pub enum Operation {
 
 #[derive(Debug)]
 pub struct ParentSpec {
+    /// The parent resource, whose ownership a nested list checks.
+    pub spec: &'static ResourceSpec,
     pub resource: &'static str,
     pub path: &'static str,
     pub column: &'static str,
@@ -151,4 +155,78 @@ pub enum DefaultValue {
     Now,
     /// JSON text of the value.
     Json(&'static str),
+}
+
+/// The `auth` section: how callers prove who they are, and the roles they may hold.
+#[derive(Debug)]
+pub struct AuthSpec {
+    pub schemes: &'static [Scheme],
+    pub principal: Option<PrincipalSpec>,
+    pub jwt: JwtSpec,
+    pub api_key: ApiKeySpec,
+    pub roles: &'static [&'static str],
+    /// The role of an account whose `roles` field is empty.
+    pub default_role: Option<&'static str>,
+    /// Roles that see and change every record.
+    pub admin_roles: &'static [&'static str],
+    /// Prefix of the service's own environment variables (`SHOP` for `SHOP_ADMIN`).
+    pub env_prefix: &'static str,
+    /// The realm named in `WWW-Authenticate` challenges: the service name.
+    pub realm: &'static str,
+}
+
+impl AuthSpec {
+    pub fn has(&self, scheme: Scheme) -> bool {
+        self.schemes.contains(&scheme)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scheme {
+    Bearer,
+    ApiKey,
+    Basic,
+}
+
+/// The resource that holds accounts, and its fields that sign in.
+#[derive(Debug)]
+pub struct PrincipalSpec {
+    pub resource: &'static ResourceSpec,
+    /// `{base_path}{login.path}`, where bearer tokens are issued.
+    pub login_path: &'static str,
+    /// The field that names an account at login and in Basic credentials (`email`).
+    pub identifier: &'static str,
+    /// The password field (Argon2id PHC string in storage).
+    pub password: &'static str,
+    /// The `roles` field, when accounts have one.
+    pub roles: Option<&'static str>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JwtAlgorithm {
+    Hs256,
+    Rs256,
+    Es256,
+}
+
+#[derive(Debug)]
+pub struct JwtSpec {
+    pub algorithm: JwtAlgorithm,
+    /// HS256: the variable holding the shared secret.
+    pub secret_env: &'static str,
+    /// RS256/ES256: the variable holding the path of the PEM private key (signing).
+    pub private_key_env: Option<&'static str>,
+    /// RS256/ES256: the variable holding the path of the PEM public key (verifying).
+    pub public_key_env: Option<&'static str>,
+    pub ttl_seconds: u64,
+    pub issuer: Option<&'static str>,
+    pub audience: Option<&'static str>,
+}
+
+#[derive(Debug)]
+pub struct ApiKeySpec {
+    /// Header that carries a key (`X-API-Key`).
+    pub header: &'static str,
+    /// Query parameter that may carry a key instead, when declared.
+    pub query: Option<&'static str>,
 }

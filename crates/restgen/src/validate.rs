@@ -35,8 +35,24 @@ fn value(f: &FieldSpec, v: &Value) -> Result<(), String> {
         FieldKind::String | FieldKind::Text | FieldKind::Email | FieldKind::Url | FieldKind::Password => {
             text(f, v.as_str().unwrap_or_default())
         }
+        FieldKind::Roles => roles(f, v),
         _ => Ok(()),
     }
+}
+
+/// A list of declared roles, each once.
+pub(crate) fn roles(f: &FieldSpec, v: &Value) -> Result<(), String> {
+    let Some(items) = v.as_array() else { return Err("must be a list of roles".into()) };
+    let mut seen = Vec::new();
+    for item in items {
+        match item.as_str() {
+            Some(r) if f.values.contains(&r) && !seen.contains(&r) => seen.push(r),
+            Some(r) if seen.contains(&r) => return Err(format!("names `{r}` twice")),
+            Some(r) => return Err(format!("`{r}` is not a role; expected one of: {}", f.values.join(", "))),
+            None => return Err("must be a list of roles".into()),
+        }
+    }
+    Ok(())
 }
 
 fn number(f: &FieldSpec, n: f64) -> Result<(), String> {

@@ -2,6 +2,7 @@
 
 use axum::Router;
 use axum::routing::get;
+use restgen::auth::Secrets;
 use restgen::serve::{Service, app, serve_until};
 use restgen::store::Store;
 use std::sync::Arc;
@@ -14,6 +15,7 @@ async fn store(dir: &tempfile::TempDir) -> Store {
 
 fn service(routes: Router<Store>) -> Service {
     Service {
+        auth: None,
         name: "t",
         base_path: "/api",
         routes,
@@ -40,7 +42,7 @@ async fn a_panicking_handler_answers_500_without_internals_and_the_service_keeps
     let routes =
         Router::new().route("/api/boom", get(|| async { boom() })).route("/api/fine", get(|| async { "fine" }));
     let (listener, url) = listen().await;
-    let app = app(service(routes), store(&dir).await);
+    let app = app(service(routes), store(&dir).await, &Secrets::default()).unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
     let boom = reqwest::get(format!("{url}/api/boom")).await.unwrap();
     assert_eq!(boom.status(), 500);
@@ -56,7 +58,7 @@ async fn a_panicking_handler_answers_500_without_internals_and_the_service_keeps
 async fn unknown_routes_are_problem_404s_and_healthz_checks_the_database() {
     let dir = tempfile::tempdir().unwrap();
     let (listener, url) = listen().await;
-    let app = app(service(Router::new()), store(&dir).await);
+    let app = app(service(Router::new()), store(&dir).await, &Secrets::default()).unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
     let missing = reqwest::get(format!("{url}/api/nothing")).await.unwrap();
     assert_eq!(missing.status(), 404);
@@ -83,7 +85,7 @@ async fn shutdown_finishes_requests_in_flight() {
         }),
     );
     let (listener, url) = listen().await;
-    let app = app(service(routes), store(&dir).await);
+    let app = app(service(routes), store(&dir).await, &Secrets::default()).unwrap();
     let stop = Arc::new(Notify::new());
     let stop_signal = stop.clone();
     let server = tokio::spawn(serve_until(listener, app, async move { stop_signal.notified().await }));

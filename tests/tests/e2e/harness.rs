@@ -1,14 +1,20 @@
 //! Starting a generated service for one test.
 
+use restgen::auth::Secrets;
 use restgen::serve::Service;
 use restgen::store::Store;
 use serde_json::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+/// The HS256 secret services under test sign their tokens with.
+pub const JWT_SECRET: &[u8] = b"e2e-test-secret-0123456789abcdef-0123456789";
+
 /// A running service; stops when dropped.
 pub struct Server {
     pub base: String,
     pub client: reqwest::Client,
+    /// The service's database, for setting up what no endpoint creates.
+    pub store: Store,
     _dir: tempfile::TempDir,
     task: tokio::task::JoinHandle<()>,
 }
@@ -61,13 +67,14 @@ pub async fn start(service: Service, db: Db) -> Option<Server> {
     };
     let store = Store::connect(&url).await.expect("database reachable");
     store.migrate(service.migrations).await.expect("migrations apply");
-    let app = restgen::serve::app(service, store);
+    let secrets = Secrets { jwt_secret: Some(JWT_SECRET.to_vec()), ..Secrets::default() };
+    let app = restgen::serve::app(service, store.clone(), &secrets).expect("keys usable");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let task = tokio::spawn(async move {
         axum_serve(listener, app).await;
     });
-    Some(Server { base: format!("http://{addr}"), client: reqwest::Client::new(), _dir: dir, task })
+    Some(Server { base: format!("http://{addr}"), client: reqwest::Client::new(), store, _dir: dir, task })
 }
 
 async fn axum_serve(listener: tokio::net::TcpListener, app: restgen::__private::axum::Router) {
@@ -117,6 +124,18 @@ impl Reply {
 impl Server {
     pub async fn send(&self, method: &str, path: &str, body: Option<Value>) -> Reply {
         let mut req = self.client.request(method.parse().unwrap(), format!("{}{path}", self.base));
+        if let Some(b) = body {
+            req = req.header("content-type", "application/json").body(b.to_string());
+        }
+        reply(req.send().await.unwrap()).await
+    }
+
+    /// A request with extra headers (credentials).
+    pub async fn send_with(&self, method: &str, path: &str, body: Option<Value>, headers: &[(&str, &str)]) -> Reply {
+        let mut req = self.client.request(method.parse().unwrap(), format!("{}{path}", self.base));
+        for (name, value) in headers {
+            req = req.header(*name, *value);
+        }
         if let Some(b) = body {
             req = req.header("content-type", "application/json").body(b.to_string());
         }

@@ -2,6 +2,8 @@
 //! test with a database of its own (a SQLite file; a PostgreSQL schema when
 //! `RESTGEN_TEST_DATABASE_URL` is set).
 
+mod accounts;
+mod auth;
 mod fleet;
 mod harness;
 mod shop;

@@ -62,7 +62,9 @@ async fn operations_that_need_a_caller_answer_401_with_www_authenticate(s: Serve
     for (method, path, body) in cases {
         let r = s.send(method, &path, body).await;
         r.assert_problem(401);
-        assert_eq!(r.header("www-authenticate"), Some("Bearer"), "{method} {path}");
+        let challenge = r.header("www-authenticate").unwrap_or_default();
+        assert!(challenge.starts_with("Bearer realm=\"shop\""), "{method} {path}: {challenge}");
+        assert!(challenge.contains("Basic realm=\"shop\""), "{challenge}");
     }
     let r = s.send("POST", "/api/invoices", Some(json!({}))).await;
     r.assert_problem(405);

@@ -18,10 +18,34 @@ pub(crate) fn sql(service: &Service, dialect: Dialect) -> String {
     for r in &service.resources {
         table(service, r, dialect, &mut out, &mut foreign_keys);
     }
+    api_keys(service, dialect, &mut out);
     for fk in foreign_keys {
         out.push_str(&fk);
     }
     out
+}
+
+/// The table behind `/auth/api-keys`: each key's id, owner and the SHA-256 of its secret
+/// (the key itself is shown once and never stored).
+fn api_keys(service: &Service, dialect: Dialect, out: &mut String) {
+    let Some(auth) = &service.auth else { return };
+    let Some(principal) = auth.principal.as_ref().and_then(|p| service.resource(&p.value)) else { return };
+    if !auth.has_scheme(Scheme::ApiKey) {
+        return;
+    }
+    let owner = id_type(principal.id, dialect);
+    let target = q(&principal.name.value);
+    let _ = writeln!(
+        out,
+        "CREATE TABLE \"restgen_api_key\" (\n    \"id\" TEXT PRIMARY KEY NOT NULL,\n    \"owner_id\" {owner} NOT NULL,\n    \
+         \"name\" TEXT NOT NULL,\n    \"prefix\" TEXT NOT NULL,\n    \"secret_hash\" TEXT NOT NULL,\n    \
+         \"created_at\" TEXT NOT NULL,\n    \
+         CONSTRAINT \"restgen_api_key_owner_id_fkey\" FOREIGN KEY (\"owner_id\") REFERENCES {target} (\"id\") ON DELETE CASCADE\n);"
+    );
+    let _ = writeln!(
+        out,
+        "CREATE INDEX \"restgen_api_key_owner_id_idx\" ON \"restgen_api_key\" (\"owner_id\", \"created_at\");\n"
+    );
 }
 
 fn q(name: &str) -> String {

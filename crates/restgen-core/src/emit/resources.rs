@@ -13,7 +13,99 @@ pub(crate) fn emit(service: &Service) -> RustFile {
 
         use ::restgen::spec::*;
     };
-    RustFile { head, sections: service.resources.iter().map(|r| resource(service, r)).collect() }
+    let mut sections: Vec<TokenStream> = service.resources.iter().map(|r| resource(service, r)).collect();
+    let all = service.resources.iter().map(static_ident);
+    sections.push(quote! {
+        /// Every resource, in schema order.
+        pub static RESOURCES: &[&ResourceSpec] = &[#(&#all),*];
+    });
+    sections.push(auth(service));
+    RustFile { head, sections }
+}
+
+/// `AUTH`: the `auth` section, `None` for an open service.
+fn auth(service: &Service) -> TokenStream {
+    let Some(a) = &service.auth else {
+        return quote! {
+            /// The service is open: no `auth` section.
+            pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::None;
+        };
+    };
+    let schemes = a.schemes.iter().map(|s| match s.value {
+        Scheme::Bearer => quote!(Scheme::Bearer),
+        Scheme::ApiKey => quote!(Scheme::ApiKey),
+        Scheme::Basic => quote!(Scheme::Basic),
+    });
+    let principal = match a.principal.as_ref().and_then(|p| service.resource(&p.value)) {
+        Some(p) => {
+            let spec = static_ident(p);
+            let login_path = format!("{}{}", service.api.base_path.value, a.login.path.value);
+            let identifier = a.login.identifier.as_ref().map_or("", |i| i.value.as_str());
+            let password = p.fields.iter().find(|f| f.ty.value == FieldType::Password).map_or("", |f| &f.name.value);
+            let roles = option_str(p.fields.iter().find(|f| f.ty.value == FieldType::Roles).map(|f| &f.name.value));
+            quote!(::core::option::Option::Some(PrincipalSpec {
+                resource: &#spec,
+                login_path: #login_path,
+                identifier: #identifier,
+                password: #password,
+                roles: #roles,
+            }))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let algorithm = match a.jwt.algorithm.value {
+        JwtAlgorithm::Hs256 => quote!(JwtAlgorithm::Hs256),
+        JwtAlgorithm::Rs256 => quote!(JwtAlgorithm::Rs256),
+        JwtAlgorithm::Es256 => quote!(JwtAlgorithm::Es256),
+    };
+    let asymmetric = a.jwt.algorithm.value != JwtAlgorithm::Hs256;
+    let key_env = |declared: &Option<crate::Located<String>>, suffix: &str| {
+        let name = declared.as_ref().map(|d| d.value.clone());
+        option_str((asymmetric).then(|| name.unwrap_or_else(|| service_env_name(&service.name.value, suffix))).as_ref())
+    };
+    let secret_env = &a.jwt.secret_env;
+    let private_key_env = key_env(&a.jwt.private_key_env, "JWT_PRIVATE_KEY");
+    let public_key_env = key_env(&a.jwt.public_key_env, "JWT_PUBLIC_KEY");
+    let ttl = a.jwt.ttl.as_secs();
+    let issuer = option_str(a.jwt.issuer.as_ref());
+    let audience = option_str(a.jwt.audience.as_ref());
+    let header = &a.api_key.header;
+    let query = option_str(a.api_key.query.as_ref());
+    let roles = a.roles.iter().map(|r| &r.value);
+    let default_role = option_str(a.default_role.as_ref().map(|r| &r.value));
+    let admin_roles = a.admin_roles.iter().map(|r| &r.value);
+    let env_prefix = service_env_name(&service.name.value, "");
+    let env_prefix = env_prefix.trim_end_matches('_');
+    let realm = &service.name.value;
+    quote! {
+        /// How callers sign in, and the roles they may hold.
+        pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::Some(AuthSpec {
+            schemes: &[#(#schemes),*],
+            principal: #principal,
+            jwt: JwtSpec {
+                algorithm: #algorithm,
+                secret_env: #secret_env,
+                private_key_env: #private_key_env,
+                public_key_env: #public_key_env,
+                ttl_seconds: #ttl,
+                issuer: #issuer,
+                audience: #audience,
+            },
+            api_key: ApiKeySpec { header: #header, query: #query },
+            roles: &[#(#roles),*],
+            default_role: #default_role,
+            admin_roles: &[#(#admin_roles),*],
+            env_prefix: #env_prefix,
+            realm: #realm,
+        });
+    }
+}
+
+fn option_str(value: Option<&String>) -> TokenStream {
+    match value {
+        Some(v) => quote!(::core::option::Option::Some(#v)),
+        None => quote!(::core::option::Option::None),
+    }
 }
 
 /// `ORDER` for `order`.
@@ -34,6 +126,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
+    let principal = service.auth.as_ref().and_then(|a| a.principal.as_ref()).is_some_and(|p| p.value == r.name.value);
     let timestamps = r.timestamps;
     let fields = r.fields.iter().map(|f| field(service, r, f));
     let style = match r.pagination.style {
@@ -79,8 +172,8 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
                 .find(|f| matches!(&f.ty.value, FieldType::Ref { to } if to.value == parent.name.value))
                 .map_or_else(String::new, |f| f.name.value.clone())
         };
-        let (pname, ppath) = (&parent.name.value, &parent.path.value);
-        quote!(ParentSpec { resource: #pname, path: #ppath, column: #column })
+        let (pname, ppath, pspec) = (&parent.name.value, &parent.path.value, static_ident(parent));
+        quote!(ParentSpec { spec: &#pspec, resource: #pname, path: #ppath, column: #column })
     });
     quote! {
         #[doc = #doc]
@@ -89,6 +182,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
             path: #path,
             id: #id,
             owner: #owner,
+            principal: #principal,
             timestamps: #timestamps,
             fields: &[#(#fields),*],
             pagination: PaginationSpec { style: #style, default_size: #default_size, max_size: #max_size },
@@ -153,7 +247,11 @@ fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
-    let values = f.ty.value.values().iter().map(|v| &v.value);
+    // A roles field holds declared roles only: they are its values.
+    let values: Vec<&String> = match (&f.ty.value, &service.auth) {
+        (FieldType::Roles, Some(auth)) => auth.roles.iter().map(|r| &r.value).collect(),
+        _ => f.ty.value.values().iter().map(|v| &v.value).collect(),
+    };
     let to = match &f.ty.value {
         FieldType::Ref { to } => match service.resource(&to.value) {
             Some(t) => {

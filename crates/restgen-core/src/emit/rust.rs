@@ -68,6 +68,7 @@ pub(crate) fn generated_mod(service: &crate::model::Service) -> RustFile {
                 max_body_bytes: #max_body,
                 request_timeout: ::std::time::Duration::from_millis(#timeout_ms),
                 sample_path: #sample,
+                auth: resources::AUTH.as_ref(),
             }
         }
     };

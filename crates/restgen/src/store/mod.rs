@@ -11,7 +11,7 @@ mod value;
 pub use sql::{Filter, ListQuery, Page, SortKey};
 pub use value::SqlValue;
 
-use crate::spec::ResourceSpec;
+use crate::spec::{IdKind, ResourceSpec};
 use serde_json::{Map, Value};
 use sqlx::encode::Encode;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
@@ -20,6 +20,19 @@ use sqlx::query::Query;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
 use sqlx::{AssertSqlSafe, Database, Row, Type};
 use std::str::FromStr;
+
+/// One row of the API key table.
+#[derive(Clone, Debug)]
+pub struct ApiKeyRow {
+    pub id: String,
+    pub owner_id: SqlValue,
+    pub name: String,
+    /// The first characters of the key, to tell keys apart in a list.
+    pub prefix: String,
+    /// SHA-256 of the secret part, lower-case hex.
+    pub secret_hash: String,
+    pub created_at: String,
+}
 
 /// A JSON object: one record as stored, server-controlled fields included.
 pub type Record = Map<String, Value>;
@@ -184,6 +197,69 @@ impl Store {
         let affected = on_pool!(self, pool => {
             bind(&sql, vec![id.clone()]).execute(pool).await.map_err(|e| classify(spec, e))?.rows_affected()
         });
+        if affected == 0 { Err(StoreError::NotFound) } else { Ok(()) }
+    }
+
+    /// The record whose `column` holds `value` (a unique column: the login identifier).
+    pub async fn find_by(
+        &self,
+        spec: &ResourceSpec,
+        column: &str,
+        value: SqlValue,
+    ) -> Result<Option<Record>, StoreError> {
+        let sql = format!("SELECT * FROM {} WHERE {} = $1 LIMIT 1", sql::ident(spec.name), sql::ident(column));
+        on_pool!(self, pool => match bind(&sql, vec![value]).fetch_optional(pool).await? {
+            Some(row) => Ok(Some(value::record(self.dialect, spec, &row)?)),
+            None => Ok(None),
+        })
+    }
+
+    /// Stores a new API key (its secret only as a hash).
+    pub async fn insert_api_key(&self, key: &ApiKeyRow) -> Result<(), StoreError> {
+        let sql = "INSERT INTO \"restgen_api_key\" (\"id\", \"owner_id\", \"name\", \"prefix\", \"secret_hash\", \"created_at\") \
+                   VALUES ($1, $2, $3, $4, $5, $6)";
+        let args = vec![
+            SqlValue::Text(Some(key.id.clone())),
+            key.owner_id.clone(),
+            SqlValue::Text(Some(key.name.clone())),
+            SqlValue::Text(Some(key.prefix.clone())),
+            SqlValue::Text(Some(key.secret_hash.clone())),
+            SqlValue::Text(Some(key.created_at.clone())),
+        ];
+        on_pool!(self, pool => {
+            bind(sql, args).execute(pool).await?;
+        });
+        Ok(())
+    }
+
+    /// The API key with this id.
+    pub async fn api_key(&self, id: &str, owner: IdKind) -> Result<Option<ApiKeyRow>, StoreError> {
+        let sql = "SELECT * FROM \"restgen_api_key\" WHERE \"id\" = $1";
+        let rows = on_pool!(self, pool => {
+            let rows = bind(sql, vec![SqlValue::Text(Some(id.to_owned()))]).fetch_all(pool).await?;
+            rows.iter().map(|r| value::api_key(r, owner)).collect::<Result<Vec<_>, _>>()?
+        });
+        Ok(rows.into_iter().next())
+    }
+
+    /// The API keys of one principal, newest first.
+    pub async fn api_keys_of(&self, owner_id: SqlValue, owner: IdKind) -> Result<Vec<ApiKeyRow>, StoreError> {
+        let sql = "SELECT * FROM \"restgen_api_key\" WHERE \"owner_id\" = $1 ORDER BY \"created_at\" DESC, \"id\" DESC";
+        Ok(on_pool!(self, pool => {
+            let rows = bind(sql, vec![owner_id]).fetch_all(pool).await?;
+            rows.iter().map(|r| value::api_key(r, owner)).collect::<Result<Vec<_>, _>>()?
+        }))
+    }
+
+    /// Revokes one API key of `owner_id`; `NotFound` when it has no such key.
+    pub async fn delete_api_key(&self, id: &str, owner_id: Option<SqlValue>) -> Result<(), StoreError> {
+        let mut sql = "DELETE FROM \"restgen_api_key\" WHERE \"id\" = $1".to_owned();
+        let mut args = vec![SqlValue::Text(Some(id.to_owned()))];
+        if let Some(owner) = owner_id {
+            sql.push_str(" AND \"owner_id\" = $2");
+            args.push(owner);
+        }
+        let affected = on_pool!(self, pool => bind(&sql, args).execute(pool).await?.rows_affected());
         if affected == 0 { Err(StoreError::NotFound) } else { Ok(()) }
     }
 

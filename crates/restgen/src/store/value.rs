@@ -42,6 +42,26 @@ impl SqlValue {
     }
 }
 
+/// A row of the API key table.
+pub(crate) fn api_key<R: Row>(row: &R, owner: IdKind) -> Result<super::ApiKeyRow, sqlx::Error>
+where
+    for<'a> &'a str: ColumnIndex<R>,
+    String: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    i64: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+{
+    Ok(super::ApiKeyRow {
+        id: row.try_get("id")?,
+        owner_id: match owner {
+            IdKind::Integer => SqlValue::Int(Some(row.try_get("owner_id")?)),
+            IdKind::Uuid => SqlValue::Text(Some(row.try_get("owner_id")?)),
+        },
+        name: row.try_get("name")?,
+        prefix: row.try_get("prefix")?,
+        secret_hash: row.try_get("secret_hash")?,
+        created_at: row.try_get("created_at")?,
+    })
+}
+
 /// A row as the JSON record it stores.
 pub(crate) fn record<R: Row>(dialect: Dialect, spec: &ResourceSpec, row: &R) -> Result<Record, sqlx::Error>
 where

@@ -57,6 +57,17 @@ CREATE TABLE "invoice" (
 CREATE INDEX "invoice_owner_id_idx" ON "invoice" ("owner_id", "id");
 CREATE INDEX "invoice_created_at_idx" ON "invoice" ("created_at", "id");
 
+CREATE TABLE "restgen_api_key" (
+    "id" TEXT PRIMARY KEY NOT NULL,
+    "owner_id" TEXT NOT NULL,
+    "name" TEXT NOT NULL,
+    "prefix" TEXT NOT NULL,
+    "secret_hash" TEXT NOT NULL,
+    "created_at" TEXT NOT NULL,
+    CONSTRAINT "restgen_api_key_owner_id_fkey" FOREIGN KEY ("owner_id") REFERENCES "user" ("id") ON DELETE CASCADE
+);
+CREATE INDEX "restgen_api_key_owner_id_idx" ON "restgen_api_key" ("owner_id", "created_at");
+
 ALTER TABLE "customer" ADD CONSTRAINT "customer_owner_id_fkey" FOREIGN KEY ("owner_id") REFERENCES "user" ("id") ON DELETE CASCADE;
 ALTER TABLE "order" ADD CONSTRAINT "order_owner_id_fkey" FOREIGN KEY ("owner_id") REFERENCES "user" ("id") ON DELETE CASCADE;
 ALTER TABLE "order" ADD CONSTRAINT "order_customer_id_fkey" FOREIGN KEY ("customer_id") REFERENCES "customer" ("id") ON DELETE SET NULL;

@@ -9,6 +9,7 @@ pub static USER: ResourceSpec = ResourceSpec {
     path: "/users",
     id: IdKind::Uuid,
     owner: ::core::option::Option::None,
+    principal: true,
     timestamps: true,
     fields: &[
         FieldSpec {
@@ -116,7 +117,7 @@ pub static USER: ResourceSpec = ResourceSpec {
             min_length: ::core::option::Option::None,
             max_length: ::core::option::Option::None,
             pattern: ::core::option::Option::None,
-            values: &[],
+            values: &["admin", "member"],
             to: ::core::option::Option::None,
             filter: false,
             sort: false,
@@ -153,6 +154,7 @@ pub static CUSTOMER: ResourceSpec = ResourceSpec {
     path: "/customers",
     id: IdKind::Uuid,
     owner: ::core::option::Option::Some(("user", IdKind::Uuid)),
+    principal: false,
     timestamps: true,
     fields: &[
         FieldSpec {
@@ -253,6 +255,7 @@ pub static ORDER: ResourceSpec = ResourceSpec {
     path: "/orders",
     id: IdKind::Uuid,
     owner: ::core::option::Option::Some(("user", IdKind::Uuid)),
+    principal: false,
     timestamps: true,
     fields: &[
         FieldSpec {
@@ -391,6 +394,7 @@ pub static ORDER: ResourceSpec = ResourceSpec {
     hide_not_owned: false,
     parents: &[
         ParentSpec {
+            spec: &USER,
             resource: "user",
             path: "/users",
             column: "owner_id",
@@ -403,6 +407,7 @@ pub static INVOICE: ResourceSpec = ResourceSpec {
     path: "/invoices",
     id: IdKind::Uuid,
     owner: ::core::option::Option::Some(("user", IdKind::Uuid)),
+    principal: false,
     timestamps: true,
     fields: &[
         FieldSpec {
@@ -468,3 +473,34 @@ pub static INVOICE: ResourceSpec = ResourceSpec {
     hide_not_owned: false,
     parents: &[],
 };
+/// Every resource, in schema order.
+pub static RESOURCES: &[&ResourceSpec] = &[&USER, &CUSTOMER, &ORDER, &INVOICE];
+/// How callers sign in, and the roles they may hold.
+pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::Some(AuthSpec {
+    schemes: &[Scheme::Bearer, Scheme::ApiKey, Scheme::Basic],
+    principal: ::core::option::Option::Some(PrincipalSpec {
+        resource: &USER,
+        login_path: "/api/auth/login",
+        identifier: "email",
+        password: "password",
+        roles: ::core::option::Option::Some("roles"),
+    }),
+    jwt: JwtSpec {
+        algorithm: JwtAlgorithm::Hs256,
+        secret_env: "SHOP_JWT_SECRET",
+        private_key_env: ::core::option::Option::None,
+        public_key_env: ::core::option::Option::None,
+        ttl_seconds: 900u64,
+        issuer: ::core::option::Option::Some("shop"),
+        audience: ::core::option::Option::Some("shop-clients"),
+    },
+    api_key: ApiKeySpec {
+        header: "X-API-Key",
+        query: ::core::option::Option::Some("api_key"),
+    },
+    roles: &["admin", "member"],
+    default_role: ::core::option::Option::Some("member"),
+    admin_roles: &["admin"],
+    env_prefix: "SHOP",
+    realm: "shop",
+});

@@ -18,5 +18,6 @@ pub fn service() -> ::restgen::serve::Service {
         max_body_bytes: 16384,
         request_timeout: ::std::time::Duration::from_millis(30000),
         sample_path: "/v0/depots",
+        auth: resources::AUTH.as_ref(),
     }
 }

@@ -9,6 +9,7 @@ pub static DEPOT: ResourceSpec = ResourceSpec {
     path: "/depots",
     id: IdKind::Integer,
     owner: ::core::option::Option::None,
+    principal: false,
     timestamps: true,
     fields: &[
         FieldSpec {
@@ -109,6 +110,7 @@ pub static DRIVER: ResourceSpec = ResourceSpec {
     path: "/drivers",
     id: IdKind::Integer,
     owner: ::core::option::Option::None,
+    principal: false,
     timestamps: true,
     fields: &[
         FieldSpec {
@@ -291,6 +293,7 @@ pub static DRIVER: ResourceSpec = ResourceSpec {
     hide_not_owned: false,
     parents: &[
         ParentSpec {
+            spec: &DEPOT,
             resource: "depot",
             path: "/depots",
             column: "depot_id",
@@ -303,6 +306,7 @@ pub static VEHICLE: ResourceSpec = ResourceSpec {
     path: "/vehicles",
     id: IdKind::Integer,
     owner: ::core::option::Option::None,
+    principal: false,
     timestamps: true,
     fields: &[
         FieldSpec {
@@ -441,6 +445,7 @@ pub static VEHICLE: ResourceSpec = ResourceSpec {
     hide_not_owned: false,
     parents: &[
         ParentSpec {
+            spec: &DEPOT,
             resource: "depot",
             path: "/depots",
             column: "depot_id",
@@ -453,6 +458,7 @@ pub static TRIP: ResourceSpec = ResourceSpec {
     path: "/trips",
     id: IdKind::Integer,
     owner: ::core::option::Option::None,
+    principal: false,
     timestamps: true,
     fields: &[
         FieldSpec {
@@ -613,11 +619,13 @@ pub static TRIP: ResourceSpec = ResourceSpec {
     hide_not_owned: false,
     parents: &[
         ParentSpec {
+            spec: &VEHICLE,
             resource: "vehicle",
             path: "/vehicles",
             column: "vehicle_id",
         },
         ParentSpec {
+            spec: &DRIVER,
             resource: "driver",
             path: "/drivers",
             column: "driver_id",
@@ -630,6 +638,7 @@ pub static SERVICE_LOG: ResourceSpec = ResourceSpec {
     path: "/service-logs",
     id: IdKind::Integer,
     owner: ::core::option::Option::None,
+    principal: false,
     timestamps: true,
     fields: &[
         FieldSpec {
@@ -717,3 +726,13 @@ pub static SERVICE_LOG: ResourceSpec = ResourceSpec {
     hide_not_owned: false,
     parents: &[],
 };
+/// Every resource, in schema order.
+pub static RESOURCES: &[&ResourceSpec] = &[
+    &DEPOT,
+    &DRIVER,
+    &VEHICLE,
+    &TRIP,
+    &SERVICE_LOG,
+];
+/// The service is open: no `auth` section.
+pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::None;

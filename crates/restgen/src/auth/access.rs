@@ -1,0 +1,87 @@
+//! Who may do what: the `access` rules of an operation against the caller and, for one
+//! record, its owner. Missing credentials give 401, a caller the rules do not admit 403,
+//! and a record of somebody else 403 or, with `not_owned: not_found`, the very 404 a
+//! missing record gives.
+
+use super::Caller;
+use crate::problem::Problem;
+use crate::spec::{ResourceSpec, Rule};
+use crate::store::Record;
+use serde_json::Value;
+
+/// What a caller may reach of a collection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every record.
+    All,
+    /// Only the caller's own records.
+    Own,
+}
+
+/// How far the rules admit the caller before any record is seen.
+fn scope(rules: &[Rule], caller: &Caller) -> Option<Scope> {
+    if caller.is_admin() {
+        return Some(Scope::All);
+    }
+    let mut best = None;
+    for rule in rules {
+        match rule {
+            Rule::Anyone => return Some(Scope::All),
+            Rule::Authenticated if caller.is_authenticated() => return Some(Scope::All),
+            Rule::Role(role) if caller.has_role(role) => return Some(Scope::All),
+            Rule::Owner if caller.is_authenticated() => best = Some(Scope::Own),
+            _ => {}
+        }
+    }
+    best
+}
+
+/// 401 for an anonymous caller, 403 for one the rules do not admit.
+fn refused(caller: &Caller) -> Problem {
+    if caller.is_authenticated() { Problem::forbidden("you may not do this") } else { caller.unauthorized() }
+}
+
+/// A collection operation (list, create): how much of it the caller may reach.
+pub fn collection(rules: &[Rule], caller: &Caller) -> Result<Scope, Problem> {
+    scope(rules, caller).ok_or_else(|| refused(caller))
+}
+
+/// The check before an item operation looks the record up: refuses callers no record
+/// could admit, so the answer says nothing about whether the record exists.
+pub fn before_lookup(rules: &[Rule], caller: &Caller) -> Result<Scope, Problem> {
+    collection(rules, caller)
+}
+
+/// The check once the record is known.
+pub fn record(spec: &ResourceSpec, scope: Scope, caller: &Caller, record: &Record) -> Result<(), Problem> {
+    if scope == Scope::All || owns(spec, caller, record) {
+        return Ok(());
+    }
+    Err(not_owned(spec))
+}
+
+/// The answer for somebody else's record: 403, or the 404 of a missing one.
+pub fn not_owned(spec: &ResourceSpec) -> Problem {
+    if spec.hide_not_owned {
+        Problem::not_found(format!("no {} with this id", spec.name))
+    } else {
+        Problem::forbidden(format!("this {} belongs to somebody else", spec.name))
+    }
+}
+
+/// Whether `record` is the caller's: their own account, or a record they own.
+pub fn owns(spec: &ResourceSpec, caller: &Caller, record: &Record) -> bool {
+    let Some(id) = caller.id() else { return false };
+    let column = if spec.principal {
+        "id"
+    } else if spec.owner.is_some() {
+        "owner_id"
+    } else {
+        return false;
+    };
+    match record.get(column) {
+        Some(Value::String(s)) => s == id,
+        Some(Value::Number(n)) => n.to_string() == id,
+        _ => false,
+    }
+}

@@ -1,0 +1,68 @@
+//! The first admin, seeded from the environment (`<SERVICE>_ADMIN`): no account is built
+//! in, and no admin exists until the operator says who it is.
+
+use crate::problem::FieldError;
+use crate::spec::{AuthSpec, FieldKind};
+use crate::store::{SqlValue, Store};
+use crate::validate;
+use serde_json::{Map, Value};
+
+/// Makes sure the account described by `json` (the principal's create fields, as a JSON
+/// object) exists and holds the first admin role: creates it when its identifier names
+/// no account, adds the role to an existing one. Says what it did.
+pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str) -> Result<String, String> {
+    let principal = spec.principal.as_ref().ok_or("the service has no principal resource")?;
+    let role = *spec.admin_roles.first().ok_or("the service declares no `admin_roles`")?;
+    let roles_field = principal.roles.ok_or("the principal has no `roles` field to hold the admin role")?;
+    let resource = principal.resource;
+    let object: Map<String, Value> = match serde_json::from_str(json) {
+        Ok(Value::Object(o)) => o,
+        _ => return Err("must be a JSON object of the account's fields".into()),
+    };
+    let identifier = object
+        .get(principal.identifier)
+        .and_then(Value::as_str)
+        .ok_or_else(|| format!("needs `{}`", principal.identifier))?
+        .to_owned();
+    let field = resource.field(principal.identifier).ok_or("the identifier field is missing")?;
+    let existing = store
+        .find_by(resource, principal.identifier, SqlValue::from_json(field, &Value::from(identifier.as_str())))
+        .await
+        .map_err(|e| e.to_string())?;
+    let admin_roles = Value::from(vec![role]);
+    if let Some(record) = existing {
+        let mut roles: Vec<Value> = record.get(roles_field).and_then(Value::as_array).cloned().unwrap_or_default();
+        if roles.iter().any(|r| r == role) {
+            return Ok(format!("admin account {identifier} already exists"));
+        }
+        roles.push(Value::from(role));
+        let id = record.get("id").cloned().unwrap_or(Value::Null);
+        let id = SqlValue::id(resource.id, id.as_str().map_or_else(|| id.to_string(), str::to_owned).as_str())
+            .ok_or("the account's id is unreadable")?;
+        let f = resource.field(roles_field).ok_or("the roles field is missing")?;
+        store
+            .update(resource, &id, vec![(f.name, SqlValue::from_json(f, &Value::Array(roles)))])
+            .await
+            .map_err(|e| e.to_string())?;
+        return Ok(format!("account {identifier} now holds the {role} role"));
+    }
+    // The same rules as a registration: only fields settable at create, all validated.
+    let mut errors: Vec<FieldError> = Vec::new();
+    for key in object.keys() {
+        if !resource.field(key).is_some_and(|f| f.create && f.kind != FieldKind::Roles) {
+            errors.push(FieldError { field: key.clone(), message: "is not a field an account is created with".into() });
+        }
+    }
+    for f in resource.fields.iter().filter(|f| f.required && f.create && !object.contains_key(f.name)) {
+        errors.push(FieldError { field: f.name.into(), message: "is required".into() });
+    }
+    errors.extend(validate::fields(resource.fields, &object));
+    if !errors.is_empty() {
+        let list: Vec<String> = errors.iter().map(|e| format!("`{}` {}", e.field, e.message)).collect();
+        return Err(list.join("; "));
+    }
+    let mut input = object;
+    input.insert(roles_field.to_owned(), admin_roles);
+    crate::ops::insert(resource, store, input, None).await.map_err(|p| p.detail)?;
+    Ok(format!("created admin account {identifier}"))
+}

@@ -1,0 +1,335 @@
+//! Identity: who is calling, proved by a bearer JWT, an API key or Basic credentials, and
+//! what they may do (`access`). A middleware turns credentials into a [`Caller`] before any
+//! handler runs; invalid credentials are refused there with 401, whatever the route.
+
+pub mod access;
+mod api_keys;
+mod bootstrap;
+mod jwt;
+mod login;
+
+pub use bootstrap::bootstrap_admin;
+
+use crate::problem::Problem;
+use crate::spec::{AuthSpec, IdKind, Scheme};
+use crate::store::{Record, SqlValue, Store};
+use axum::Router;
+use axum::extract::{FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderValue, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use base64::Engine;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Who is calling: anonymous, or a verified principal.
+#[derive(Clone, Debug, Default)]
+pub struct Caller {
+    pub principal: Option<Principal>,
+    /// The service's auth settings, for the challenges of a 401.
+    auth: Option<&'static AuthSpec>,
+}
+
+/// A verified account.
+#[derive(Clone, Debug)]
+pub struct Principal {
+    /// The id of the principal's record, as text.
+    pub id: String,
+    pub roles: Vec<String>,
+    /// Holds one of `admin_roles`: sees and changes every record.
+    pub admin: bool,
+}
+
+impl Caller {
+    pub fn is_authenticated(&self) -> bool {
+        self.principal.is_some()
+    }
+
+    pub fn id(&self) -> Option<&str> {
+        self.principal.as_ref().map(|p| p.id.as_str())
+    }
+
+    pub fn is_admin(&self) -> bool {
+        self.principal.as_ref().is_some_and(|p| p.admin)
+    }
+
+    pub fn has_role(&self, role: &str) -> bool {
+        self.principal.as_ref().is_some_and(|p| p.roles.iter().any(|r| r == role))
+    }
+
+    /// The caller's id as a value of an owner column of `kind`.
+    pub fn id_value(&self, kind: IdKind) -> Option<SqlValue> {
+        SqlValue::id(kind, self.id()?)
+    }
+
+    /// 401 with the challenges of this service's schemes.
+    pub fn unauthorized(&self) -> Problem {
+        unauthorized(self.auth, None)
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(parts.extensions.get::<Caller>().cloned().unwrap_or_default())
+    }
+}
+
+/// Key material, read from the environment by [`Secrets::from_env`] or given directly.
+#[derive(Clone, Default)]
+pub struct Secrets {
+    /// HS256 shared secret; `None` makes a random one for this process (with a warning).
+    pub jwt_secret: Option<Vec<u8>>,
+    /// HS256 secret of the previous rotation, still accepted for verification.
+    pub jwt_previous_secret: Option<Vec<u8>>,
+    /// RS256/ES256 private key, PEM (signing at login).
+    pub private_key_pem: Option<Vec<u8>>,
+    /// RS256/ES256 public key, PEM (verifying).
+    pub public_key_pem: Option<Vec<u8>>,
+    /// Public key of the previous rotation, still accepted for verification.
+    pub previous_public_key_pem: Option<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secrets { .. }")
+    }
+}
+
+/// Shortest HS256 secret accepted: as long as the hash (RFC 7518 §3.2).
+const MIN_SECRET_BYTES: usize = 32;
+
+impl Secrets {
+    /// `<secret_env>` and `<secret_env>_PREVIOUS` for HS256; for RS256/ES256 the PEM files
+    /// named by `<private_key_env>`, `<public_key_env>` and `<public_key_env>_PREVIOUS`.
+    pub fn from_env(spec: &AuthSpec) -> Result<Secrets, String> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let secret = |name: &str| -> Result<Option<Vec<u8>>, String> {
+            match var(name) {
+                Some(s) if s.len() < MIN_SECRET_BYTES => {
+                    Err(format!("{name} is too short: use at least {MIN_SECRET_BYTES} random bytes"))
+                }
+                other => Ok(other.map(String::into_bytes)),
+            }
+        };
+        let file = |name: Option<String>| -> Result<Option<Vec<u8>>, String> {
+            let Some(name) = name else { return Ok(None) };
+            match var(&name) {
+                Some(path) => std::fs::read(&path).map(Some).map_err(|e| format!("{name}: cannot read {path}: {e}")),
+                None => Ok(None),
+            }
+        };
+        let jwt = &spec.jwt;
+        Ok(Secrets {
+            jwt_secret: secret(jwt.secret_env)?,
+            jwt_previous_secret: secret(&format!("{}_PREVIOUS", jwt.secret_env))?,
+            private_key_pem: file(jwt.private_key_env.map(str::to_owned))?,
+            public_key_pem: file(jwt.public_key_env.map(str::to_owned))?,
+            previous_public_key_pem: file(jwt.public_key_env.map(|e| format!("{e}_PREVIOUS")))?,
+        })
+    }
+}
+
+/// Verifies credentials; shared by the middleware and the auth endpoints.
+pub struct Authenticator {
+    spec: &'static AuthSpec,
+    store: Store,
+    tokens: jwt::Tokens,
+    /// Verified when an identifier names no account, so a wrong identifier costs as
+    /// much time as a wrong password.
+    decoy_hash: String,
+}
+
+impl Authenticator {
+    pub fn new(spec: &'static AuthSpec, store: Store, secrets: &Secrets) -> Result<Authenticator, String> {
+        let tokens = jwt::Tokens::new(spec, secrets)?;
+        let decoy = URL_SAFE.encode(random_bytes(24));
+        let decoy_hash = crate::password::hash(&decoy).map_err(|_| "cannot hash with Argon2id".to_owned())?;
+        Ok(Authenticator { spec, store, tokens, decoy_hash })
+    }
+
+    /// The caller a request's credentials prove, anonymous without any.
+    async fn caller(&self, parts: &Parts) -> Result<Caller, Problem> {
+        let principal = match parts.headers.get(header::AUTHORIZATION) {
+            Some(value) => {
+                let text = value.to_str().map_err(|_| self.invalid(None, "the Authorization header is not text"))?;
+                let (scheme, credentials) = text.split_once(' ').unwrap_or((text, ""));
+                let credentials = credentials.trim();
+                if scheme.eq_ignore_ascii_case("bearer") && self.spec.has(Scheme::Bearer) {
+                    Some(self.bearer(credentials)?)
+                } else if scheme.eq_ignore_ascii_case("basic") && self.spec.has(Scheme::Basic) {
+                    Some(self.basic(credentials).await?)
+                } else {
+                    return Err(self.invalid(None, "this authorization scheme is not accepted here"));
+                }
+            }
+            None => match self.api_key_of(parts) {
+                Some(key) => Some(self.api_key(&key).await?),
+                None => None,
+            },
+        };
+        Ok(Caller { principal, auth: Some(self.spec) })
+    }
+
+    fn bearer(&self, token: &str) -> Result<Principal, Problem> {
+        let claims = self.tokens.verify(token).map_err(|why| self.invalid(Some("invalid_token"), why))?;
+        Ok(self.principal(claims.sub, claims.roles))
+    }
+
+    async fn basic(&self, credentials: &str) -> Result<Principal, Problem> {
+        let decoded = base64::engine::general_purpose::STANDARD
+            .decode(credentials)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .ok_or_else(|| self.invalid(None, "Basic credentials must be base64 of identifier:password"))?;
+        let (identifier, password) = decoded
+            .split_once(':')
+            .ok_or_else(|| self.invalid(None, "Basic credentials must be identifier:password"))?;
+        match self.check_password(identifier, password).await? {
+            Some(record) => Ok(self.principal_of(&record)),
+            None => Err(self.invalid(None, "the identifier or password is wrong")),
+        }
+    }
+
+    fn api_key_of(&self, parts: &Parts) -> Option<String> {
+        if !self.spec.has(Scheme::ApiKey) {
+            return None;
+        }
+        if let Some(v) = parts.headers.get(self.spec.api_key.header) {
+            return Some(v.to_str().unwrap_or("").to_owned());
+        }
+        let name = self.spec.api_key.query?;
+        form_urlencoded::parse(parts.uri.query()?.as_bytes()).find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
+    }
+
+    async fn api_key(&self, key: &str) -> Result<Principal, Problem> {
+        let Some(principal) = &self.spec.principal else {
+            return Err(self.invalid(None, "API keys are not accepted here"));
+        };
+        let owner = api_keys::verify(&self.store, principal.resource.id, key)
+            .await?
+            .ok_or_else(|| self.invalid(None, "the API key is not valid"))?;
+        let record = self
+            .store
+            .get(principal.resource, &owner)
+            .await
+            .map_err(|_| self.invalid(None, "the API key's account no longer exists"))?;
+        Ok(self.principal_of(&record))
+    }
+
+    /// The account `identifier` names, when `password` is its password. Takes as long
+    /// whether or not the account exists.
+    async fn check_password(&self, identifier: &str, password: &str) -> Result<Option<Record>, Problem> {
+        let Some(principal) = &self.spec.principal else { return Ok(None) };
+        let field = principal.resource.field(principal.identifier).ok_or_else(Problem::internal)?;
+        let record = self
+            .store
+            .find_by(principal.resource, principal.identifier, SqlValue::from_json(field, &Value::from(identifier)))
+            .await?;
+        let hash = record
+            .as_ref()
+            .and_then(|r| r.get(principal.password))
+            .and_then(Value::as_str)
+            .unwrap_or(&self.decoy_hash)
+            .to_owned();
+        let password = password.to_owned();
+        // Argon2 is deliberately slow: off the async workers.
+        let matches = tokio::task::spawn_blocking(move || crate::password::verify(&password, &hash))
+            .await
+            .map_err(|_| Problem::internal())?;
+        Ok(if matches { record } else { None })
+    }
+
+    fn principal(&self, id: String, roles: Vec<String>) -> Principal {
+        let admin = roles.iter().any(|r| self.spec.admin_roles.contains(&r.as_str()));
+        Principal { id, roles, admin }
+    }
+
+    /// The principal a stored account stands for, with its roles (or the default role).
+    fn principal_of(&self, record: &Record) -> Principal {
+        let id = match record.get("id") {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        let mut roles: Vec<String> = self
+            .spec
+            .principal
+            .as_ref()
+            .and_then(|p| p.roles)
+            .and_then(|field| record.get(field))
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_owned)).collect())
+            .unwrap_or_default();
+        if roles.is_empty() {
+            roles.extend(self.spec.default_role.map(str::to_owned));
+        }
+        self.principal(id, roles)
+    }
+
+    fn invalid(&self, error: Option<&str>, detail: &str) -> Problem {
+        let mut p = unauthorized(Some(self.spec), error);
+        p.detail = detail.to_owned();
+        p
+    }
+}
+
+/// 401 with a `WWW-Authenticate` challenge for each scheme the service accepts.
+pub(crate) fn unauthorized(spec: Option<&AuthSpec>, error: Option<&str>) -> Problem {
+    let realm = spec.map_or("api", |s| s.realm);
+    let mut challenges = Vec::new();
+    let schemes = spec.map_or(&[Scheme::Bearer][..], |s| s.schemes);
+    if schemes.contains(&Scheme::Bearer) {
+        challenges.push(match error {
+            Some(e) => format!("Bearer realm=\"{realm}\", error=\"{e}\""),
+            None => format!("Bearer realm=\"{realm}\""),
+        });
+    }
+    if schemes.contains(&Scheme::Basic) {
+        challenges.push(format!("Basic realm=\"{realm}\", charset=\"UTF-8\""));
+    }
+    if schemes.contains(&Scheme::ApiKey) {
+        let header = spec.map_or("X-API-Key", |s| s.api_key.header);
+        challenges.push(format!("ApiKey realm=\"{realm}\", header=\"{header}\""));
+    }
+    let value = HeaderValue::from_str(&challenges.join(", ")).unwrap_or(HeaderValue::from_static("Bearer"));
+    Problem::new(axum::http::StatusCode::UNAUTHORIZED, "this operation needs credentials")
+        .with_header(header::WWW_AUTHENTICATE, value)
+}
+
+/// The middleware: resolves the caller, or answers 401 for credentials that fail.
+pub(crate) async fn authenticate(auth: Arc<Authenticator>, request: Request, next: Next) -> Response {
+    let (mut parts, body) = request.into_parts();
+    match auth.caller(&parts).await {
+        Ok(caller) => {
+            parts.extensions.insert(caller);
+            next.run(Request::from_parts(parts, body)).await
+        }
+        Err(problem) => problem.into_response(),
+    }
+}
+
+/// Login and API key routes under `base`.
+pub(crate) fn routes<S: Clone + Send + Sync + 'static>(auth: Arc<Authenticator>, base: &str) -> Router<S> {
+    let mut router = Router::new();
+    if let Some(principal) = &auth.spec.principal
+        && auth.spec.has(Scheme::Bearer)
+    {
+        router = router.merge(login::routes(auth.clone(), principal.login_path));
+    }
+    if auth.spec.has(Scheme::ApiKey) && auth.spec.principal.is_some() {
+        router = router.merge(api_keys::routes(auth, base));
+    }
+    router
+}
+
+/// `n` bytes from the operating system's generator.
+pub(crate) fn random_bytes(n: usize) -> Vec<u8> {
+    let mut bytes = vec![0u8; n];
+    getrandom::fill(&mut bytes).expect("the operating system's random generator works");
+    bytes
+}
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD as URL_SAFE;

@@ -1,0 +1,63 @@
+//! Shop accounts for the identity tests: register, log in, call as somebody.
+
+use crate::harness::{Reply, Server};
+use serde_json::{Value, json};
+
+pub const PASSWORD: &str = "correct horse battery";
+
+/// A registered shop user with a bearer token.
+#[derive(Clone, Debug)]
+pub struct Account {
+    pub id: String,
+    pub email: String,
+    pub token: String,
+}
+
+impl Account {
+    pub fn bearer(&self) -> String {
+        format!("Bearer {}", self.token)
+    }
+}
+
+/// Registers `name` (e-mail `<name>@example.com`) and logs in.
+pub async fn register(s: &Server, name: &str) -> Account {
+    let email = format!("{name}@example.com");
+    let r = s.post("/api/users", json!({ "name": name, "email": email, "password": PASSWORD })).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let token = login(s, &email).await;
+    Account { id, email, token }
+}
+
+/// A fresh token for `email`.
+pub async fn login(s: &Server, email: &str) -> String {
+    let r = s.post("/api/auth/login", json!({ "email": email, "password": PASSWORD })).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    r.body["access_token"].as_str().unwrap().to_owned()
+}
+
+/// Makes `name` the first admin through the environment bootstrap, and logs in.
+pub async fn admin(s: &Server, name: &str) -> Account {
+    let email = format!("{name}@example.com");
+    let json = json!({ "name": name, "email": email, "password": PASSWORD }).to_string();
+    let auth = shop::generated::resources::AUTH.as_ref().unwrap();
+    restgen::auth::bootstrap_admin(&s.store, auth, &json).await.unwrap();
+    let token = login(s, &email).await;
+    let me = s.send_with("GET", "/api/users?limit=100", None, &[("authorization", &format!("Bearer {token}"))]).await;
+    let id = me
+        .body
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(me.body["data"].as_array().into_iter().flatten())
+        .find(|u| u["email"] == email.as_str())
+        .and_then(|u| u["id"].as_str())
+        .unwrap_or_default()
+        .to_owned();
+    Account { id, email, token }
+}
+
+/// A request as `who`.
+pub async fn call(s: &Server, who: &Account, method: &str, path: &str, body: Option<Value>) -> Reply {
+    s.send_with(method, path, body, &[("authorization", &who.bearer())]).await
+}
