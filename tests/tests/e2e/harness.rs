@@ -38,18 +38,34 @@ pub enum Db {
 #[macro_export]
 macro_rules! backends {
     ($name:ident, $service:expr) => {
+        $crate::backends!(
+            $name,
+            $service,
+            restgen::auth::Secrets {
+                jwt_secret: Some($crate::harness::JWT_SECRET.to_vec()),
+                ..restgen::auth::Secrets::default()
+            }
+        );
+    };
+    ($name:ident, $service:expr, $secrets:expr) => {
         mod $name {
+            // `$service` and `$secrets` are written in the test's module.
+            #[allow(unused_imports)]
+            use super::*;
+
             #[tokio::test]
             async fn sqlite() {
                 super::$name(
-                    $crate::harness::start($service, $crate::harness::Db::Sqlite).await.expect("sqlite always runs"),
+                    $crate::harness::start_with($service, $crate::harness::Db::Sqlite, $secrets)
+                        .await
+                        .expect("sqlite always runs"),
                 )
                 .await
             }
 
             #[tokio::test]
             async fn postgres() {
-                match $crate::harness::start($service, $crate::harness::Db::Postgres).await {
+                match $crate::harness::start_with($service, $crate::harness::Db::Postgres, $secrets).await {
                     Some(server) => super::$name(server).await,
                     None => eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset"),
                 }
@@ -58,8 +74,9 @@ macro_rules! backends {
     };
 }
 
-/// Starts `service` on `db`; `None` for PostgreSQL when no server is configured.
-pub async fn start(service: Service, db: Db) -> Option<Server> {
+/// Starts `service` on `db` with these keys; `None` for PostgreSQL when no server is
+/// configured.
+pub async fn start_with(service: Service, db: Db, secrets: Secrets) -> Option<Server> {
     let dir = tempfile::tempdir().unwrap();
     let url = match db {
         Db::Postgres => fresh_schema(&std::env::var("RESTGEN_TEST_DATABASE_URL").ok()?, service.name).await,
@@ -67,7 +84,6 @@ pub async fn start(service: Service, db: Db) -> Option<Server> {
     };
     let store = Store::connect(&url).await.expect("database reachable");
     store.migrate(service.migrations).await.expect("migrations apply");
-    let secrets = Secrets { jwt_secret: Some(JWT_SECRET.to_vec()), ..Secrets::default() };
     let app = restgen::serve::app(service, store.clone(), &secrets).expect("keys usable");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

@@ -6,4 +6,6 @@ mod accounts;
 mod auth;
 mod fleet;
 mod harness;
+mod keys;
+mod security;
 mod shop;
