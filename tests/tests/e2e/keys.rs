@@ -157,3 +157,39 @@ async fn during_a_rotation_tokens_of_the_previous_secret_still_verify(s: Server)
 }
 
 static HS256: AuthSpec = shop_auth(JwtAlgorithm::Hs256);
+
+backends!(without_a_configured_secret_each_process_signs_with_its_own_random_one, shop::service(), Secrets::default());
+async fn without_a_configured_secret_each_process_signs_with_its_own_random_one(s: Server) {
+    let ann = register(&s, "ann").await;
+    let me = format!("/api/users/{}", ann.id);
+    assert_eq!(s.send_with("GET", &me, None, &[("authorization", &ann.bearer())]).await.status, 200);
+    // Neither the test suite's secret nor any fixed one signs for this process.
+    let guess = jsonwebtoken::encode(
+        &Header::new(Algorithm::HS256),
+        &claims(&ann.id),
+        &EncodingKey::from_secret(crate::harness::JWT_SECRET),
+    )
+    .unwrap();
+    s.send_with("GET", &me, None, &[("authorization", &format!("Bearer {guess}"))]).await.assert_problem(401);
+    // A second instance accepts none of the first one's tokens.
+    let other =
+        crate::harness::start_with(shop::service(), crate::harness::Db::Sqlite, Secrets::default()).await.unwrap();
+    let r = other.send_with("GET", &me, None, &[("authorization", &ann.bearer())]).await;
+    r.assert_problem(401);
+}
+
+#[test]
+fn secrets_from_the_environment_name_what_is_wrong() {
+    let auth = shop::generated::resources::AUTH.as_ref().unwrap();
+    let none = Secrets::from_lookup(auth, |_| None).unwrap();
+    assert!(none.jwt_secret.is_none(), "unset means a random per-process secret, made at start");
+    let short = Secrets::from_lookup(auth, |n| (n == "SHOP_JWT_SECRET").then(|| "short".into())).unwrap_err();
+    assert!(short.contains("SHOP_JWT_SECRET is too short"), "{short}");
+    let long = "x".repeat(40);
+    let set = Secrets::from_lookup(auth, |n| n.starts_with("SHOP_JWT_SECRET").then(|| long.clone())).unwrap();
+    assert_eq!(set.jwt_secret.as_deref(), Some(long.as_bytes()));
+    assert_eq!(set.jwt_previous_secret.as_deref(), Some(long.as_bytes()), "_PREVIOUS is read too");
+    let missing_file =
+        Secrets::from_lookup(&RS256, |n| (n == "SHOP_JWT_PUBLIC_KEY").then(|| "/nonexistent.pem".into())).unwrap_err();
+    assert!(missing_file.starts_with("SHOP_JWT_PUBLIC_KEY: cannot read /nonexistent.pem"), "{missing_file}");
+}

@@ -105,7 +105,12 @@ impl Secrets {
     /// `<secret_env>` and `<secret_env>_PREVIOUS` for HS256; for RS256/ES256 the PEM files
     /// named by `<private_key_env>`, `<public_key_env>` and `<public_key_env>_PREVIOUS`.
     pub fn from_env(spec: &AuthSpec) -> Result<Secrets, String> {
-        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        Secrets::from_lookup(spec, |name| std::env::var(name).ok())
+    }
+
+    /// [`Secrets::from_env`] with variables looked up by `var`.
+    pub fn from_lookup(spec: &AuthSpec, var: impl Fn(&str) -> Option<String>) -> Result<Secrets, String> {
+        let var = |name: &str| var(name).filter(|v| !v.is_empty());
         let secret = |name: &str| -> Result<Option<Vec<u8>>, String> {
             match var(name) {
                 Some(s) if s.len() < MIN_SECRET_BYTES => {
