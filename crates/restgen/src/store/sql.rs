@@ -143,11 +143,11 @@ pub(crate) fn select_page(dialect: Dialect, spec: &ResourceSpec, q: &ListQuery) 
         sql.push_str(&format!(" WHERE {}", conditions.join(" AND ")));
     }
     sql.push_str(&format!(" ORDER BY {}", order.join(", ")));
-    let limit = param(SqlValue::Int(Some(i64::from(q.limit) + 1)), &mut args);
-    sql.push_str(&format!(" LIMIT {limit}"));
+    // Integers the runtime computed (clamped sizes), written as literals: SQLite re-plans a
+    // statement whose LIMIT is a parameter on every run, which costs lists about a tenth.
+    sql.push_str(&format!(" LIMIT {}", u64::from(q.limit) + 1));
     if let Page::Offset(n) = q.page {
-        let offset = param(SqlValue::Int(Some(n as i64)), &mut args);
-        sql.push_str(&format!(" OFFSET {offset}"));
+        sql.push_str(&format!(" OFFSET {}", n.min(i64::MAX as u64)));
     }
     (sql, args)
 }
