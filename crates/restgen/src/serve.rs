@@ -30,6 +30,8 @@ pub struct Service {
     pub sample_path: &'static str,
     /// The `auth` section; `None` for an open service.
     pub auth: Option<&'static AuthSpec>,
+    /// The OpenAPI 3.1 document, served at `/openapi.json`.
+    pub openapi: &'static str,
 }
 
 /// Settings read from the environment.
@@ -134,7 +136,14 @@ async fn bootstrap_from_env(store: &Store, spec: &'static AuthSpec) -> Result<()
 /// `/healthz`, and the middleware every route shares. Fails when the key material in
 /// `secrets` is unusable.
 pub fn app(service: Service, store: Store, secrets: &Secrets) -> Result<Router, String> {
-    let mut routes = Router::new().route("/healthz", axum::routing::get(healthz)).merge(service.routes);
+    let openapi = service.openapi;
+    let mut routes = Router::new()
+        .route("/healthz", axum::routing::get(healthz))
+        .route(
+            "/openapi.json",
+            axum::routing::get(move || async move { ([(header::CONTENT_TYPE, "application/json")], openapi) }),
+        )
+        .merge(service.routes);
     if let Some(spec) = service.auth {
         let auth = Arc::new(Authenticator::new(spec, store.clone(), secrets)?);
         routes = routes.merge(crate::auth::routes(auth.clone(), service.base_path)).layer(axum::middleware::from_fn(

@@ -23,6 +23,7 @@ fn service(routes: Router<Store>) -> Service {
         max_body_bytes: 1024,
         request_timeout: Duration::from_secs(30),
         sample_path: "/api",
+        openapi: "{}",
     }
 }
 

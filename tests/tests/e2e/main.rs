@@ -7,5 +7,6 @@ mod auth;
 mod fleet;
 mod harness;
 mod keys;
+mod openapi;
 mod security;
 mod shop;

@@ -5,6 +5,7 @@
 mod migrations;
 mod models;
 mod names;
+mod openapi;
 mod resources;
 mod routes;
 mod rust;
@@ -65,6 +66,7 @@ pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitErro
     for (path, file) in rust_files {
         out.add(path, FileKind::Generated, rust::render(path, &header, file)?);
     }
+    out.add("openapi.json", FileKind::Generated, openapi::render(service));
     for (path, contents) in routes::sql_files(service, &options.source_name) {
         out.add(path, FileKind::Generated, contents);
     }

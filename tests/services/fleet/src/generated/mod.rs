@@ -19,5 +19,6 @@ pub fn service() -> ::restgen::serve::Service {
         request_timeout: ::std::time::Duration::from_millis(30000),
         sample_path: "/v0/depots",
         auth: resources::AUTH.as_ref(),
+        openapi: include_str!("../../openapi.json"),
     }
 }

@@ -1,0 +1,673 @@
+//! `openapi.json`: the OpenAPI 3.1 document of the service, from the same model the code
+//! comes from: every path and operation the service serves, the allow-listed request
+//! shapes per operation, the response shapes with their envelopes, the problem+json
+//! errors, the headers, and the security schemes.
+
+use crate::model::*;
+use heck::ToUpperCamelCase;
+use serde_json::{Map, Value, json};
+
+/// The document as pretty JSON text, ending in a newline.
+pub(crate) fn render(service: &Service) -> String {
+    let mut text = serde_json::to_string_pretty(&document(service)).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+pub(crate) fn document(service: &Service) -> Value {
+    let base = service.api.base_path.value.as_str();
+    let mut paths = Map::new();
+    let mut schemas = Map::new();
+    schemas.insert("Problem".into(), problem_schema());
+    paths.insert("/healthz".into(), healthz());
+    if let Some(auth) = &service.auth {
+        auth_paths(service, auth, base, &mut paths, &mut schemas);
+    }
+    for r in &service.resources {
+        resource_paths(service, r, base, &mut paths, &mut schemas);
+    }
+    let version = service.api.versions.last().map_or_else(|| "1".to_owned(), |v| v.number.value.to_string());
+    let mut info = json!({
+        "title": service.title.clone().unwrap_or_else(|| service.name.value.clone()),
+        "version": version,
+    });
+    if let Some(d) = &service.description {
+        info["description"] = json!(d);
+    }
+    let mut doc = json!({
+        "openapi": "3.1.0",
+        "info": info,
+        "paths": paths,
+        "components": { "schemas": schemas, "responses": error_responses() },
+    });
+    if let Some(auth) = &service.auth {
+        doc["components"]["securitySchemes"] = security_schemes(auth);
+    }
+    doc
+}
+
+fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+fn problem_schema() -> Value {
+    json!({
+        "type": "object",
+        "description": "An RFC 9457 problem: every error answer has this shape.",
+        "required": ["type", "title", "status", "detail"],
+        "properties": {
+            "type": { "type": "string" },
+            "title": { "type": "string" },
+            "status": { "type": "integer", "minimum": 100, "maximum": 599 },
+            "detail": { "type": "string" },
+            "errors": {
+                "type": "array",
+                "description": "One entry per invalid input, naming it.",
+                "items": {
+                    "type": "object",
+                    "required": ["field", "message"],
+                    "properties": { "field": { "type": "string" }, "message": { "type": "string" } },
+                },
+            },
+        },
+    })
+}
+
+/// The error answers, shared by every operation through `$ref`.
+fn error_responses() -> Value {
+    let mut out = Map::new();
+    for (status, what) in [
+        ("400", "The request is malformed or breaks a rule; `errors` names each field."),
+        ("401", "Credentials are missing or invalid."),
+        ("403", "The caller may not do this."),
+        ("404", "No such record."),
+        ("409", "A unique value is taken."),
+        ("413", "The body is larger than the service accepts."),
+        ("415", "The body is not JSON."),
+        ("422", "A business rule refused the input."),
+        ("500", "The service failed; the fault is logged."),
+        ("503", "The request took too long, or the service is not ready."),
+    ] {
+        let mut response = json!({
+            "description": what,
+            "content": { "application/problem+json": { "schema": schema_ref("Problem") } },
+        });
+        if status == "401" {
+            response["headers"] = json!({
+                "WWW-Authenticate": { "description": "The accepted schemes.", "schema": { "type": "string" } },
+            });
+        }
+        out.insert(format!("Error{status}"), response);
+    }
+    Value::Object(out)
+}
+
+fn errors(statuses: &[u16]) -> impl Iterator<Item = (String, Value)> + '_ {
+    statuses.iter().map(|s| (s.to_string(), json!({ "$ref": format!("#/components/responses/Error{s}") })))
+}
+
+fn healthz() -> Value {
+    json!({
+        "get": {
+            "operationId": "healthz",
+            "summary": "Whether the service and its database answer",
+            "security": [],
+            "responses": {
+                "200": {
+                    "description": "The service is up.",
+                    "content": { "application/json": { "schema": {
+                        "type": "object", "required": ["status"], "properties": { "status": { "const": "ok" } },
+                    } } },
+                },
+                "503": { "$ref": "#/components/responses/Error503" },
+            },
+        },
+    })
+}
+
+fn security_schemes(auth: &Auth) -> Value {
+    let mut out = Map::new();
+    if auth.has_scheme(Scheme::Bearer) {
+        out.insert("bearer".into(), json!({ "type": "http", "scheme": "bearer", "bearerFormat": "JWT" }));
+    }
+    if auth.has_scheme(Scheme::Basic) {
+        out.insert("basic".into(), json!({ "type": "http", "scheme": "basic" }));
+    }
+    if auth.has_scheme(Scheme::ApiKey) {
+        out.insert("apiKey".into(), json!({ "type": "apiKey", "in": "header", "name": auth.api_key.header }));
+        if let Some(q) = &auth.api_key.query {
+            out.insert("apiKeyQuery".into(), json!({ "type": "apiKey", "in": "query", "name": q }));
+        }
+    }
+    Value::Object(out)
+}
+
+/// Every scheme the service accepts, each on its own.
+fn signed_in(service: &Service) -> Vec<Value> {
+    let Some(auth) = &service.auth else { return Vec::new() };
+    let mut out = Vec::new();
+    if auth.has_scheme(Scheme::Bearer) {
+        out.push(json!({ "bearer": [] }));
+    }
+    if auth.has_scheme(Scheme::Basic) {
+        out.push(json!({ "basic": [] }));
+    }
+    if auth.has_scheme(Scheme::ApiKey) {
+        out.push(json!({ "apiKey": [] }));
+        if auth.api_key.query.is_some() {
+            out.push(json!({ "apiKeyQuery": [] }));
+        }
+    }
+    out
+}
+
+/// The `security` of an operation with these rules: none needed for `anyone`.
+fn security(service: &Service, rules: &[crate::Located<AccessRule>]) -> Value {
+    if service.auth.is_none() {
+        return json!([]);
+    }
+    let mut options = signed_in(service);
+    if rules.iter().any(|r| r.value == AccessRule::Anyone) {
+        options.insert(0, json!({}));
+    }
+    Value::Array(options)
+}
+
+fn json_body(schema: Value) -> Value {
+    json!({ "required": true, "content": { "application/json": { "schema": schema } } })
+}
+
+fn json_response(description: &str, schema: Value) -> Value {
+    json!({ "description": description, "content": { "application/json": { "schema": schema } } })
+}
+
+fn auth_paths(
+    service: &Service,
+    auth: &Auth,
+    base: &str,
+    paths: &mut Map<String, Value>,
+    schemas: &mut Map<String, Value>,
+) {
+    let Some(principal) = auth.principal.as_ref().and_then(|p| service.resource(&p.value)) else { return };
+    if auth.has_scheme(Scheme::Bearer) {
+        let identifier = auth.login.identifier.as_ref().map_or("identifier", |i| i.value.as_str());
+        schemas.insert(
+            "Login".into(),
+            json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": [identifier, "password"],
+                "properties": { identifier: { "type": "string" }, "password": { "type": "string", "format": "password" } },
+            }),
+        );
+        schemas.insert(
+            "Token".into(),
+            json!({
+                "type": "object",
+                "required": ["access_token", "token_type", "expires_in"],
+                "properties": {
+                    "access_token": { "type": "string" },
+                    "token_type": { "const": "Bearer" },
+                    "expires_in": { "type": "integer", "description": "Seconds until the token expires." },
+                },
+            }),
+        );
+        let mut responses: Map<String, Value> = Map::new();
+        responses.insert("200".into(), json_response("A bearer token.", schema_ref("Token")));
+        responses.extend(errors(&[400, 401, 413, 415, 500, 503]));
+        paths.insert(
+            format!("{base}{}", auth.login.path.value),
+            json!({ "post": {
+                "operationId": "login",
+                "summary": format!("Sign in as a {} and get a bearer token", principal.name.value),
+                "tags": ["auth"],
+                "security": [],
+                "requestBody": json_body(schema_ref("Login")),
+                "responses": responses,
+            } }),
+        );
+    }
+    if auth.has_scheme(Scheme::ApiKey) {
+        let key_props = json!({
+            "id": { "type": "string" },
+            "name": { "type": "string" },
+            "prefix": { "type": "string", "description": "The first characters of the key." },
+            "created_at": { "type": "string", "format": "date-time" },
+        });
+        schemas.insert(
+            "ApiKey".into(),
+            json!({ "type": "object", "required": ["id", "name", "prefix", "created_at"], "properties": key_props }),
+        );
+        let mut created_props = key_props.clone();
+        created_props["key"] = json!({ "type": "string", "description": "The key; shown in this answer only." });
+        schemas.insert(
+            "ApiKeyCreated".into(),
+            json!({ "type": "object", "required": ["id", "name", "prefix", "created_at", "key"], "properties": created_props }),
+        );
+        let security = Value::Array(signed_in(service));
+        let mut create_responses: Map<String, Value> = Map::new();
+        create_responses.insert("201".into(), json_response("The new key.", schema_ref("ApiKeyCreated")));
+        create_responses.extend(errors(&[400, 401, 413, 415, 500]));
+        let mut list_responses: Map<String, Value> = Map::new();
+        list_responses.insert(
+            "200".into(),
+            json_response(
+                "The caller's keys, newest first.",
+                json!({ "type": "object", "required": ["data"], "properties": {
+                    "data": { "type": "array", "items": schema_ref("ApiKey") } } }),
+            ),
+        );
+        list_responses.extend(errors(&[401, 500]));
+        paths.insert(
+            format!("{base}/auth/api-keys"),
+            json!({
+                "post": {
+                    "operationId": "createApiKey",
+                    "summary": "Create an API key for the caller",
+                    "tags": ["auth"],
+                    "security": security,
+                    "requestBody": json_body(json!({
+                        "type": "object", "additionalProperties": false,
+                        "properties": { "name": { "type": ["string", "null"], "maxLength": 100 } },
+                    })),
+                    "responses": create_responses,
+                },
+                "get": {
+                    "operationId": "listApiKeys",
+                    "summary": "The caller's API keys",
+                    "tags": ["auth"],
+                    "security": security,
+                    "responses": list_responses,
+                },
+            }),
+        );
+        let mut revoke_responses: Map<String, Value> = Map::new();
+        revoke_responses.insert("204".into(), json!({ "description": "Revoked." }));
+        revoke_responses.extend(errors(&[401, 404, 500]));
+        paths.insert(
+            format!("{base}/auth/api-keys/{{key_id}}"),
+            json!({ "delete": {
+                "operationId": "revokeApiKey",
+                "summary": "Revoke one of the caller's API keys",
+                "tags": ["auth"],
+                "security": security,
+                "parameters": [{ "name": "key_id", "in": "path", "required": true, "schema": { "type": "string" } }],
+                "responses": revoke_responses,
+            } }),
+        );
+    }
+}
+
+/// The JSON Schema of one field's value.
+fn field_schema(service: &Service, f: &Field) -> Value {
+    let mut s = match &f.ty.value {
+        FieldType::String | FieldType::Text => json!({ "type": "string" }),
+        FieldType::Password => json!({ "type": "string", "format": "password" }),
+        FieldType::Integer => json!({ "type": "integer", "format": "int64" }),
+        FieldType::Number => json!({ "type": "number", "format": "double" }),
+        FieldType::Decimal => json!({ "type": "string", "format": "decimal", "pattern": "^-?[0-9]+(\\.[0-9]+)?$" }),
+        FieldType::Boolean => json!({ "type": "boolean" }),
+        FieldType::Uuid => json!({ "type": "string", "format": "uuid" }),
+        FieldType::Email => json!({ "type": "string", "format": "email" }),
+        FieldType::Url => json!({ "type": "string", "format": "uri" }),
+        FieldType::Date => json!({ "type": "string", "format": "date" }),
+        FieldType::DateTime => json!({ "type": "string", "format": "date-time" }),
+        FieldType::Enum { values } => {
+            json!({ "type": "string", "enum": values.iter().map(|v| v.value.as_str()).collect::<Vec<_>>() })
+        }
+        FieldType::Json => json!({}),
+        FieldType::Ref { to } => id_schema(service.resource(&to.value).map_or(IdKind::Uuid, |t| t.id)),
+        FieldType::Roles => {
+            let roles: Vec<&str> = service.auth.iter().flat_map(|a| a.roles.iter().map(|r| r.value.as_str())).collect();
+            json!({ "type": "array", "uniqueItems": true, "items": { "type": "string", "enum": roles } })
+        }
+    };
+    if let Some(v) = &f.min {
+        s["minimum"] = number(v.value);
+    }
+    if let Some(v) = &f.max {
+        s["maximum"] = number(v.value);
+    }
+    if let Some(v) = &f.min_length {
+        s["minLength"] = json!(v.value);
+    }
+    if let Some(v) = &f.max_length {
+        s["maxLength"] = json!(v.value);
+    }
+    if let Some(p) = &f.pattern {
+        s["pattern"] = json!(format!("^(?:{})$", p.value));
+    }
+    if let Some(d) = &f.description {
+        s["description"] = json!(d);
+    }
+    if f.nullable.value {
+        nullable(&mut s);
+    }
+    s
+}
+
+/// `0` rather than `0.0` for whole bounds, as an integer field's bounds should read.
+fn number(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 9.0e15 { json!(v as i64) } else { json!(v) }
+}
+
+/// Admits `null` besides the schema's own values.
+fn nullable(s: &mut Value) {
+    match s.get("type").cloned() {
+        Some(Value::String(t)) => {
+            s["type"] = json!([t, "null"]);
+            if let Some(Value::Array(values)) = s.get_mut("enum") {
+                values.push(Value::Null);
+            }
+        }
+        _ => {
+            let inner = s.take();
+            *s = json!({ "anyOf": [inner, { "type": "null" }] });
+        }
+    }
+}
+
+fn id_schema(kind: IdKind) -> Value {
+    match kind {
+        IdKind::Uuid => json!({ "type": "string", "format": "uuid" }),
+        IdKind::Integer => json!({ "type": "integer", "format": "int64" }),
+    }
+}
+
+/// `Order`, `OrderCreate`, ...
+fn schema_name(r: &Resource, suffix: &str) -> String {
+    format!("{}{suffix}", r.name.value.to_upper_camel_case())
+}
+
+/// The representation: every field but the write-only ones, always present.
+fn representation(service: &Service, r: &Resource) -> Value {
+    let mut props = Map::new();
+    props.insert("id".into(), id_schema(r.id));
+    if let Some(owner) = r.owner.as_ref().and_then(|o| service.resource(&o.value)) {
+        props.insert("owner_id".into(), id_schema(owner.id));
+    }
+    for f in r.fields.iter().filter(|f| !f.write_only && f.ty.value != FieldType::Password) {
+        let mut s = field_schema(service, f);
+        // Stored values may be null where the column is optional.
+        if f.optional() && !f.nullable.value {
+            nullable(&mut s);
+        }
+        props.insert(f.name.value.clone(), s);
+    }
+    if r.timestamps {
+        props.insert("created_at".into(), json!({ "type": "string", "format": "date-time" }));
+        props.insert("updated_at".into(), json!({ "type": "string", "format": "date-time" }));
+    }
+    let required: Vec<&String> = props.keys().collect();
+    let mut s = json!({ "type": "object", "required": required, "properties": props });
+    if let Some(d) = &r.description {
+        s["description"] = json!(d);
+    }
+    s
+}
+
+/// The allow-listed input of one write operation.
+fn input(service: &Service, r: &Resource, op: WriteOp) -> Value {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for f in r.fields.iter().filter(|f| r.settable_in(f, op)) {
+        props.insert(f.name.value.clone(), field_schema(service, f));
+        let must = match op {
+            WriteOp::Create => f.required.value && f.default.is_none(),
+            WriteOp::Replace => f.required.value,
+            WriteOp::Patch => false,
+        };
+        if must {
+            required.push(f.name.value.clone());
+        }
+    }
+    let mut s = json!({
+        "type": "object",
+        "additionalProperties": r.unknown_fields == UnknownFields::Ignore,
+        "properties": props,
+    });
+    if !required.is_empty() {
+        s["required"] = json!(required);
+    }
+    s
+}
+
+/// The collection's answer: the envelope around the representations.
+fn list_schema(r: &Resource, item: Value) -> Value {
+    let items = json!({ "type": "array", "items": item });
+    let key = match &r.envelope.value {
+        Envelope::Bare => return items,
+        Envelope::Key(k) => k.clone(),
+    };
+    let mut props = Map::new();
+    props.insert(key.clone(), items);
+    props.insert("has_more".into(), json!({ "type": "boolean" }));
+    match r.pagination.style {
+        PageStyle::Page => {
+            props.insert("page".into(), json!({ "type": "integer", "minimum": 1 }));
+            props.insert("per_page".into(), json!({ "type": "integer", "minimum": 1 }));
+        }
+        PageStyle::Offset => {
+            props.insert("offset".into(), json!({ "type": "integer", "minimum": 0 }));
+            props.insert("limit".into(), json!({ "type": "integer", "minimum": 1 }));
+        }
+        PageStyle::Cursor => {
+            props.insert("next_cursor".into(), json!({ "type": ["string", "null"] }));
+        }
+    }
+    let required: Vec<&String> = props.keys().collect();
+    json!({ "type": "object", "required": required, "properties": props })
+}
+
+fn query(name: &str, description: &str, schema: Value) -> Value {
+    json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
+}
+
+/// Filters, sort and paging parameters of a list.
+fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
+    let mut out = Vec::new();
+    for f in r.fields.iter().filter(|f| f.filter.value) {
+        // A query parameter holds a value, never null.
+        let mut value_only = f.clone();
+        value_only.nullable.value = false;
+        let mut s = field_schema(service, &value_only);
+        if let Some(o) = s.as_object_mut() {
+            o.remove("description");
+        }
+        out.push(query(&f.name.value, &format!("Only records whose `{}` equals this.", f.name.value), s));
+    }
+    let mut sorts: Vec<String> = Vec::new();
+    let sortable = ["id".to_owned()]
+        .into_iter()
+        .chain(r.timestamps.then(|| "created_at".to_owned()))
+        .chain(r.fields.iter().filter(|f| f.sort.value).map(|f| f.name.value.clone()));
+    for name in sortable {
+        sorts.push(format!("{name}_asc"));
+        sorts.push(format!("{name}_desc"));
+    }
+    let mut sort = query(
+        "sort",
+        "Sort keys, most significant first, comma separated; ties are broken by id.",
+        json!({ "type": "array", "items": { "type": "string", "enum": sorts } }),
+    );
+    sort["style"] = json!("form");
+    sort["explode"] = json!(false);
+    out.push(sort);
+    let size = json!({ "type": "integer", "minimum": 1, "maximum": r.pagination.max_size.value,
+        "default": r.pagination.default_size.value });
+    match r.pagination.style {
+        PageStyle::Page => {
+            out.push(query("page", "The page, from 1.", json!({ "type": "integer", "minimum": 1, "default": 1 })));
+            out.push(query("per_page", "Records per page; larger values are clamped.", size));
+        }
+        PageStyle::Offset => {
+            out.push(query("limit", "Records per page; larger values are clamped.", size));
+            out.push(query("offset", "Records to skip.", json!({ "type": "integer", "minimum": 0, "default": 0 })));
+        }
+        PageStyle::Cursor => {
+            out.push(query("limit", "Records per page; larger values are clamped.", size));
+            out.push(query("cursor", "The `next_cursor` of the previous page.", json!({ "type": "string" })));
+            out.push(query("starting_after", "The id of the last record seen.", json!({ "type": "string" })));
+        }
+    }
+    out
+}
+
+fn path_param(name: &str, kind: IdKind) -> Value {
+    json!({ "name": name, "in": "path", "required": true, "schema": id_schema(kind) })
+}
+
+fn resource_paths(
+    service: &Service,
+    r: &Resource,
+    base: &str,
+    paths: &mut Map<String, Value>,
+    schemas: &mut Map<String, Value>,
+) {
+    let name = &r.name.value;
+    let model = schema_name(r, "");
+    schemas.insert(model.clone(), representation(service, r));
+    let tags = json!([name]);
+    let link = json!({ "Link": { "description": "`<...>; rel=\"next\"` while more records follow.",
+        "schema": { "type": "string" } } });
+
+    let mut collection = Map::new();
+    if r.has(Operation::List) {
+        let mut responses: Map<String, Value> = Map::new();
+        let mut ok = json_response(
+            &format!("A page of {}.", r.path.value.trim_start_matches('/')),
+            list_schema(r, schema_ref(&model)),
+        );
+        ok["headers"] = link.clone();
+        responses.insert("200".into(), ok);
+        responses.extend(errors(&[400, 401, 403, 500]));
+        collection.insert(
+            "get".into(),
+            json!({
+                "operationId": format!("list{model}"),
+                "summary": format!("List {}", r.path.value.trim_start_matches('/')),
+                "tags": tags,
+                "security": security(service, &r.access.read),
+                "parameters": list_parameters(service, r),
+                "responses": responses,
+            }),
+        );
+    }
+    if r.has(Operation::Create) {
+        let input_name = schema_name(r, "Create");
+        schemas.insert(input_name.clone(), input(service, r, WriteOp::Create));
+        let mut responses: Map<String, Value> = Map::new();
+        let mut created = json_response(&format!("The new {name}."), schema_ref(&model));
+        created["headers"] =
+            json!({ "Location": { "description": "The new record's URL.", "schema": { "type": "string" } } });
+        responses.insert("201".into(), created);
+        responses.extend(errors(&[400, 401, 403, 409, 413, 415, 422, 500]));
+        collection.insert(
+            "post".into(),
+            json!({
+                "operationId": format!("create{model}"),
+                "summary": format!("Create a {name}"),
+                "tags": tags,
+                "security": security(service, &r.access.create),
+                "requestBody": json_body(schema_ref(&input_name)),
+                "responses": responses,
+            }),
+        );
+    }
+    if !collection.is_empty() {
+        paths.insert(format!("{base}{}", r.path.value), Value::Object(collection));
+    }
+
+    let id_param = r.id_param();
+    let mut item = Map::new();
+    let item_errors: &[u16] = &[400, 401, 403, 404, 500];
+    if r.has(Operation::Get) {
+        let mut responses: Map<String, Value> = Map::new();
+        responses.insert("200".into(), json_response(&format!("The {name}."), schema_ref(&model)));
+        responses.extend(errors(item_errors));
+        item.insert(
+            "get".into(),
+            json!({
+                "operationId": format!("get{model}"),
+                "summary": format!("Get a {name}"),
+                "tags": tags,
+                "security": security(service, &r.access.read),
+                "responses": responses,
+            }),
+        );
+    }
+    for (op, method, verb) in [(WriteOp::Replace, "put", "replace"), (WriteOp::Patch, "patch", "update")] {
+        if !r.has(op.operation()) {
+            continue;
+        }
+        let suffix = if op == WriteOp::Replace { "Replace" } else { "Patch" };
+        let input_name = schema_name(r, suffix);
+        schemas.insert(input_name.clone(), input(service, r, op));
+        let mut responses: Map<String, Value> = Map::new();
+        responses.insert("200".into(), json_response(&format!("The {name} as stored."), schema_ref(&model)));
+        responses.extend(errors(&[400, 401, 403, 404, 409, 413, 415, 422, 500]));
+        let media = if op == WriteOp::Patch { "application/merge-patch+json" } else { "application/json" };
+        let mut body = json_body(schema_ref(&input_name));
+        if op == WriteOp::Patch {
+            // JSON Merge Patch (RFC 7396), sent as plain JSON or under its own media type.
+            body["content"][media] = json!({ "schema": schema_ref(&input_name) });
+        }
+        item.insert(
+            method.into(),
+            json!({
+                "operationId": format!("{verb}{model}"),
+                "summary": format!("{} a {name}", if op == WriteOp::Replace { "Replace" } else { "Update part of" }),
+                "tags": tags,
+                "security": security(service, &r.access.write),
+                "requestBody": body,
+                "responses": responses,
+            }),
+        );
+    }
+    if r.has(Operation::Delete) {
+        let mut responses: Map<String, Value> = Map::new();
+        responses.insert("204".into(), json!({ "description": "Deleted." }));
+        responses.extend(errors(&[400, 401, 403, 404, 409, 422, 500]));
+        item.insert(
+            "delete".into(),
+            json!({
+                "operationId": format!("delete{model}"),
+                "summary": format!("Delete a {name}"),
+                "tags": tags,
+                "security": security(service, &r.access.delete),
+                "responses": responses,
+            }),
+        );
+    }
+    if !item.is_empty() {
+        item.insert("parameters".into(), json!([path_param(&id_param, r.id)]));
+        paths.insert(format!("{base}{}/{{{id_param}}}", r.path.value), Value::Object(item));
+    }
+
+    if r.has(Operation::List) {
+        for parent in r.nested_under.iter().filter_map(|p| service.resource(&p.value)) {
+            let parent_param = parent.id_param();
+            let mut parameters = vec![path_param(&parent_param, parent.id)];
+            parameters.extend(list_parameters(service, r));
+            let mut responses: Map<String, Value> = Map::new();
+            let mut ok = json_response(
+                &format!("A page of the {}'s {}.", parent.name.value, r.path.value.trim_start_matches('/')),
+                list_schema(r, schema_ref(&model)),
+            );
+            ok["headers"] = link.clone();
+            responses.insert("200".into(), ok);
+            responses.extend(errors(&[400, 401, 403, 404, 500]));
+            paths.insert(
+                format!("{base}{}/{{{parent_param}}}{}", parent.path.value, r.path.value),
+                json!({ "get": {
+                    "operationId": format!("list{model}Of{}", schema_name(parent, "")),
+                    "summary": format!("List the {} of a {}", r.path.value.trim_start_matches('/'), parent.name.value),
+                    "tags": tags,
+                    "security": security(service, &r.access.read),
+                    "parameters": parameters,
+                    "responses": responses,
+                } }),
+            );
+        }
+    }
+}
