@@ -180,6 +180,14 @@ async fn api_keys_are_shown_once_stored_hashed_and_revocable(s: Server) {
     assert_eq!(by_header.status, 200, "{}", by_header.text);
     let by_query = s.get(&format!("{me}?api_key={key}")).await;
     assert_eq!(by_query.status, 200, "{}", by_query.text);
+    // On a list the key is no list parameter, and no `Link` repeats it.
+    for _ in 0..2 {
+        call(&s, &ann, "POST", "/api/orders", Some(json!({ "total_cents": 1 }))).await;
+    }
+    let page = s.get(&format!("/api/orders?limit=1&api_key={key}")).await;
+    assert_eq!(page.status, 200, "{}", page.text);
+    let link = page.header("link").unwrap_or_default();
+    assert!(link.contains("limit=1") && !link.contains("api_key"), "{link}");
 
     let listed = call(&s, &ann, "GET", "/api/auth/api-keys", None).await;
     assert_eq!(listed.body["data"].as_array().unwrap().len(), 1);

@@ -334,8 +334,12 @@ fn field_schema(service: &Service, f: &Field) -> Value {
     if let Some(v) = &f.max_length {
         s["maxLength"] = json!(v.value);
     }
-    if let Some(p) = &f.pattern {
-        s["pattern"] = json!(format!("^(?:{})$", p.value));
+    let text = s["type"] == "string" && !matches!(f.ty.value, FieldType::Decimal | FieldType::Uuid);
+    match &f.pattern {
+        Some(p) => s["pattern"] = json!(format!("^(?:{})$", p.value)),
+        // Text is stored on PostgreSQL too, which holds no NUL character: refused on both.
+        None if text => s["pattern"] = json!("^[^\\u0000]*$"),
+        None => {}
     }
     if let Some(d) = &f.description {
         s["description"] = json!(d);

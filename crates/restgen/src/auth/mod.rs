@@ -209,6 +209,29 @@ impl Authenticator {
         form_urlencoded::parse(parts.uri.query()?.as_bytes()).find(|(k, _)| k == name).map(|(_, v)| v.into_owned())
     }
 
+    /// Takes an API key sent as a query parameter out of the request, so that it is not a
+    /// list parameter, and never echoed in a `Link` or a log line.
+    fn strip_query_key(&self, parts: &mut Parts) {
+        let Some(name) = self.spec.api_key.query.filter(|_| self.spec.has(Scheme::ApiKey)) else { return };
+        let Some(query) = parts.uri.query() else { return };
+        let pairs: Vec<(String, String)> = form_urlencoded::parse(query.as_bytes()).into_owned().collect();
+        if !pairs.iter().any(|(k, _)| k == name) {
+            return;
+        }
+        let rest = form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(pairs.iter().filter(|(k, _)| k != name))
+            .finish();
+        let path_and_query =
+            if rest.is_empty() { parts.uri.path().to_owned() } else { format!("{}?{rest}", parts.uri.path()) };
+        let Ok(path_and_query) = path_and_query.parse() else { return };
+        let mut uri = parts.uri.clone().into_parts();
+        uri.path_and_query = Some(path_and_query);
+        if let Ok(uri) = axum::http::Uri::from_parts(uri) {
+            parts.extensions.insert(axum::extract::OriginalUri(uri.clone()));
+            parts.uri = uri;
+        }
+    }
+
     async fn api_key(&self, key: &str) -> Result<Principal, Problem> {
         let Some(principal) = &self.spec.principal else {
             return Err(self.invalid(None, "API keys are not accepted here"));
@@ -309,6 +332,7 @@ pub(crate) async fn authenticate(auth: Arc<Authenticator>, request: Request, nex
     let (mut parts, body) = request.into_parts();
     match auth.caller(&parts).await {
         Ok(caller) => {
+            auth.strip_query_key(&mut parts);
             parts.extensions.insert(caller);
             next.run(Request::from_parts(parts, body)).await
         }
