@@ -18,7 +18,10 @@ pub(crate) fn document(service: &Service) -> Value {
     let base = service.api.base_path.value.as_str();
     let mut paths = Map::new();
     let mut schemas = Map::new();
-    schemas.insert("Problem".into(), problem_schema());
+    // At most one entry per field: validation reports each field once, and unknown
+    // fields are refused one at a time.
+    let most_fields = service.resources.iter().map(|r| r.fields.len()).max().unwrap_or(0).max(3);
+    schemas.insert("Problem".into(), problem_schema(most_fields));
     paths.insert("/healthz".into(), healthz());
     if let Some(auth) = &service.auth {
         auth_paths(service, auth, base, &mut paths, &mut schemas);
@@ -34,9 +37,23 @@ pub(crate) fn document(service: &Service) -> Value {
     if let Some(d) = &service.description {
         info["description"] = json!(d);
     }
+    let mut tags = vec![json!({ "name": "service", "description": "The service itself." })];
+    if service.auth.is_some() {
+        tags.push(json!({ "name": "auth", "description": "Signing in and API keys." }));
+    }
+    for r in &service.resources {
+        let description = r.description.clone().unwrap_or_else(|| format!("The {} collection.", r.path.value));
+        tags.push(json!({ "name": r.name.value, "description": description }));
+    }
     let mut doc = json!({
         "openapi": "3.1.0",
         "info": info,
+        "servers": [{
+            "url": "/",
+            "description": "The instance serving this document, whichever environment it runs in (local, staging or production).",
+            "x-internal": false,
+        }],
+        "tags": tags,
         "paths": paths,
         "components": { "schemas": schemas, "responses": error_responses() },
     });
@@ -50,7 +67,7 @@ fn schema_ref(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
-fn problem_schema() -> Value {
+fn problem_schema(max_errors: usize) -> Value {
     json!({
         "type": "object",
         "description": "An RFC 9457 problem: every error answer has this shape.",
@@ -58,10 +75,11 @@ fn problem_schema() -> Value {
         "properties": {
             "type": { "type": "string" },
             "title": { "type": "string" },
-            "status": { "type": "integer", "minimum": 100, "maximum": 599 },
+            "status": { "type": "integer", "format": "int32", "minimum": 100, "maximum": 599 },
             "detail": { "type": "string" },
             "errors": {
                 "type": "array",
+                "maxItems": max_errors,
                 "description": "One entry per invalid input, naming it.",
                 "items": {
                     "type": "object",
@@ -111,6 +129,8 @@ fn healthz() -> Value {
         "get": {
             "operationId": "healthz",
             "summary": "Whether the service and its database answer",
+            "description": "200 while the database answers, 503 otherwise. Needs no credentials.",
+            "tags": ["service"],
             "security": [],
             "responses": {
                 "200": {
@@ -128,7 +148,21 @@ fn healthz() -> Value {
 fn security_schemes(auth: &Auth) -> Value {
     let mut out = Map::new();
     if auth.has_scheme(Scheme::Bearer) {
-        out.insert("bearer".into(), json!({ "type": "http", "scheme": "bearer", "bearerFormat": "JWT" }));
+        out.insert(
+            "bearer".into(),
+            json!({
+                "type": "http", "scheme": "bearer", "bearerFormat": "JWT",
+                "description": format!(
+                    "A JWT from the login endpoint, verified as RFC8725 recommends: only {} is accepted, \
+                     and `exp`, `iat` and `sub` are required.",
+                    match auth.jwt.algorithm.value {
+                        JwtAlgorithm::Hs256 => "HS256",
+                        JwtAlgorithm::Rs256 => "RS256",
+                        JwtAlgorithm::Es256 => "ES256",
+                    }
+                ),
+            }),
+        );
     }
     if auth.has_scheme(Scheme::Basic) {
         out.insert("basic".into(), json!({ "type": "http", "scheme": "basic" }));
@@ -208,7 +242,10 @@ fn auth_paths(
                 "properties": {
                     "access_token": { "type": "string" },
                     "token_type": { "const": "Bearer" },
-                    "expires_in": { "type": "integer", "description": "Seconds until the token expires." },
+                    "expires_in": {
+                        "type": "integer", "format": "int64", "minimum": 1, "maximum": i64::MAX,
+                        "description": "Seconds until the token expires.",
+                    },
                 },
             }),
         );
@@ -220,6 +257,7 @@ fn auth_paths(
             json!({ "post": {
                 "operationId": "login",
                 "summary": format!("Sign in as a {} and get a bearer token", principal.name.value),
+                "description": "Needs no credentials. A wrong identifier and a wrong password get the same 401.",
                 "tags": ["auth"],
                 "security": [],
                 "requestBody": json_body(schema_ref("Login")),
@@ -264,6 +302,7 @@ fn auth_paths(
                 "post": {
                     "operationId": "createApiKey",
                     "summary": "Create an API key for the caller",
+                    "description": "Any signed-in caller. The key is in this answer only; it is stored as a hash.",
                     "tags": ["auth"],
                     "security": security,
                     "requestBody": json_body(json!({
@@ -275,6 +314,7 @@ fn auth_paths(
                 "get": {
                     "operationId": "listApiKeys",
                     "summary": "The caller's API keys",
+                    "description": "Any signed-in caller; never shows the keys themselves.",
                     "tags": ["auth"],
                     "security": security,
                     "responses": list_responses,
@@ -289,6 +329,7 @@ fn auth_paths(
             json!({ "delete": {
                 "operationId": "revokeApiKey",
                 "summary": "Revoke one of the caller's API keys",
+                "description": "The key's owner, or an admin; another caller's key answers 404.",
                 "tags": ["auth"],
                 "security": security,
                 "parameters": [{ "name": "key_id", "in": "path", "required": true, "schema": { "type": "string" } }],
@@ -298,12 +339,43 @@ fn auth_paths(
     }
 }
 
+/// Who may call each operation of `ops` (a path item), as its `description`.
+fn describe(service: &Service, r: &Resource, ops: &mut Map<String, Value>) {
+    for (method, op) in ops.iter_mut() {
+        let rules = match method.as_str() {
+            "post" => &r.access.create,
+            "get" => &r.access.read,
+            "put" | "patch" => &r.access.write,
+            _ => &r.access.delete,
+        };
+        let who: Vec<String> = rules
+            .iter()
+            .map(|rule| match &rule.value {
+                AccessRule::Anyone => "anyone".to_owned(),
+                AccessRule::Authenticated => "any signed-in caller".to_owned(),
+                AccessRule::Owner if r.owner.is_none() => "the account itself".to_owned(),
+                AccessRule::Owner => "the record's owner".to_owned(),
+                AccessRule::Role(role) => format!("callers with the `{role}` role"),
+            })
+            .collect();
+        let mut text = if service.auth.is_some() { format!("Allowed to {}.", who.join(", ")) } else { String::new() };
+        if r.owner.is_some() && service.auth.is_some() {
+            let hidden = if r.not_owned == NotOwned::NotFound { "404, as if it did not exist" } else { "403" };
+            text.push_str(&format!(" Somebody else's record answers {hidden}."));
+        }
+        if text.is_empty() {
+            text = "Open to anyone: the service has no auth.".to_owned();
+        }
+        op["description"] = json!(text.trim());
+    }
+}
+
 /// The JSON Schema of one field's value.
 fn field_schema(service: &Service, f: &Field) -> Value {
     let mut s = match &f.ty.value {
         FieldType::String | FieldType::Text => json!({ "type": "string" }),
         FieldType::Password => json!({ "type": "string", "format": "password" }),
-        FieldType::Integer => json!({ "type": "integer", "format": "int64" }),
+        FieldType::Integer => json!({ "type": "integer", "format": "int64", "minimum": i64::MIN, "maximum": i64::MAX }),
         FieldType::Number => json!({ "type": "number", "format": "double" }),
         FieldType::Decimal => json!({ "type": "string", "format": "decimal", "pattern": "^-?[0-9]+(\\.[0-9]+)?$" }),
         FieldType::Boolean => json!({ "type": "boolean" }),
@@ -319,7 +391,7 @@ fn field_schema(service: &Service, f: &Field) -> Value {
         FieldType::Ref { to } => id_schema(service.resource(&to.value).map_or(IdKind::Uuid, |t| t.id)),
         FieldType::Roles => {
             let roles: Vec<&str> = service.auth.iter().flat_map(|a| a.roles.iter().map(|r| r.value.as_str())).collect();
-            json!({ "type": "array", "uniqueItems": true, "items": { "type": "string", "enum": roles } })
+            json!({ "type": "array", "uniqueItems": true, "maxItems": roles.len(), "items": { "type": "string", "enum": roles } })
         }
     };
     if let Some(v) = &f.min {
@@ -438,7 +510,7 @@ fn input(service: &Service, r: &Resource, op: WriteOp) -> Value {
 
 /// The collection's answer: the envelope around the representations.
 fn list_schema(r: &Resource, item: Value) -> Value {
-    let items = json!({ "type": "array", "items": item });
+    let items = json!({ "type": "array", "maxItems": r.pagination.max_size.value, "items": item });
     let key = match &r.envelope.value {
         Envelope::Bare => return items,
         Envelope::Key(k) => k.clone(),
@@ -448,12 +520,12 @@ fn list_schema(r: &Resource, item: Value) -> Value {
     props.insert("has_more".into(), json!({ "type": "boolean" }));
     match r.pagination.style {
         PageStyle::Page => {
-            props.insert("page".into(), json!({ "type": "integer", "minimum": 1 }));
-            props.insert("per_page".into(), json!({ "type": "integer", "minimum": 1 }));
+            props.insert("page".into(), json!({ "type": "integer", "format": "int64", "minimum": 1 }));
+            props.insert("per_page".into(), json!({ "type": "integer", "format": "int32", "minimum": 1 }));
         }
         PageStyle::Offset => {
-            props.insert("offset".into(), json!({ "type": "integer", "minimum": 0 }));
-            props.insert("limit".into(), json!({ "type": "integer", "minimum": 1 }));
+            props.insert("offset".into(), json!({ "type": "integer", "format": "int64", "minimum": 0 }));
+            props.insert("limit".into(), json!({ "type": "integer", "format": "int32", "minimum": 1 }));
         }
         PageStyle::Cursor => {
             props.insert("next_cursor".into(), json!({ "type": ["string", "null"] }));
@@ -492,21 +564,30 @@ fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
     let mut sort = query(
         "sort",
         "Sort keys, most significant first, comma separated; ties are broken by id.",
-        json!({ "type": "array", "items": { "type": "string", "enum": sorts } }),
+        json!({ "type": "array", "maxItems": sorts.len() / 2, "items": { "type": "string", "enum": sorts } }),
     );
     sort["style"] = json!("form");
     sort["explode"] = json!(false);
     out.push(sort);
-    let size = json!({ "type": "integer", "minimum": 1, "maximum": r.pagination.max_size.value,
+    // Sizes above the maximum are clamped, not refused: the schema says what is served.
+    let size = json!({ "type": "integer", "format": "int32", "minimum": 1, "maximum": u32::MAX,
         "default": r.pagination.default_size.value });
     match r.pagination.style {
         PageStyle::Page => {
-            out.push(query("page", "The page, from 1.", json!({ "type": "integer", "minimum": 1, "default": 1 })));
+            out.push(query(
+                "page",
+                "The page, from 1.",
+                json!({ "type": "integer", "format": "int64", "minimum": 1, "maximum": i64::MAX, "default": 1 }),
+            ));
             out.push(query("per_page", "Records per page; larger values are clamped.", size));
         }
         PageStyle::Offset => {
             out.push(query("limit", "Records per page; larger values are clamped.", size));
-            out.push(query("offset", "Records to skip.", json!({ "type": "integer", "minimum": 0, "default": 0 })));
+            out.push(query(
+                "offset",
+                "Records to skip.",
+                json!({ "type": "integer", "format": "int64", "minimum": 0, "maximum": i64::MAX, "default": 0 }),
+            ));
         }
         PageStyle::Cursor => {
             out.push(query("limit", "Records per page; larger values are clamped.", size));
@@ -578,9 +659,6 @@ fn resource_paths(
             }),
         );
     }
-    if !collection.is_empty() {
-        paths.insert(format!("{base}{}", r.path.value), Value::Object(collection));
-    }
 
     let id_param = r.id_param();
     let mut item = Map::new();
@@ -643,6 +721,11 @@ fn resource_paths(
             }),
         );
     }
+    describe(service, r, &mut collection);
+    describe(service, r, &mut item);
+    if !collection.is_empty() {
+        paths.insert(format!("{base}{}", r.path.value), Value::Object(collection));
+    }
     if !item.is_empty() {
         item.insert("parameters".into(), json!([path_param(&id_param, r.id)]));
         paths.insert(format!("{base}{}/{{{id_param}}}", r.path.value), Value::Object(item));
@@ -661,16 +744,22 @@ fn resource_paths(
             ok["headers"] = link.clone();
             responses.insert("200".into(), ok);
             responses.extend(errors(&[400, 401, 403, 404, 500]));
-            paths.insert(
-                format!("{base}{}/{{{parent_param}}}{}", parent.path.value, r.path.value),
-                json!({ "get": {
+            let mut nested = Map::new();
+            nested.insert(
+                "get".into(),
+                json!({
                     "operationId": format!("list{model}Of{}", schema_name(parent, "")),
                     "summary": format!("List the {} of a {}", r.path.value.trim_start_matches('/'), parent.name.value),
                     "tags": tags,
                     "security": security(service, &r.access.read),
                     "parameters": parameters,
                     "responses": responses,
-                } }),
+                }),
+            );
+            describe(service, r, &mut nested);
+            paths.insert(
+                format!("{base}{}/{{{parent_param}}}{}", parent.path.value, r.path.value),
+                Value::Object(nested),
             );
         }
     }
