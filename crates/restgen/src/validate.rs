@@ -25,6 +25,19 @@ fn value(f: &FieldSpec, v: &Value) -> Result<(), String> {
     if v.is_null() {
         return if f.nullable { Ok(()) } else { Err("may not be null".into()) };
     }
+    // The longest form of each non-text string, as the OpenAPI document states.
+    let longest = match f.kind {
+        FieldKind::Uuid => Some(36),
+        FieldKind::Ref if matches!(f.to, Some((_, crate::spec::IdKind::Uuid))) => Some(36),
+        FieldKind::Date => Some(10),
+        FieldKind::DateTime | FieldKind::Decimal => Some(64),
+        _ => None,
+    };
+    if let (Some(max), Some(s)) = (longest, v.as_str())
+        && s.chars().count() > max
+    {
+        return Err(format!("is longer than {max} characters"));
+    }
     match f.kind {
         FieldKind::Integer | FieldKind::Number => number(f, v.as_f64().unwrap_or_default()),
         FieldKind::Decimal => {

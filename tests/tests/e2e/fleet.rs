@@ -176,6 +176,12 @@ async fn bad_input_gets_400_naming_the_field(s: Server) {
     let short = s.post("/v0/depots", json!({ "name": "N" })).await;
     short.assert_problem(400);
     assert_eq!(short.error_fields(), ["name"]);
+    // `city` declares no `max_length`: a `string` takes 255 characters, no more.
+    let city = |n: usize| json!({ "name": format!("Depot {n}"), "city": "c".repeat(n) });
+    assert_eq!(s.post("/v0/depots", city(255)).await.status, 201);
+    let long = s.post("/v0/depots", city(256)).await;
+    long.assert_problem(400);
+    assert_eq!(long.error_fields(), ["city"]);
     let malformed = s.raw("POST", "/v0/depots", "application/json", b"{\"name\": ".to_vec()).await;
     malformed.assert_problem(400);
     let not_object = s.raw("POST", "/v0/depots", "application/json", b"[1]".to_vec()).await;

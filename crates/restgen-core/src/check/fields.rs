@@ -232,10 +232,10 @@ fn text_fits(field: &Field, s: &str) -> Result<(), String> {
     {
         return Err(format!("is shorter than `min_length` {}", min.value));
     }
-    if let Some(max) = &field.max_length
-        && len > max.value
+    if let Some(max) = field.effective_max_length()
+        && len > max
     {
-        return Err(format!("is longer than `max_length` {}", max.value));
+        return Err(format!("is longer than its `max_length` {max}"));
     }
     if let Some(p) = &field.pattern
         && let Ok(re) = regex::Regex::new(&format!("^(?:{})$", p.value))

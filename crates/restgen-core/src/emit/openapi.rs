@@ -403,8 +403,15 @@ fn field_schema(service: &Service, f: &Field) -> Value {
     if let Some(v) = &f.min_length {
         s["minLength"] = json!(v.value);
     }
-    if let Some(v) = &f.max_length {
-        s["maxLength"] = json!(v.value);
+    // What the runtime enforces: text bounds, and the longest form of the other strings.
+    let longest = match &f.ty.value {
+        FieldType::Uuid | FieldType::Ref { .. } if s["type"] == "string" => Some(36),
+        FieldType::Date => Some(10),
+        FieldType::DateTime | FieldType::Decimal => Some(64),
+        _ => f.effective_max_length(),
+    };
+    if let Some(n) = longest {
+        s["maxLength"] = json!(n);
     }
     let text = s["type"] == "string" && !matches!(f.ty.value, FieldType::Decimal | FieldType::Uuid);
     match &f.pattern {
@@ -445,7 +452,7 @@ fn nullable(s: &mut Value) {
 
 fn id_schema(kind: IdKind) -> Value {
     match kind {
-        IdKind::Uuid => json!({ "type": "string", "format": "uuid" }),
+        IdKind::Uuid => json!({ "type": "string", "format": "uuid", "maxLength": 36 }),
         IdKind::Integer => json!({ "type": "integer", "format": "int64" }),
     }
 }

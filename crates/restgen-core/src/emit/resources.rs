@@ -239,7 +239,14 @@ fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
-    let (min, max, min_length, max_length) = (float(&f.min), float(&f.max), int(&f.min_length), int(&f.max_length));
+    let max_length = match f.effective_max_length() {
+        Some(n) => {
+            let lit = Literal::u64_unsuffixed(n);
+            quote!(::core::option::Option::Some(#lit))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let (min, max, min_length) = (float(&f.min), float(&f.max), int(&f.min_length));
     let pattern = match &f.pattern {
         Some(p) => {
             let p = &p.value;

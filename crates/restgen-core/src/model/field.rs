@@ -30,6 +30,24 @@ pub struct Field {
 }
 
 impl Field {
+    /// The longest text accepted, in characters: the declared `max_length`, else the
+    /// type's default (`string` 255, `text` 65,535, `email` 254, `url` 2,048, `password`
+    /// 1,024), raised to `min_length` if that is higher. `None` for other types.
+    pub fn effective_max_length(&self) -> Option<u64> {
+        if let Some(max) = &self.max_length {
+            return Some(max.value);
+        }
+        let default = match self.ty.value {
+            FieldType::String => 255,
+            FieldType::Text => 65_535,
+            FieldType::Email => 254,
+            FieldType::Url => 2_048,
+            FieldType::Password => 1_024,
+            _ => return None,
+        };
+        Some(self.min_length.as_ref().map_or(default, |min| min.value.max(default)))
+    }
+
     /// Whether a stored record may hold no value: the field is nullable, or optional with
     /// no default to fill it (a `roles` list defaults to empty).
     pub fn optional(&self) -> bool {
