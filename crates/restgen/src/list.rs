@@ -35,19 +35,22 @@ pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListReq
     let size_key = if style == PageStyle::Page { "per_page" } else { "limit" };
     for (key, value) in params {
         let mut bad = |message: String| errors.push(FieldError { field: key.clone(), message });
+        // Paging numbers are 64-bit signed integers, as the OpenAPI document says; sizes
+        // above the resource's `max_size` are clamped.
+        let whole = |v: &str| v.parse::<u64>().ok().filter(|n| *n <= i64::MAX as u64);
         match key.as_str() {
-            k if k == size_key => match value.parse::<u64>() {
-                Ok(0) => bad("must be at least 1".into()),
-                Ok(n) => size = Some(n.min(u64::from(spec.pagination.max_size)) as u32),
-                Err(_) => bad("must be a whole number".into()),
+            k if k == size_key => match whole(value) {
+                Some(0) => bad("must be at least 1".into()),
+                Some(n) => size = Some(n.min(u64::from(spec.pagination.max_size)) as u32),
+                None => bad(format!("must be a whole number up to {}", i64::MAX)),
             },
-            "page" if style == PageStyle::Page => match value.parse::<u64>() {
-                Ok(0) | Err(_) => bad("must be a whole number from 1".into()),
-                Ok(n) => page = n,
+            "page" if style == PageStyle::Page => match whole(value) {
+                Some(0) | None => bad(format!("must be a whole number from 1 to {}", i64::MAX)),
+                Some(n) => page = n,
             },
-            "offset" if style == PageStyle::Offset => match value.parse::<u64>() {
-                Ok(n) => offset = n,
-                Err(_) => bad("must be a whole number".into()),
+            "offset" if style == PageStyle::Offset => match whole(value) {
+                Some(n) => offset = n,
+                None => bad(format!("must be a whole number up to {}", i64::MAX)),
             },
             "cursor" if style == PageStyle::Cursor => cursor = Some(value.clone()),
             "starting_after" if style == PageStyle::Cursor => starting_after = Some(value.clone()),

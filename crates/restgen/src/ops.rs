@@ -37,7 +37,19 @@ pub async fn create<C: DeserializeOwned + Serialize>(
     let roles = take_roles(spec, caller, &mut object, |f| f.create)?;
     let mut input = settable_values::<C>(spec, object, |typed| hook.map_or(Ok(()), |h| h(typed)))?;
     input.extend(roles);
-    let record = insert(spec, store, input, owner).await?;
+    let record = match insert(spec, store, input, owner.clone()).await {
+        // A foreign key refused the write (SQLite does not say which): when the owner is
+        // gone, the token outlived its account.
+        Err(p) if p.errors.iter().any(|e| e.field.is_empty() || e.field == "owner_id") => {
+            if let (Some((table, _)), Some(owner)) = (spec.owner, &owner)
+                && !store.exists(table, owner).await?
+            {
+                return Err(crate::auth::account_gone(caller));
+            }
+            return Err(p);
+        }
+        other => other?,
+    };
     let location = format!("{}/{}", uri.path().trim_end_matches('/'), id_text(&record));
     let mut response = (StatusCode::CREATED, axum::Json(representation(spec, record))).into_response();
     if let Ok(v) = HeaderValue::from_str(&location) {

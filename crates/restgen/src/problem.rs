@@ -4,6 +4,10 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
+/// The most field errors one answer lists, so a request with thousands of bad keys gets
+/// a bounded answer (the OpenAPI document states the same bound).
+pub const MAX_FIELD_ERRORS: usize = 50;
+
 /// One invalid input, named by its JSON path (`total_cents`, `items[2].qty`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FieldError {
@@ -45,12 +49,14 @@ impl Problem {
         }
     }
 
-    /// 400 for input that breaks the rules, naming each field.
-    pub fn validation(errors: Vec<FieldError>) -> Self {
+    /// 400 for input that breaks the rules, naming each field (the first
+    /// [`MAX_FIELD_ERRORS`]; `detail` counts them all).
+    pub fn validation(mut errors: Vec<FieldError>) -> Self {
         let detail = match errors.as_slice() {
             [one] => format!("`{}` {}", one.field, one.message),
             many => format!("{} fields are invalid", many.len()),
         };
+        errors.truncate(MAX_FIELD_ERRORS);
         Problem { errors, ..Problem::new(StatusCode::BAD_REQUEST, detail) }
     }
 

@@ -215,3 +215,15 @@ pub fn decode_claims(token: &str) -> serde_json::Value {
     let payload = token.split('.').nth(1).unwrap();
     serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap()
 }
+
+backends!(a_token_that_outlived_its_account_creates_nothing, shop::service());
+async fn a_token_that_outlived_its_account_creates_nothing(s: Server) {
+    let ann = register(&s, "ann").await;
+    let root = accounts::admin(&s, "root").await;
+    assert_eq!(call(&s, &root, "DELETE", &format!("/api/users/{}", ann.id), None).await.status, 204);
+    // The token still verifies (no lookup), but nothing can be owned by a missing account.
+    let order = call(&s, &ann, "POST", "/api/orders", Some(json!({ "total_cents": 1 }))).await;
+    order.assert_problem(401);
+    assert!(order.header("www-authenticate").is_some_and(|c| c.contains("invalid_token")));
+    call(&s, &ann, "POST", "/api/auth/api-keys", Some(json!({}))).await.assert_problem(401);
+}

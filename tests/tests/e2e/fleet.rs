@@ -182,6 +182,16 @@ async fn bad_input_gets_400_naming_the_field(s: Server) {
     let long = s.post("/v0/depots", city(256)).await;
     long.assert_problem(400);
     assert_eq!(long.error_fields(), ["city"]);
+    // Paging numbers beyond a signed 64-bit integer are refused, not wrapped.
+    let huge = s.get("/v0/depots?limit=9223372036854775808").await;
+    huge.assert_problem(400);
+    assert_eq!(huge.error_fields(), ["limit"]);
+    // A request with many bad parameters gets a bounded list of them.
+    let noise: Vec<String> = (0..80).map(|i| format!("junk{i}=1")).collect();
+    let many = s.get(&format!("/v0/depots?{}", noise.join("&"))).await;
+    many.assert_problem(400);
+    assert_eq!(many.error_fields().len(), 50);
+    assert_eq!(many.body["detail"], "80 fields are invalid");
     let malformed = s.raw("POST", "/v0/depots", "application/json", b"{\"name\": ".to_vec()).await;
     malformed.assert_problem(400);
     let not_object = s.raw("POST", "/v0/depots", "application/json", b"[1]".to_vec()).await;

@@ -7,6 +7,9 @@ use crate::model::*;
 use heck::ToUpperCamelCase;
 use serde_json::{Map, Value, json};
 
+/// The most `errors` a problem lists (the runtime's `problem::MAX_FIELD_ERRORS`).
+const MAX_FIELD_ERRORS: usize = 50;
+
 /// The document as pretty JSON text, ending in a newline.
 pub(crate) fn render(service: &Service) -> String {
     let mut text = serde_json::to_string_pretty(&document(service)).unwrap_or_default();
@@ -18,10 +21,7 @@ pub(crate) fn document(service: &Service) -> Value {
     let base = service.api.base_path.value.as_str();
     let mut paths = Map::new();
     let mut schemas = Map::new();
-    // At most one entry per field: validation reports each field once, and unknown
-    // fields are refused one at a time.
-    let most_fields = service.resources.iter().map(|r| r.fields.len()).max().unwrap_or(0).max(3);
-    schemas.insert("Problem".into(), problem_schema(most_fields));
+    schemas.insert("Problem".into(), problem_schema());
     paths.insert("/healthz".into(), healthz());
     if let Some(auth) = &service.auth {
         auth_paths(service, auth, base, &mut paths, &mut schemas);
@@ -67,7 +67,8 @@ fn schema_ref(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
-fn problem_schema(max_errors: usize) -> Value {
+fn problem_schema() -> Value {
+    let max_errors = MAX_FIELD_ERRORS;
     json!({
         "type": "object",
         "description": "An RFC 9457 problem: every error answer has this shape.",
@@ -577,7 +578,7 @@ fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
     sort["explode"] = json!(false);
     out.push(sort);
     // Sizes above the maximum are clamped, not refused: the schema says what is served.
-    let size = json!({ "type": "integer", "format": "int32", "minimum": 1, "maximum": u32::MAX,
+    let size = json!({ "type": "integer", "format": "int64", "minimum": 1, "maximum": i64::MAX,
         "default": r.pagination.default_size.value });
     match r.pagination.style {
         PageStyle::Page => {

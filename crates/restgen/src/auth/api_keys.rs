@@ -109,7 +109,10 @@ async fn create(
         secret_hash: hash(&secret),
         created_at: crate::ops::format_time(chrono::Utc::now()),
     };
-    auth.store.insert_api_key(&row).await?;
+    match auth.store.insert_api_key(&row).await {
+        Err(StoreError::MissingRef { .. }) => return Err(super::account_gone(caller)),
+        other => other?,
+    }
     let mut body = describe(&row);
     body["key"] = Value::from(key);
     let mut response = (StatusCode::CREATED, axum::Json(body)).into_response();

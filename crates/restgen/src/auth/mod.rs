@@ -304,6 +304,14 @@ impl Authenticator {
     }
 }
 
+/// 401 for valid credentials of an account deleted since they were issued (a bearer
+/// token outlives its account until it expires).
+pub(crate) fn account_gone(caller: &Caller) -> Problem {
+    let mut p = unauthorized(caller.auth, Some("invalid_token"));
+    p.detail = "the account these credentials belong to no longer exists".into();
+    p
+}
+
 /// 401 with a `WWW-Authenticate` challenge for each scheme the service accepts.
 pub(crate) fn unauthorized(spec: Option<&AuthSpec>, error: Option<&str>) -> Problem {
     let realm = spec.map_or("api", |s| s.realm);

@@ -227,7 +227,12 @@ impl Store {
             SqlValue::Text(Some(key.created_at.clone())),
         ];
         on_pool!(self, pool => {
-            bind(sql, args).execute(pool).await?;
+            bind(sql, args).execute(pool).await.map_err(|e| match e {
+                sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::ForeignKeyViolation => {
+                    StoreError::MissingRef { field: "owner_id".into() }
+                }
+                e => StoreError::Database(e),
+            })?;
         });
         Ok(())
     }
