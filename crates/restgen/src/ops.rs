@@ -37,19 +37,7 @@ pub async fn create<C: DeserializeOwned + Serialize>(
     let roles = take_roles(spec, caller, &mut object, |f| f.create)?;
     let mut input = settable_values::<C>(spec, object, |typed| hook.map_or(Ok(()), |h| h(typed)))?;
     input.extend(roles);
-    let record = match insert(spec, store, input, owner.clone()).await {
-        // A foreign key refused the write (SQLite does not say which): when the owner is
-        // gone, the token outlived its account.
-        Err(p) if p.errors.iter().any(|e| e.field.is_empty() || e.field == "owner_id") => {
-            if let (Some((table, _)), Some(owner)) = (spec.owner, &owner)
-                && !store.exists(table, owner).await?
-            {
-                return Err(crate::auth::account_gone(caller));
-            }
-            return Err(p);
-        }
-        other => other?,
-    };
+    let record = insert(spec, store, input, owner.as_ref().map(|o| (o, caller))).await?;
     let location = format!("{}/{}", uri.path().trim_end_matches('/'), id_text(&record));
     let mut response = (StatusCode::CREATED, axum::Json(representation(spec, record))).into_response();
     if let Ok(v) = HeaderValue::from_str(&location) {
@@ -59,20 +47,20 @@ pub async fn create<C: DeserializeOwned + Serialize>(
 }
 
 /// Stores a new record from validated input: defaults, the initial state, timestamps and
-/// the owner filled in, refs checked.
+/// the owner (with the caller it comes from) filled in, refs checked.
 pub(crate) async fn insert(
     spec: &'static ResourceSpec,
     store: &Store,
     input: Map<String, Value>,
-    owner: Option<SqlValue>,
+    owner: Option<(&SqlValue, &Caller)>,
 ) -> Result<Record, Problem> {
     let now = now();
     let mut values: Vec<(&str, SqlValue)> = Vec::new();
     if spec.id == IdKind::Uuid {
         values.push(("id", SqlValue::Text(Some(uuid::Uuid::now_v7().to_string()))));
     }
-    if let Some(owner) = owner {
-        values.push(("owner_id", owner));
+    if let Some((owner_id, _)) = owner {
+        values.push(("owner_id", owner_id.clone()));
     }
     for f in spec.fields {
         let value = match input.get(f.name) {
@@ -87,7 +75,17 @@ pub(crate) async fn insert(
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
     refs_exist(spec, store, &input).await?;
-    Ok(store.insert(spec, values).await?)
+    match store.insert(spec, values).await {
+        // Refs were checked above, so a foreign key that still refuses (SQLite does not say
+        // which) is the owner's: a bearer token outlived its account.
+        Err(StoreError::MissingRef { field }) => match (spec.owner, owner) {
+            (Some((table, _)), Some((owner_id, caller))) if !store.exists(table, owner_id).await? => {
+                Err(crate::auth::account_gone(caller))
+            }
+            _ => Err(StoreError::MissingRef { field }.into()),
+        },
+        other => Ok(other?),
+    }
 }
 
 pub async fn get(spec: &'static ResourceSpec, store: &Store, caller: &Caller, id: &str) -> Result<Response, Problem> {
@@ -104,7 +102,8 @@ async fn authorized(
     caller: &Caller,
     id: &str,
 ) -> Result<(SqlValue, Record), Problem> {
-    let scope = access::before_lookup(rules, caller)?;
+    // Before the lookup, so that refused callers learn nothing of the record.
+    let scope = access::collection(rules, caller)?;
     let key = parse_id(spec, id)?;
     let record = match store.get(spec, &key).await {
         Err(StoreError::NotFound) => return Err(missing(spec)),
@@ -158,18 +157,15 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
         let client_controlled = spec.field(k).is_some_and(|f| f.replace);
         client_controlled || current.get(k) != Some(v)
     });
-    let input = settable_values::<R>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
+    let mut input = settable_values::<R>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
+    input.extend(roles);
     let now = now();
     let mut values: Vec<(&str, SqlValue)> = Vec::new();
-    for f in spec.fields.iter().filter(|f| f.replace) {
+    // An admin's `roles` replace the stored ones even where the schema leaves the field
+    // out of replace; there, omitting it leaves it alone.
+    for f in spec.fields.iter().filter(|f| f.replace || (f.kind == FieldKind::Roles && input.contains_key(f.name))) {
         let value = input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now));
         values.push((f.name, stored(f, &value)?));
-    }
-    if let Some((name, value)) = &roles
-        && let Some(f) = spec.field(name)
-        && !f.replace
-    {
-        values.push((f.name, stored(f, value)?));
     }
     if spec.timestamps {
         values.push(("updated_at", SqlValue::Text(Some(now))));
@@ -365,7 +361,8 @@ fn parse_id(spec: &ResourceSpec, text: &str) -> Result<SqlValue, Problem> {
     SqlValue::id(spec.id, text).ok_or_else(|| Problem::not_found(format!("no {} with this id", spec.name)))
 }
 
-fn id_text(record: &Record) -> String {
+/// A record's id as text, whichever kind it is.
+pub(crate) fn id_text(record: &Record) -> String {
     match record.get("id") {
         Some(Value::String(s)) => s.clone(),
         Some(other) => other.to_string(),

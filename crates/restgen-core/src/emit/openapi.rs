@@ -121,8 +121,14 @@ fn error_responses() -> Value {
     Value::Object(out)
 }
 
-fn errors(statuses: &[u16]) -> impl Iterator<Item = (String, Value)> + '_ {
-    statuses.iter().map(|s| (s.to_string(), json!({ "$ref": format!("#/components/responses/Error{s}") })))
+/// An operation's `responses`: its success answer, and the shared error answers.
+fn responses(status: &str, ok: Value, errors: &[u16]) -> Value {
+    let mut out = Map::new();
+    out.insert(status.into(), ok);
+    for s in errors {
+        out.insert(s.to_string(), json!({ "$ref": format!("#/components/responses/Error{s}") }));
+    }
+    Value::Object(out)
 }
 
 fn healthz() -> Value {
@@ -250,9 +256,8 @@ fn auth_paths(
                 },
             }),
         );
-        let mut responses: Map<String, Value> = Map::new();
-        responses.insert("200".into(), json_response("A bearer token.", schema_ref("Token")));
-        responses.extend(errors(&[400, 401, 413, 415, 500, 503]));
+        let answers =
+            responses("200", json_response("A bearer token.", schema_ref("Token")), &[400, 401, 413, 415, 500, 503]);
         paths.insert(
             format!("{base}{}", auth.login.path.value),
             json!({ "post": {
@@ -262,7 +267,7 @@ fn auth_paths(
                 "tags": ["auth"],
                 "security": [],
                 "requestBody": json_body(schema_ref("Login")),
-                "responses": responses,
+                "responses": answers,
             } }),
         );
     }
@@ -284,19 +289,17 @@ fn auth_paths(
             json!({ "type": "object", "required": ["id", "name", "prefix", "created_at", "key"], "properties": created_props }),
         );
         let security = Value::Array(signed_in(service));
-        let mut create_responses: Map<String, Value> = Map::new();
-        create_responses.insert("201".into(), json_response("The new key.", schema_ref("ApiKeyCreated")));
-        create_responses.extend(errors(&[400, 401, 413, 415, 500]));
-        let mut list_responses: Map<String, Value> = Map::new();
-        list_responses.insert(
-            "200".into(),
+        let create_responses =
+            responses("201", json_response("The new key.", schema_ref("ApiKeyCreated")), &[400, 401, 413, 415, 500]);
+        let list_responses = responses(
+            "200",
             json_response(
                 "The caller's keys, newest first.",
                 json!({ "type": "object", "required": ["data"], "properties": {
                     "data": { "type": "array", "items": schema_ref("ApiKey") } } }),
             ),
+            &[401, 500],
         );
-        list_responses.extend(errors(&[401, 500]));
         paths.insert(
             format!("{base}/auth/api-keys"),
             json!({
@@ -322,9 +325,7 @@ fn auth_paths(
                 },
             }),
         );
-        let mut revoke_responses: Map<String, Value> = Map::new();
-        revoke_responses.insert("204".into(), json!({ "description": "Revoked." }));
-        revoke_responses.extend(errors(&[401, 404, 500]));
+        let revoke_responses = responses("204", json!({ "description": "Revoked." }), &[401, 404, 500]);
         paths.insert(
             format!("{base}/auth/api-keys/{{key_id}}"),
             json!({ "delete": {
@@ -626,14 +627,12 @@ fn resource_paths(
 
     let mut collection = Map::new();
     if r.has(Operation::List) {
-        let mut responses: Map<String, Value> = Map::new();
         let mut ok = json_response(
             &format!("A page of {}.", r.path.value.trim_start_matches('/')),
             list_schema(r, schema_ref(&model)),
         );
         ok["headers"] = link.clone();
-        responses.insert("200".into(), ok);
-        responses.extend(errors(&[400, 401, 403, 500]));
+        let answers = responses("200", ok, &[400, 401, 403, 500]);
         collection.insert(
             "get".into(),
             json!({
@@ -642,19 +641,17 @@ fn resource_paths(
                 "tags": tags,
                 "security": security(service, &r.access.read),
                 "parameters": list_parameters(service, r),
-                "responses": responses,
+                "responses": answers,
             }),
         );
     }
     if r.has(Operation::Create) {
         let input_name = schema_name(r, "Create");
         schemas.insert(input_name.clone(), input(service, r, WriteOp::Create));
-        let mut responses: Map<String, Value> = Map::new();
         let mut created = json_response(&format!("The new {name}."), schema_ref(&model));
         created["headers"] =
             json!({ "Location": { "description": "The new record's URL.", "schema": { "type": "string" } } });
-        responses.insert("201".into(), created);
-        responses.extend(errors(&[400, 401, 403, 409, 413, 415, 422, 500]));
+        let answers = responses("201", created, &[400, 401, 403, 409, 413, 415, 422, 500]);
         collection.insert(
             "post".into(),
             json!({
@@ -663,7 +660,7 @@ fn resource_paths(
                 "tags": tags,
                 "security": security(service, &r.access.create),
                 "requestBody": json_body(schema_ref(&input_name)),
-                "responses": responses,
+                "responses": answers,
             }),
         );
     }
@@ -672,9 +669,7 @@ fn resource_paths(
     let mut item = Map::new();
     let item_errors: &[u16] = &[400, 401, 403, 404, 500];
     if r.has(Operation::Get) {
-        let mut responses: Map<String, Value> = Map::new();
-        responses.insert("200".into(), json_response(&format!("The {name}."), schema_ref(&model)));
-        responses.extend(errors(item_errors));
+        let answers = responses("200", json_response(&format!("The {name}."), schema_ref(&model)), item_errors);
         item.insert(
             "get".into(),
             json!({
@@ -682,7 +677,7 @@ fn resource_paths(
                 "summary": format!("Get a {name}"),
                 "tags": tags,
                 "security": security(service, &r.access.read),
-                "responses": responses,
+                "responses": answers,
             }),
         );
     }
@@ -693,9 +688,11 @@ fn resource_paths(
         let suffix = if op == WriteOp::Replace { "Replace" } else { "Patch" };
         let input_name = schema_name(r, suffix);
         schemas.insert(input_name.clone(), input(service, r, op));
-        let mut responses: Map<String, Value> = Map::new();
-        responses.insert("200".into(), json_response(&format!("The {name} as stored."), schema_ref(&model)));
-        responses.extend(errors(&[400, 401, 403, 404, 409, 413, 415, 422, 500]));
+        let answers = responses(
+            "200",
+            json_response(&format!("The {name} as stored."), schema_ref(&model)),
+            &[400, 401, 403, 404, 409, 413, 415, 422, 500],
+        );
         let media = if op == WriteOp::Patch { "application/merge-patch+json" } else { "application/json" };
         let mut body = json_body(schema_ref(&input_name));
         if op == WriteOp::Patch {
@@ -710,14 +707,12 @@ fn resource_paths(
                 "tags": tags,
                 "security": security(service, &r.access.write),
                 "requestBody": body,
-                "responses": responses,
+                "responses": answers,
             }),
         );
     }
     if r.has(Operation::Delete) {
-        let mut responses: Map<String, Value> = Map::new();
-        responses.insert("204".into(), json!({ "description": "Deleted." }));
-        responses.extend(errors(&[400, 401, 403, 404, 409, 422, 500]));
+        let answers = responses("204", json!({ "description": "Deleted." }), &[400, 401, 403, 404, 409, 422, 500]);
         item.insert(
             "delete".into(),
             json!({
@@ -725,7 +720,7 @@ fn resource_paths(
                 "summary": format!("Delete a {name}"),
                 "tags": tags,
                 "security": security(service, &r.access.delete),
-                "responses": responses,
+                "responses": answers,
             }),
         );
     }
@@ -744,14 +739,12 @@ fn resource_paths(
             let parent_param = parent.id_param();
             let mut parameters = vec![path_param(&parent_param, parent.id)];
             parameters.extend(list_parameters(service, r));
-            let mut responses: Map<String, Value> = Map::new();
             let mut ok = json_response(
                 &format!("A page of the {}'s {}.", parent.name.value, r.path.value.trim_start_matches('/')),
                 list_schema(r, schema_ref(&model)),
             );
             ok["headers"] = link.clone();
-            responses.insert("200".into(), ok);
-            responses.extend(errors(&[400, 401, 403, 404, 500]));
+            let answers = responses("200", ok, &[400, 401, 403, 404, 500]);
             let mut nested = Map::new();
             nested.insert(
                 "get".into(),
@@ -761,7 +754,7 @@ fn resource_paths(
                     "tags": tags,
                     "security": security(service, &r.access.read),
                     "parameters": parameters,
-                    "responses": responses,
+                    "responses": answers,
                 }),
             );
             describe(service, r, &mut nested);

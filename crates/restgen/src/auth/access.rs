@@ -41,15 +41,10 @@ fn refused(caller: &Caller) -> Problem {
     if caller.is_authenticated() { Problem::forbidden("you may not do this") } else { caller.unauthorized() }
 }
 
-/// A collection operation (list, create): how much of it the caller may reach.
+/// How much of a collection the rules let the caller reach; for an item operation, the
+/// check made before its record is looked up.
 pub fn collection(rules: &[Rule], caller: &Caller) -> Result<Scope, Problem> {
     scope(rules, caller).ok_or_else(|| refused(caller))
-}
-
-/// The check before an item operation looks the record up: refuses callers no record
-/// could admit, so the answer says nothing about whether the record exists.
-pub fn before_lookup(rules: &[Rule], caller: &Caller) -> Result<Scope, Problem> {
-    collection(rules, caller)
 }
 
 /// The check once the record is known.

@@ -36,9 +36,7 @@ pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str)
             return Ok(format!("admin account {identifier} already exists"));
         }
         roles.push(Value::from(role));
-        let id = record.get("id").cloned().unwrap_or(Value::Null);
-        let id = SqlValue::id(resource.id, id.as_str().map_or_else(|| id.to_string(), str::to_owned).as_str())
-            .ok_or("the account's id is unreadable")?;
+        let id = SqlValue::id(resource.id, &crate::ops::id_text(&record)).ok_or("the account's id is unreadable")?;
         let f = resource.field(roles_field).ok_or("the roles field is missing")?;
         store
             .update(resource, &id, vec![(f.name, SqlValue::from_json(f, &Value::Array(roles)))])

@@ -150,7 +150,7 @@ pub struct Authenticator {
 impl Authenticator {
     pub fn new(spec: &'static AuthSpec, store: Store, secrets: &Secrets) -> Result<Authenticator, String> {
         let tokens = jwt::Tokens::new(spec, secrets)?;
-        let decoy = URL_SAFE.encode(random_bytes(24));
+        let decoy = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random_bytes(24));
         let decoy_hash = crate::password::hash(&decoy).map_err(|_| "cannot hash with Argon2id".to_owned())?;
         Ok(Authenticator { spec, store, tokens, decoy_hash })
     }
@@ -277,11 +277,7 @@ impl Authenticator {
 
     /// The principal a stored account stands for, with its roles (or the default role).
     fn principal_of(&self, record: &Record) -> Principal {
-        let id = match record.get("id") {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-            None => String::new(),
-        };
+        let id = crate::ops::id_text(record);
         let mut roles: Vec<String> = self
             .spec
             .principal
@@ -368,5 +364,3 @@ pub(crate) fn random_bytes(n: usize) -> Vec<u8> {
     getrandom::fill(&mut bytes).expect("the operating system's random generator works");
     bytes
 }
-
-use base64::engine::general_purpose::URL_SAFE_NO_PAD as URL_SAFE;
