@@ -29,7 +29,11 @@ fn run(text: &str) -> (Duration, Duration) {
     let start = Instant::now();
     let (service, _) = restgen_schema::load("synthetic.yaml", text).expect("synthetic schema is valid");
     let loaded = start.elapsed();
-    let options = Options { source_name: "synthetic.yaml".into(), runtime: RuntimeDep::Version("0.1".into()) };
+    let options = Options {
+        source_name: "synthetic.yaml".into(),
+        runtime: RuntimeDep::Version("0.1".into()),
+        client_runtime: RuntimeDep::Version("0.1".into()),
+    };
     let out = restgen_core::emit::generate(&service, &options).expect("generates");
     assert!(out.files.len() >= 5);
     (loaded, start.elapsed() - loaded)

@@ -65,11 +65,21 @@ fn render(name: &str, text: &str, diags: restgen_core::Diagnostics) -> String {
     diagnostics::render(&diags.into_sorted(), &sources, false)
 }
 
-/// The files `restgen generate` writes for a valid schema, with the runtime at a fixed
-/// relative path as in the repository's examples.
+/// The files `restgen generate` writes into the service crate for a valid schema, with
+/// the runtime at a fixed relative path as in the repository's examples.
 pub fn generate(path: &Path) -> Output {
-    let service = load_valid(path);
-    let options =
-        Options { source_name: display_name(path), runtime: RuntimeDep::Path("../../../crates/restgen".into()) };
-    emit::generate(&service, &options).expect("generation succeeds on a valid schema")
+    emit::generate(&load_valid(path), &options(path)).expect("generation succeeds on a valid schema")
+}
+
+/// The files of the client crate for a valid schema.
+pub fn generate_client(path: &Path) -> Output {
+    emit::generate_client(&load_valid(path), &options(path)).expect("generation succeeds on a valid schema")
+}
+
+fn options(path: &Path) -> Options {
+    Options {
+        source_name: display_name(path),
+        runtime: RuntimeDep::Path("../../../crates/restgen".into()),
+        client_runtime: RuntimeDep::Path("../../../crates/restgen-client".into()),
+    }
 }

@@ -1,21 +1,28 @@
 //! One snapshot per valid schema and generated file. Read every snapshot before
 //! accepting it.
 
-use restgen_tests::{display_name, generate, root};
+use restgen_tests::{display_name, generate, generate_client, root};
 use std::path::Path;
 
+/// Every generated file of `path`'s service and client crates, by a name for it.
+fn generated_files(path: &Path) -> Vec<(String, String)> {
+    let service = generate(path).files.into_iter().map(|(file, f)| (file.display().to_string(), f.contents));
+    let client =
+        generate_client(path).files.into_iter().map(|(file, f)| (format!("client/{}", file.display()), f.contents));
+    service.chain(client).collect()
+}
+
 fn snapshot_generated(path: &Path) {
-    let output = generate(path);
-    for (file, contents) in &output.files {
-        let name = file.display().to_string().replace('/', "__");
+    for (file, contents) in generated_files(path) {
+        let name = file.replace('/', "__");
         insta::with_settings!({
             snapshot_path => "snapshots/generated",
             prepend_module_to_snapshot => false,
             snapshot_suffix => display_name(path),
-            description => format!("{} generated from {}", file.display(), display_name(path)),
+            description => format!("{file} generated from {}", display_name(path)),
             omit_expression => true,
         }, {
-            insta::assert_snapshot!(name, contents.contents);
+            insta::assert_snapshot!(name, contents);
         });
     }
 }
@@ -52,9 +59,10 @@ fn no_orphan_snapshots() {
                 continue;
             };
             let referenced = if live {
-                valid.iter().find(|p| display_name(p) == fixture).is_some_and(|p| {
-                    generate(p).files.keys().any(|f| f.display().to_string().replace('/', "__") == stem)
-                })
+                valid
+                    .iter()
+                    .find(|p| display_name(p) == fixture)
+                    .is_some_and(|p| generated_files(p).iter().any(|(f, _)| f.replace('/', "__") == stem))
             } else {
                 invalid.iter().any(|f| f == fixture)
             };

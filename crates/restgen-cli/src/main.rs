@@ -51,9 +51,9 @@ enum Command {
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
-    /// Generate the service crate from a schema.
+    /// Generate the service crate and its client crate from a schema.
     #[command(
-        after_help = "Files under src/generated/ are rewritten whenever their bytes change; Cargo.toml, src/main.rs, src/lib.rs and src/hooks.rs are written only when absent and are yours afterwards. A failed run leaves the output directory as it was.\n\nExamples:\n  restgen generate shop.yaml --out shop-service\n  restgen generate shop.yaml --out shop-service --check    # CI: exit 1 and list stale files\n  restgen generate shop.yaml --out svc --runtime-version 0.1"
+        after_help = "Files under src/generated/ are rewritten whenever their bytes change; Cargo.toml, src/main.rs, src/lib.rs and src/hooks.rs are written only when absent and are yours afterwards. The client crate (`<service>-client` beside the service crate unless --client-out says otherwise) is generated whole. A failed run leaves each output directory as it was.\n\nExamples:\n  restgen generate shop.yaml --out shop-service\n  restgen generate shop.yaml --out shop-service --check    # CI: exit 1 and list stale files\n  restgen generate shop.yaml --out svc --runtime-version 0.1"
     )]
     Generate {
         /// The schema file.
@@ -61,6 +61,9 @@ enum Command {
         /// The directory of the service crate.
         #[arg(long)]
         out: PathBuf,
+        /// The directory of the client crate (default: `<service>-client` beside the service crate).
+        #[arg(long)]
+        client_out: Option<PathBuf>,
         /// Write nothing; exit 1 when a generated file is missing or differs, naming each.
         #[arg(long)]
         check: bool,
@@ -100,8 +103,8 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Check { file, format } => load(&file, format, color).map(|_| ExitCode::SUCCESS),
-        Command::Generate { file, out, check, runtime_path, runtime_version } => {
-            generate(&file, &out, check, runtime_path, runtime_version, color)
+        Command::Generate { file, out, client_out, check, runtime_path, runtime_version } => {
+            generate(&file, &out, client_out, check, runtime_path, runtime_version, color)
         }
         Command::Init { name, out } => init::run(&name, out),
     };
@@ -143,44 +146,58 @@ fn plural(n: usize, word: &str) -> String {
 fn generate(
     file: &Path,
     out: &Path,
+    client_out: Option<PathBuf>,
     check: bool,
     runtime_path: Option<PathBuf>,
     runtime_version: Option<String>,
     color: bool,
 ) -> Result<ExitCode, u8> {
     let service = load(file, Format::Human, color)?;
-    let runtime = match (runtime_path, runtime_version) {
-        (_, Some(v)) => RuntimeDep::Version(v),
-        (Some(p), None) => RuntimeDep::Path(paths::relative(out, &p)),
-        (None, None) => paths::default_runtime(out),
+    let client_out = client_out.unwrap_or_else(|| paths::client_dir(out, &service.name.value));
+    let (runtime, client_runtime) = match (runtime_path, runtime_version) {
+        (_, Some(v)) => (RuntimeDep::Version(v.clone()), RuntimeDep::Version(v)),
+        (Some(p), None) => (
+            RuntimeDep::Path(paths::relative(out, &p)),
+            RuntimeDep::Path(paths::relative(&client_out, &p.join("../restgen-client"))),
+        ),
+        (None, None) => (paths::default_runtime(out, "restgen"), paths::default_runtime(&client_out, "restgen-client")),
     };
     let source_name = file.file_name().map_or_else(|| "schema".into(), |n| n.to_string_lossy().into_owned());
-    let output = emit::generate(&service, &Options { source_name, runtime }).map_err(|e| {
+    let options = Options { source_name, runtime, client_runtime };
+    let internal = |e: emit::EmitError| {
         eprintln!("error: {e}");
         FAILURE
-    })?;
+    };
+    let crates = [
+        (emit::generate(&service, &options).map_err(internal)?, out),
+        (emit::generate_client(&service, &options).map_err(internal)?, client_out.as_path()),
+    ];
     if check {
-        let stale = output.stale(out).map_err(io_failure)?;
-        if stale.is_empty() {
-            println!("{} is up to date", out.display());
-            return Ok(ExitCode::SUCCESS);
+        let mut fresh = true;
+        for (output, dir) in &crates {
+            for s in output.stale(dir).map_err(io_failure)? {
+                let why = if s.missing { "missing" } else { "stale" };
+                println!("{why}: {}", dir.join(&s.path).display());
+                fresh = false;
+            }
         }
-        for s in &stale {
-            let why = if s.missing { "missing" } else { "stale" };
-            println!("{why}: {}", out.join(&s.path).display());
+        if fresh {
+            println!("{} and {} are up to date", out.display(), client_out.display());
+            return Ok(ExitCode::SUCCESS);
         }
         println!("run `restgen generate {} --out {}` to update", file.display(), out.display());
         return Ok(ExitCode::from(PROBLEMS));
     }
-    let actions = output.write(out).map_err(io_failure)?;
-    for (path, action) in &actions {
-        let word = match action {
-            Action::Created => "created",
-            Action::Updated => "updated",
-            Action::Unchanged => "unchanged",
-            Action::Kept => "kept (yours)",
-        };
-        println!("{word:>13}  {}", out.join(path).display());
+    for (output, dir) in &crates {
+        for (path, action) in output.write(dir).map_err(io_failure)? {
+            let word = match action {
+                Action::Created => "created",
+                Action::Updated => "updated",
+                Action::Unchanged => "unchanged",
+                Action::Kept => "kept (yours)",
+            };
+            println!("{word:>13}  {}", dir.join(path).display());
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

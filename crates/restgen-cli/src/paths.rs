@@ -3,14 +3,25 @@
 use restgen_core::emit::RuntimeDep;
 use std::path::{Component, Path, PathBuf};
 
-/// The runtime crate of the checkout this binary was built from, when it is still there;
-/// otherwise the registry version matching this binary.
-pub(crate) fn default_runtime(out: &Path) -> RuntimeDep {
-    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("../restgen");
+/// The runtime crate `name` (`restgen`, `restgen-client`) of the checkout this binary was
+/// built from, when it is still there; otherwise the registry version matching this binary.
+pub(crate) fn default_runtime(out: &Path, name: &str) -> RuntimeDep {
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name);
     if checkout.join("Cargo.toml").is_file() {
         RuntimeDep::Path(relative(out, &checkout))
     } else {
         RuntimeDep::Version(env!("CARGO_PKG_VERSION").to_owned())
+    }
+}
+
+/// `<service>-client` beside the service crate's directory `out`.
+pub(crate) fn client_dir(out: &Path, service: &str) -> PathBuf {
+    let parent = absolute(out).parent().map(Path::to_path_buf).unwrap_or_default();
+    let dir = format!("{service}-client");
+    // Relative stays relative, so printed paths read like the `--out` the user typed.
+    match (out.parent(), out.file_name()) {
+        (Some(p), Some(_)) if out.is_relative() => p.join(dir),
+        _ => parent.join(dir),
     }
 }
 
@@ -60,7 +71,16 @@ fn absolute(p: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::relative;
+    use super::{client_dir, relative};
+    use std::path::Path;
+
+    #[test]
+    fn the_client_crate_goes_beside_the_service_crate() {
+        assert_eq!(client_dir(Path::new("shop-service"), "shop"), Path::new("shop-client"));
+        assert_eq!(client_dir(Path::new("examples/shop/service"), "shop"), Path::new("examples/shop/shop-client"));
+        let here = std::env::current_dir().unwrap();
+        assert_eq!(client_dir(Path::new("."), "shop"), here.parent().unwrap().join("shop-client"));
+    }
 
     #[test]
     fn relative_paths_climb_to_the_common_ancestor() {

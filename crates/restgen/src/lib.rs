@@ -7,11 +7,9 @@
 
 pub mod auth;
 mod body;
-pub mod input;
 pub mod list;
 mod ops;
 mod password;
-mod patch;
 pub mod problem;
 pub mod routes;
 pub mod serve;
@@ -19,8 +17,8 @@ pub mod spec;
 pub mod store;
 mod validate;
 
-pub use patch::Patch;
 pub use problem::{FieldError, Problem};
+pub use restgen_wire::{Patch, input};
 
 /// Re-exports for generated code. Not a public API: names here may change in any release.
 #[doc(hidden)]

@@ -4,9 +4,11 @@
 
 mod accounts;
 mod auth;
+mod client;
 mod fleet;
 mod harness;
 mod keys;
 mod openapi;
+mod retries;
 mod security;
 mod shop;

@@ -2,6 +2,7 @@
 //! `quote` and printed by prettyplease; other files render minijinja templates. Nothing
 //! here touches the disk (see `output`).
 
+mod client;
 mod migrations;
 mod models;
 mod names;
@@ -33,6 +34,8 @@ pub struct Options {
     /// not depend on where the schema lives).
     pub source_name: String,
     pub runtime: RuntimeDep,
+    /// How the generated client crate depends on the client runtime `restgen-client`.
+    pub client_runtime: RuntimeDep,
 }
 
 /// A generation that failed inside restgen: always a bug, never a schema problem (those
@@ -57,7 +60,7 @@ pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitErro
     let header = rust::header(&options.source_name);
     let rust_files = [
         ("src/generated/mod.rs", rust::generated_mod(service)),
-        ("src/generated/models.rs", models::emit(service)),
+        ("src/generated/models.rs", models::emit(service, models::Side::Service)),
         ("src/generated/resources.rs", resources::emit(service)),
         ("src/generated/hooks.rs", routes::hooks(service)),
         ("src/generated/routes.rs", routes::routes(service)),
@@ -73,5 +76,16 @@ pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitErro
     for (path, contents) in scaffold::render(service, options)? {
         out.add(path, FileKind::Scaffold, contents);
     }
+    Ok(out)
+}
+
+/// Every file of the client crate `<service>-client` for `service`.
+pub fn generate_client(service: &Service, options: &Options) -> Result<Output, EmitError> {
+    let mut out = Output::default();
+    let header = rust::header(&options.source_name);
+    for (path, file) in [("src/lib.rs", client::lib(service)), ("src/models.rs", client::models(service))] {
+        out.add(path, FileKind::Generated, rust::render(path, &header, file)?);
+    }
+    out.add("Cargo.toml", FileKind::Generated, scaffold::client_manifest(service, options)?);
     Ok(out)
 }

@@ -8,39 +8,70 @@ use crate::model::{Field, FieldType, IdKind, Resource, Service, UnknownFields, W
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-const SERDE: &str = "::restgen::__private::serde";
+/// Which crate the emitted code reaches its runtime through: the same models are emitted
+/// for the service and for its client, so the two agree on every shape by construction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    /// The service, on the runtime crate `restgen`.
+    Service,
+    /// The generated client, on `restgen_client`.
+    Client,
+}
 
-pub(crate) fn emit(service: &Service) -> RustFile {
-    let roles = roles_enum(service);
+impl Side {
+    pub(crate) fn root(self) -> TokenStream {
+        match self {
+            Side::Service => quote!(::restgen),
+            Side::Client => quote!(::restgen_client),
+        }
+    }
+
+    /// The root as written inside attribute strings.
+    fn root_str(self) -> &'static str {
+        match self {
+            Side::Service => "::restgen",
+            Side::Client => "::restgen_client",
+        }
+    }
+
+    fn serde(self) -> String {
+        format!("{}::__private::serde", self.root_str())
+    }
+}
+
+pub(crate) fn emit(service: &Service, side: Side) -> RustFile {
+    let roles = roles_enum(service, side);
+    let root = side.root();
     let head = quote! {
         //! Resource representations and their allow-listed inputs.
 
-        use ::restgen::__private::serde::{Deserialize, Serialize};
+        use #root::__private::serde::{Deserialize, Serialize};
 
         #roles
     };
-    RustFile { head, sections: service.resources.iter().map(|r| resource(service, r)).collect() }
+    RustFile { head, sections: service.resources.iter().map(|r| resource(service, r, side)).collect() }
 }
 
 /// `Role`, the roles of `auth.roles`, when a `roles` field needs a type.
-fn roles_enum(service: &Service) -> TokenStream {
+fn roles_enum(service: &Service, side: Side) -> TokenStream {
     let Some(auth) = &service.auth else { return quote!() };
     let uses_roles = service.resources.iter().flat_map(|r| &r.fields).any(|f| f.ty.value == FieldType::Roles);
     if !uses_roles || auth.roles.is_empty() {
         return quote!();
     }
     let values: Vec<&str> = auth.roles.iter().map(|r| r.value.as_str()).collect();
-    string_enum(&format_ident!("Role"), "A role declared in `auth.roles`.", &values)
+    string_enum(&format_ident!("Role"), "A role declared in `auth.roles`.", &values, side)
 }
 
 /// A Rust enum whose variants serialize as the given strings.
-fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str]) -> TokenStream {
+pub(crate) fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str], side: Side) -> TokenStream {
+    let serde = side.serde();
     let variants = variant_idents(values.iter().copied());
     let doc = self::doc(doc);
     quote! {
         #doc
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[serde(crate = #SERDE)]
+        #[serde(crate = #serde)]
         pub enum #name {
             #( #[serde(rename = #values)] #variants, )*
         }
@@ -65,17 +96,17 @@ fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str]) -> TokenSt
     }
 }
 
-fn resource(service: &Service, resource: &Resource) -> TokenStream {
+fn resource(service: &Service, resource: &Resource, side: Side) -> TokenStream {
     let enums = resource.fields.iter().filter_map(|f| {
         let values: Vec<&str> = f.ty.value.values().iter().map(|v| v.value.as_str()).collect();
         matches!(f.ty.value, FieldType::Enum { .. }).then(|| {
             let doc = format!("Values of `{}.{}`.", resource.name.value, f.name.value);
-            string_enum(&enum_ident(resource, f), &doc, &values)
+            string_enum(&enum_ident(resource, f), &doc, &values, side)
         })
     });
-    let representation = representation(service, resource);
+    let representation = representation(service, resource, side);
     let inputs =
-        WriteOp::ALL.into_iter().filter(|op| resource.has(op.operation())).map(|op| input(service, resource, op));
+        WriteOp::ALL.into_iter().filter(|op| resource.has(op.operation())).map(|op| input(service, resource, op, side));
     quote! {
         #(#enums)*
         #representation
@@ -83,20 +114,22 @@ fn resource(service: &Service, resource: &Resource) -> TokenStream {
     }
 }
 
-fn enum_ident(resource: &Resource, field: &Field) -> proc_macro2::Ident {
+pub(crate) fn enum_ident(resource: &Resource, field: &Field) -> proc_macro2::Ident {
     format_ident!("{}{}", type_name(&resource.name.value), type_name(&field.name.value))
 }
 
 /// The record as clients see it: server-controlled fields included, write-only ones not.
-fn representation(service: &Service, resource: &Resource) -> TokenStream {
+fn representation(service: &Service, resource: &Resource, side: Side) -> TokenStream {
+    let serde = side.serde();
+    let root = side.root();
     let name = type_ident(&resource.name.value);
     let doc = resource
         .description
         .clone()
         .unwrap_or_else(|| format!("A record of the `{}` resource, as clients see it.", resource.name.value));
-    let id = id_type(resource.id);
+    let id = id_type(resource.id, side);
     let owner = resource.owner.as_ref().map(|o| {
-        let ty = service.resource(&o.value).map_or(quote!(::restgen::__private::uuid::Uuid), |p| id_type(p.id));
+        let ty = service.resource(&o.value).map_or(quote!(#root::__private::uuid::Uuid), |p| id_type(p.id, side));
         quote! {
             /// The account that owns this record; set from the caller at create.
             pub owner_id: #ty,
@@ -104,13 +137,13 @@ fn representation(service: &Service, resource: &Resource) -> TokenStream {
     });
     let fields = resource.fields.iter().filter(|f| !hidden(f)).map(|f| {
         let ident = field_ident(&f.name.value);
-        let ty = value_type(service, resource, f);
+        let ty = value_type(service, resource, f, side);
         let ty = if f.optional() { quote!(::core::option::Option<#ty>) } else { ty };
         let doc = doc_attr(f);
         quote! { #doc pub #ident: #ty, }
     });
     let timestamps = resource.timestamps.then(|| {
-        let ts = datetime();
+        let ts = datetime(side);
         quote! {
             /// When the record was created.
             pub created_at: #ts,
@@ -122,7 +155,7 @@ fn representation(service: &Service, resource: &Resource) -> TokenStream {
     quote! {
         #doc
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-        #[serde(crate = #SERDE)]
+        #[serde(crate = #serde)]
         pub struct #name {
             pub id: #id,
             #owner
@@ -133,7 +166,8 @@ fn representation(service: &Service, resource: &Resource) -> TokenStream {
 }
 
 /// The body of one write operation: only the fields settable in it.
-fn input(service: &Service, resource: &Resource, op: WriteOp) -> TokenStream {
+fn input(service: &Service, resource: &Resource, op: WriteOp, side: Side) -> TokenStream {
+    let serde = side.serde();
     let verb = match op {
         WriteOp::Create => "Create",
         WriteOp::Replace => "Replace",
@@ -157,16 +191,16 @@ fn input(service: &Service, resource: &Resource, op: WriteOp) -> TokenStream {
     let default = (op == WriteOp::Patch).then(|| quote!(Default,));
     let fields = resource.fields.iter().filter(|f| resource.settable_in(f, op)).map(|f| {
         let ident = field_ident(&f.name.value);
-        let value = value_type(service, resource, f);
+        let value = value_type(service, resource, f, side);
         let doc = doc_attr(f);
-        let (ty, attrs) = input_field(f, op, value);
+        let (ty, attrs) = input_field(f, op, value, side);
         quote! { #doc #attrs pub #ident: #ty, }
     });
     let doc = self::doc(&doc);
     quote! {
         #doc
         #[derive(Clone, Debug, #default PartialEq, Serialize, Deserialize)]
-        #[serde(crate = #SERDE)]
+        #[serde(crate = #serde)]
         #deny
         pub struct #name {
             #(#fields)*
@@ -182,19 +216,23 @@ fn input(service: &Service, resource: &Resource, op: WriteOp) -> TokenStream {
 /// | required, nullable            | `Option<T>`, must be present    | `Patch<T>`       |
 /// | optional, not nullable        | `Option<T>`, null rejected      | `Option<T>`, null rejected |
 /// | optional, nullable            | `Patch<T>` (absent = default)   | `Patch<T>`       |
-fn input_field(field: &Field, op: WriteOp, value: TokenStream) -> (TokenStream, TokenStream) {
+fn input_field(field: &Field, op: WriteOp, value: TokenStream, side: Side) -> (TokenStream, TokenStream) {
+    let root = side.root();
+    let with = |name: &str| format!("{}::{name}", side.root_str());
+    let (nullable_fn, not_null_fn, is_absent) =
+        (with("input::nullable"), with("input::not_null"), with("Patch::is_absent"));
     let required = field.required.value && op != WriteOp::Patch;
     let nullable = field.nullable.value;
     let option = quote!(::core::option::Option<#value>);
-    let patch = quote!(::restgen::Patch<#value>);
+    let patch = quote!(#root::Patch<#value>);
     match (required, nullable) {
         (true, false) => (value, quote!()),
-        (true, true) => (option, quote!(#[serde(deserialize_with = "::restgen::input::nullable")])),
+        (true, true) => (option, quote!(#[serde(deserialize_with = #nullable_fn)])),
         (false, false) => (
             option,
-            quote!(#[serde(default, deserialize_with = "::restgen::input::not_null", skip_serializing_if = "::core::option::Option::is_none")]),
+            quote!(#[serde(default, deserialize_with = #not_null_fn, skip_serializing_if = "::core::option::Option::is_none")]),
         ),
-        (false, true) => (patch, quote!(#[serde(default, skip_serializing_if = "::restgen::Patch::is_absent")])),
+        (false, true) => (patch, quote!(#[serde(default, skip_serializing_if = #is_absent)])),
     }
 }
 
@@ -216,37 +254,40 @@ fn doc(text: &str) -> TokenStream {
     quote!(#[doc = #text])
 }
 
-fn id_type(kind: IdKind) -> TokenStream {
+pub(crate) fn id_type(kind: IdKind, side: Side) -> TokenStream {
+    let root = side.root();
     match kind {
-        IdKind::Uuid => quote!(::restgen::__private::uuid::Uuid),
+        IdKind::Uuid => quote!(#root::__private::uuid::Uuid),
         IdKind::Integer => quote!(i64),
     }
 }
 
-fn datetime() -> TokenStream {
-    quote!(::restgen::__private::chrono::DateTime<::restgen::__private::chrono::Utc>)
+fn datetime(side: Side) -> TokenStream {
+    let root = side.root();
+    quote!(#root::__private::chrono::DateTime<#root::__private::chrono::Utc>)
 }
 
 /// The Rust type of a field's value (before nullability).
-fn value_type(service: &Service, resource: &Resource, field: &Field) -> TokenStream {
+pub(crate) fn value_type(service: &Service, resource: &Resource, field: &Field, side: Side) -> TokenStream {
+    let root = side.root();
     match &field.ty.value {
         FieldType::String | FieldType::Text | FieldType::Email | FieldType::Url | FieldType::Password => {
             quote!(::std::string::String)
         }
         FieldType::Integer => quote!(i64),
         FieldType::Number => quote!(f64),
-        FieldType::Decimal => quote!(::restgen::__private::rust_decimal::Decimal),
+        FieldType::Decimal => quote!(#root::__private::rust_decimal::Decimal),
         FieldType::Boolean => quote!(bool),
-        FieldType::Uuid => quote!(::restgen::__private::uuid::Uuid),
-        FieldType::Date => quote!(::restgen::__private::chrono::NaiveDate),
-        FieldType::DateTime => datetime(),
+        FieldType::Uuid => quote!(#root::__private::uuid::Uuid),
+        FieldType::Date => quote!(#root::__private::chrono::NaiveDate),
+        FieldType::DateTime => datetime(side),
         FieldType::Enum { .. } => {
             let ident = enum_ident(resource, field);
             quote!(#ident)
         }
-        FieldType::Json => quote!(::restgen::__private::serde_json::Value),
+        FieldType::Json => quote!(#root::__private::serde_json::Value),
         FieldType::Ref { to } => {
-            service.resource(&to.value).map_or(quote!(::restgen::__private::uuid::Uuid), |t| id_type(t.id))
+            service.resource(&to.value).map_or(quote!(#root::__private::uuid::Uuid), |t| id_type(t.id, side))
         }
         FieldType::Roles => {
             if service.auth.as_ref().is_some_and(|a| !a.roles.is_empty()) {

@@ -12,6 +12,8 @@ const TEMPLATES: &[(&str, &str, &str)] = &[
     ("hooks.rs.j2", "src/hooks.rs", include_str!("../../../../templates/service/hooks.rs.j2")),
 ];
 
+const CLIENT_MANIFEST: &str = include_str!("../../../../templates/client/Cargo.toml.j2");
+
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
@@ -23,14 +25,40 @@ fn environment() -> Environment<'static> {
     for (name, _, source) in TEMPLATES {
         env.add_template(name, source).expect("templates are checked by a test");
     }
+    env.add_template("client/Cargo.toml.j2", CLIENT_MANIFEST).expect("templates are checked by a test");
     env
 }
 
-pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'static str, String)>, EmitError> {
-    let runtime = match &options.runtime {
+fn dependency(dep: &RuntimeDep) -> String {
+    match dep {
         RuntimeDep::Path(p) => format!("{{ path = {} }}", toml_string(p)),
         RuntimeDep::Version(v) => toml_string(v),
+    }
+}
+
+/// One line: the title lands in comments and TOML strings, where a newline would end them.
+fn title(service: &Service) -> String {
+    service.title.as_deref().map_or_else(
+        || format!("The {} service", service.name.value),
+        |t| t.split_whitespace().collect::<Vec<_>>().join(" "),
+    )
+}
+
+/// The client crate's `Cargo.toml`: generated (always rewritten), since nothing in a
+/// client crate is the user's.
+pub(crate) fn client_manifest(service: &Service, options: &Options) -> Result<String, EmitError> {
+    let ctx = context! {
+        name => &service.name.value,
+        description => toml_string(&format!("Typed client of {}", title(service))),
+        source_name => &options.source_name,
+        runtime => dependency(&options.client_runtime),
     };
+    let name = "client/Cargo.toml.j2";
+    environment().get_template(name).and_then(|t| t.render(&ctx)).map_err(|e| err(name, e))
+}
+
+pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'static str, String)>, EmitError> {
+    let runtime = dependency(&options.runtime);
     let resources: Vec<_> = service
         .resources
         .iter()
@@ -45,11 +73,7 @@ pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'stat
     let ctx = context! {
         example,
         name => &service.name.value,
-        // One line: the title lands in comments, where a newline would end the comment.
-        title => service.title.as_deref().map_or_else(
-            || format!("The {} service", service.name.value),
-            |t| t.split_whitespace().collect::<Vec<_>>().join(" "),
-        ),
+        title => title(service),
         description => service.description.as_deref().map(toml_string),
         source_name => &options.source_name,
         runtime,
@@ -68,7 +92,8 @@ pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'stat
 }
 
 fn err(name: &str, e: minijinja::Error) -> EmitError {
-    EmitError { file: format!("templates/service/{name}"), message: format!("{e:#}") }
+    let dir = if name.contains('/') { "templates" } else { "templates/service" };
+    EmitError { file: format!("{dir}/{name}"), message: format!("{e:#}") }
 }
 
 fn toml_string(s: &str) -> String {

@@ -1,0 +1,170 @@
+//! What a call can fail with. An error answer of the service is a typed [`Problem`]
+//! (RFC 9457), whatever produced it: a body that is not problem+json (from a proxy, say)
+//! still becomes one, with its status and the start of its text.
+
+use serde::Deserialize;
+use std::fmt;
+use std::time::Duration;
+
+/// One invalid input the service named.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+/// An error answer of the service.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Problem {
+    /// The HTTP status of the answer.
+    #[serde(default)]
+    pub status: u16,
+    /// A URI naming the problem type; `about:blank` when the status says it all.
+    #[serde(rename = "type", default = "about_blank")]
+    pub kind: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub detail: String,
+    /// The invalid inputs, for a 400.
+    #[serde(default)]
+    pub errors: Vec<FieldError>,
+    /// How long the service asked callers to wait (`Retry-After`), when it said.
+    #[serde(skip)]
+    pub retry_after: Option<Duration>,
+}
+
+fn about_blank() -> String {
+    "about:blank".to_owned()
+}
+
+/// The most of a non-problem body kept in `detail`.
+const MAX_DETAIL: usize = 512;
+
+impl Problem {
+    /// The problem an answer with `status` and `body` describes.
+    pub(crate) fn from_answer(status: u16, body: &[u8], retry_after: Option<Duration>) -> Problem {
+        let parsed =
+            serde_json::from_slice::<Problem>(body).ok().filter(|p| !p.title.is_empty() || !p.detail.is_empty());
+        let mut problem = parsed.unwrap_or_else(|| {
+            let text = String::from_utf8_lossy(body);
+            let mut end = text.len().min(MAX_DETAIL);
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            Problem {
+                status,
+                kind: about_blank(),
+                title: reqwest::StatusCode::from_u16(status)
+                    .ok()
+                    .and_then(|s| s.canonical_reason())
+                    .unwrap_or("Error")
+                    .to_owned(),
+                detail: text[..end].trim().to_owned(),
+                errors: Vec::new(),
+                retry_after: None,
+            }
+        });
+        // The status line is the truth; a body could say anything.
+        problem.status = status;
+        problem.retry_after = retry_after;
+        problem
+    }
+
+    /// The message the service gave for `field`, if it named it.
+    pub fn field(&self, field: &str) -> Option<&str> {
+        self.errors.iter().find(|e| e.field == field).map(|e| e.message.as_str())
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.status, self.title)?;
+        if !self.detail.is_empty() {
+            write!(f, ": {}", self.detail)?;
+        }
+        Ok(())
+    }
+}
+
+/// A failed call.
+#[derive(Debug)]
+pub enum Error {
+    /// The service answered with an error status.
+    Api(Box<Problem>),
+    /// No answer in time (the client's `timeout`), after any retries.
+    Timeout,
+    /// The request could not be sent or the answer not read, after any retries.
+    Transport(reqwest::Error),
+    /// A success answer whose body is not what the operation returns.
+    Decode { status: u16, message: String },
+    /// The client was configured in a way it cannot work with.
+    Config(String),
+}
+
+impl Error {
+    /// The problem, when the service answered with one.
+    pub fn problem(&self) -> Option<&Problem> {
+        match self {
+            Error::Api(p) => Some(p),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status, when the service answered.
+    pub fn status(&self) -> Option<u16> {
+        match self {
+            Error::Api(p) => Some(p.status),
+            Error::Decode { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    pub(crate) fn from_reqwest(e: reqwest::Error) -> Error {
+        if e.is_timeout() { Error::Timeout } else { Error::Transport(e) }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Api(p) => p.fmt(f),
+            Error::Timeout => f.write_str("the service did not answer in time"),
+            Error::Transport(e) => write!(f, "cannot reach the service: {e}"),
+            Error::Decode { status, message } => write!(f, "unexpected answer body (status {status}): {message}"),
+            Error::Config(message) => write!(f, "client configuration: {message}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Transport(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Problem;
+
+    #[test]
+    fn a_problem_body_keeps_its_fields_and_takes_the_status_line() {
+        let body = br#"{"type":"about:blank","title":"Bad Request","status":400,"detail":"`name` is required","errors":[{"field":"name","message":"is required"}]}"#;
+        let p = Problem::from_answer(400, body, None);
+        assert_eq!(p.field("name"), Some("is required"));
+        assert_eq!(p.detail, "`name` is required");
+        assert_eq!(p.status, 400);
+    }
+
+    #[test]
+    fn any_other_body_becomes_a_problem_with_the_status_and_the_text() {
+        let p = Problem::from_answer(502, "<html>bad gateway</html>".as_bytes(), None);
+        assert_eq!((p.status, p.title.as_str(), p.detail.as_str()), (502, "Bad Gateway", "<html>bad gateway</html>"));
+        let long = "é".repeat(600);
+        let p = Problem::from_answer(500, long.as_bytes(), None);
+        assert!(p.detail.len() <= super::MAX_DETAIL && p.detail.starts_with('é'));
+    }
+}

@@ -1,0 +1,396 @@
+//! Sending calls: the base URL, credentials, timeouts, retries and `Idempotency-Key`s.
+
+use crate::auth::{Auth, Session};
+use crate::error::{Error, Problem};
+use crate::list::{List, Paging};
+use crate::retry::{Retry, retry_after};
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue};
+use reqwest::{Method, StatusCode};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+/// What a generated client knows about its service, from the schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServiceInfo {
+    /// The schema's `api.base_path` (`/api`), prefixed to every resource path.
+    pub base_path: &'static str,
+    /// The login operation's path under `base_path`, when the service has one.
+    pub login_path: Option<&'static str>,
+    /// The JSON key of the login identifier (`email`).
+    pub login_identifier: &'static str,
+    /// The header that carries an API key, when the service takes them.
+    pub api_key_header: Option<&'static str>,
+}
+
+/// The answer of logging in.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+pub struct Token {
+    pub access_token: String,
+    pub token_type: String,
+    /// Seconds until the token expires.
+    pub expires_in: u64,
+}
+
+/// An API key as listed: never the key itself.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+pub struct ApiKey {
+    pub id: String,
+    pub name: Option<String>,
+    pub prefix: String,
+    pub created_at: String,
+}
+
+/// A new API key: `key` appears in this answer only.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+pub struct ApiKeyCreated {
+    pub id: String,
+    pub name: Option<String>,
+    pub prefix: String,
+    pub created_at: String,
+    pub key: String,
+}
+
+/// Settings of a client of type `C`; `build` makes it.
+#[derive(Debug)]
+pub struct Builder<C = Transport> {
+    info: ServiceInfo,
+    base_url: String,
+    auth: Auth,
+    retry: Retry,
+    timeout: Duration,
+    connect_timeout: Duration,
+    user_agent: String,
+    client: PhantomData<fn() -> C>,
+}
+
+impl<C> Clone for Builder<C> {
+    fn clone(&self) -> Self {
+        Builder {
+            info: self.info,
+            base_url: self.base_url.clone(),
+            auth: self.auth.clone(),
+            retry: self.retry.clone(),
+            timeout: self.timeout,
+            connect_timeout: self.connect_timeout,
+            user_agent: self.user_agent.clone(),
+            client: PhantomData,
+        }
+    }
+}
+
+impl<C: From<Transport>> Builder<C> {
+    /// A client of the service at `base_url`: its origin, such as `https://shop.example.com`
+    /// (the schema's base path is added).
+    pub fn new(info: ServiceInfo, base_url: impl Into<String>) -> Builder<C> {
+        Builder {
+            info,
+            base_url: base_url.into(),
+            auth: Auth::None,
+            retry: Retry::default(),
+            timeout: Duration::from_secs(30),
+            connect_timeout: Duration::from_secs(10),
+            user_agent: concat!("restgen-client/", env!("CARGO_PKG_VERSION")).to_owned(),
+            client: PhantomData,
+        }
+    }
+
+    pub fn auth(mut self, auth: Auth) -> Builder<C> {
+        self.auth = auth;
+        self
+    }
+
+    pub fn retry(mut self, retry: Retry) -> Builder<C> {
+        self.retry = retry;
+        self
+    }
+
+    /// The longest one attempt may take, from sending to the end of the answer (30 s).
+    pub fn timeout(mut self, timeout: Duration) -> Builder<C> {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The longest connecting may take (10 s).
+    pub fn connect_timeout(mut self, timeout: Duration) -> Builder<C> {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    pub fn user_agent(mut self, user_agent: impl Into<String>) -> Builder<C> {
+        self.user_agent = user_agent.into();
+        self
+    }
+
+    /// The client (a generated client wraps the transport).
+    pub fn build(self) -> Result<C, Error> {
+        let origin = self.base_url.trim_end_matches('/').to_owned();
+        let url = reqwest::Url::parse(&origin).map_err(|e| Error::Config(format!("base URL `{origin}`: {e}")))?;
+        if !matches!(url.scheme(), "http" | "https") || url.query().is_some() {
+            return Err(Error::Config(format!("base URL `{origin}` must be an http(s) origin without a query")));
+        }
+        match (&self.auth, self.info.login_path, self.info.api_key_header) {
+            (Auth::Login { .. }, None, _) => return Err(Error::Config("this service has no login operation".into())),
+            (Auth::ApiKey(_), _, None) => return Err(Error::Config("this service takes no API keys".into())),
+            _ => {}
+        }
+        let http = reqwest::Client::builder()
+            .timeout(self.timeout)
+            .connect_timeout(self.connect_timeout)
+            .user_agent(self.user_agent)
+            .build()
+            .map_err(|e| Error::Config(e.to_string()))?;
+        let root = format!("{origin}{}", self.info.base_path);
+        Ok(C::from(Transport(Arc::new(Inner {
+            http,
+            origin,
+            root,
+            info: self.info,
+            auth: self.auth,
+            retry: self.retry,
+            session: tokio::sync::Mutex::new(None),
+        }))))
+    }
+}
+
+/// The connection to one service, shared by every call of a client (cheap to clone).
+#[derive(Clone, Debug)]
+pub struct Transport(Arc<Inner>);
+
+#[derive(Debug)]
+struct Inner {
+    http: reqwest::Client,
+    origin: String,
+    root: String,
+    info: ServiceInfo,
+    auth: Auth,
+    retry: Retry,
+    session: tokio::sync::Mutex<Option<Session>>,
+}
+
+/// One call as the transport sends it, perhaps several times.
+pub(crate) struct Call<'a> {
+    pub method: Method,
+    pub url: String,
+    pub query: &'a [(String, String)],
+    pub body: Option<(&'static str, Vec<u8>)>,
+    /// Sent with an `Idempotency-Key`, the same one on every attempt.
+    pub keyed: bool,
+    /// Sends the client's credentials.
+    pub signed: bool,
+}
+
+impl Call<'_> {
+    /// Whether a call that may have reached the service can be sent again.
+    fn repeatable(&self) -> bool {
+        self.keyed || matches!(self.method, Method::GET | Method::HEAD | Method::PUT | Method::DELETE | Method::PATCH)
+    }
+}
+
+impl Transport {
+    pub fn info(&self) -> &ServiceInfo {
+        &self.0.info
+    }
+
+    /// POST `body` to `path` (under the base path) with a new `Idempotency-Key`.
+    pub async fn create<I: Serialize + ?Sized, T: DeserializeOwned>(&self, path: &str, body: &I) -> Result<T, Error> {
+        let call = self.call(Method::POST, path, Some(json(body, "application/json")?), true);
+        self.json(&call).await
+    }
+
+    pub async fn get<T: DeserializeOwned>(&self, path: &str) -> Result<T, Error> {
+        self.json(&self.call(Method::GET, path, None, false)).await
+    }
+
+    /// PUT: the body replaces the record.
+    pub async fn replace<I: Serialize + ?Sized, T: DeserializeOwned>(&self, path: &str, body: &I) -> Result<T, Error> {
+        let call = self.call(Method::PUT, path, Some(json(body, "application/json")?), false);
+        self.json(&call).await
+    }
+
+    /// PATCH as a JSON Merge Patch (RFC 7396).
+    pub async fn patch<I: Serialize + ?Sized, T: DeserializeOwned>(&self, path: &str, body: &I) -> Result<T, Error> {
+        let call = self.call(Method::PATCH, path, Some(json(body, "application/merge-patch+json")?), false);
+        self.json(&call).await
+    }
+
+    pub async fn delete(&self, path: &str) -> Result<(), Error> {
+        self.send(&self.call(Method::DELETE, path, None, false)).await.map(drop)
+    }
+
+    /// A list request on `path`; see [`List`].
+    pub fn list<T>(&self, path: String, paging: Paging) -> List<T> {
+        List::new(self.clone(), path, paging)
+    }
+
+    /// Logs in with `identifier` and `password` and returns the token (a client built
+    /// with [`Auth::Login`] does this itself).
+    pub async fn login(&self, identifier: &str, password: &str) -> Result<Token, Error> {
+        let path = self.0.info.login_path.ok_or_else(|| Error::Config("this service has no login operation".into()))?;
+        let mut body = serde_json::Map::new();
+        body.insert(self.0.info.login_identifier.to_owned(), identifier.into());
+        body.insert("password".to_owned(), password.into());
+        let mut call = self.call(Method::POST, path, Some(json(&body, "application/json")?), false);
+        call.signed = false;
+        self.json(&call).await
+    }
+
+    pub async fn create_api_key(&self, name: Option<&str>) -> Result<ApiKeyCreated, Error> {
+        let body = serde_json::json!({ "name": name });
+        self.json(&self.call(Method::POST, "/auth/api-keys", Some(json(&body, "application/json")?), false)).await
+    }
+
+    pub async fn list_api_keys(&self) -> Result<Vec<ApiKey>, Error> {
+        #[derive(serde::Deserialize)]
+        struct Keys {
+            data: Vec<ApiKey>,
+        }
+        self.get::<Keys>("/auth/api-keys").await.map(|k| k.data)
+    }
+
+    pub async fn revoke_api_key(&self, id: &str) -> Result<(), Error> {
+        self.delete(&format!("/auth/api-keys/{}", segment(id))).await
+    }
+
+    /// `GET /healthz` (at the origin, not under the base path): `Ok` when the service and
+    /// its database answer.
+    pub async fn healthz(&self) -> Result<(), Error> {
+        let call = Call {
+            method: Method::GET,
+            url: format!("{}/healthz", self.0.origin),
+            query: &[],
+            body: None,
+            keyed: false,
+            signed: false,
+        };
+        self.send(&call).await.map(drop)
+    }
+
+    pub(crate) fn call(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<(&'static str, Vec<u8>)>,
+        keyed: bool,
+    ) -> Call<'static> {
+        Call { method, url: format!("{}{path}", self.0.root), query: &[], body, keyed, signed: true }
+    }
+
+    pub(crate) async fn json<T: DeserializeOwned>(&self, call: &Call<'_>) -> Result<T, Error> {
+        let response = self.send(call).await?;
+        let status = response.status().as_u16();
+        let bytes = response.bytes().await.map_err(Error::from_reqwest)?;
+        serde_json::from_slice(&bytes).map_err(|e| Error::Decode { status, message: e.to_string() })
+    }
+
+    /// Sends `call` until it succeeds, fails for good, or runs out of retries.
+    pub(crate) async fn send(&self, call: &Call<'_>) -> Result<reqwest::Response, Error> {
+        let retry = &self.0.retry;
+        let key = call.keyed.then(idempotency_key);
+        let mut relogged = false;
+        let mut attempt = 0;
+        loop {
+            let mut request = self.0.http.request(call.method.clone(), &call.url);
+            if !call.query.is_empty() {
+                request = request.query(call.query);
+            }
+            if let Some((media, bytes)) = &call.body {
+                request = request.header(CONTENT_TYPE, *media).body(bytes.clone());
+            }
+            if let Some(key) = &key {
+                request = request.header("Idempotency-Key", key);
+            }
+            if call.signed
+                && let Some((name, value)) = self.credentials().await?
+            {
+                request = request.header(name, value);
+            }
+            let wait = match request.send().await {
+                Ok(response) if response.status().is_success() => return Ok(response),
+                Ok(response) => {
+                    let status = response.status();
+                    let asked = retry_after(response.headers(), SystemTime::now());
+                    if status == StatusCode::UNAUTHORIZED && call.signed && !relogged && self.drop_session().await {
+                        // The token was refused before it should have expired: log in again, once.
+                        relogged = true;
+                        continue;
+                    }
+                    let busy = matches!(status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE);
+                    let wait = asked.unwrap_or_else(|| retry.backoff(attempt));
+                    if !busy || attempt >= retry.max_retries || wait > retry.max_retry_after {
+                        let bytes = response.bytes().await.unwrap_or_default();
+                        return Err(Error::Api(Box::new(Problem::from_answer(status.as_u16(), &bytes, asked))));
+                    }
+                    wait
+                }
+                // Not connected: the service never saw the call, so any call may go again.
+                // Anything later: only calls that are safe to repeat.
+                Err(e) if attempt < retry.max_retries && (e.is_connect() || call.repeatable()) && !e.is_builder() => {
+                    retry.backoff(attempt)
+                }
+                Err(e) => return Err(Error::from_reqwest(e)),
+            };
+            tokio::time::sleep(wait).await;
+            attempt += 1;
+        }
+    }
+
+    /// The header that proves who the client is, logging in first when needed.
+    async fn credentials(&self) -> Result<Option<(HeaderName, HeaderValue)>, Error> {
+        let header = |name: HeaderName, value: String| {
+            HeaderValue::from_str(&value)
+                .map(|mut v| {
+                    v.set_sensitive(true);
+                    Some((name, v))
+                })
+                .map_err(|_| Error::Config("credentials must be visible ASCII".into()))
+        };
+        match &self.0.auth {
+            Auth::None => Ok(None),
+            Auth::Bearer(token) => header(AUTHORIZATION, format!("Bearer {token}")),
+            Auth::Basic { username, password } => header(AUTHORIZATION, Auth::basic_header(username, password)),
+            Auth::ApiKey(key) => {
+                let name = self.0.info.api_key_header.unwrap_or("X-API-Key");
+                let name = HeaderName::from_bytes(name.as_bytes()).map_err(|e| Error::Config(e.to_string()))?;
+                header(name, key.clone())
+            }
+            Auth::Login { identifier, password } => {
+                // One login at a time: concurrent calls wait for the same token.
+                let mut session = self.0.session.lock().await;
+                let now = Instant::now();
+                let token = match session.as_ref().filter(|s| s.fresh(now)) {
+                    Some(s) => s.token.clone(),
+                    None => {
+                        let t = Box::pin(self.login(identifier, password)).await?;
+                        *session = Some(Session::new(t.access_token.clone(), t.expires_in, now));
+                        t.access_token
+                    }
+                };
+                header(AUTHORIZATION, format!("Bearer {token}"))
+            }
+        }
+    }
+
+    /// Forgets the logged-in session; false when there was none to forget.
+    async fn drop_session(&self) -> bool {
+        matches!(self.0.auth, Auth::Login { .. }) && self.0.session.lock().await.take().is_some()
+    }
+}
+
+fn json<T: Serialize + ?Sized>(body: &T, media: &'static str) -> Result<(&'static str, Vec<u8>), Error> {
+    serde_json::to_vec(body).map(|b| (media, b)).map_err(|e| Error::Config(format!("cannot encode the body: {e}")))
+}
+
+/// A fresh random key (a version 4 UUID), so a retried create is applied at most once.
+fn idempotency_key() -> String {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the operating system provides random numbers");
+    uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
+}
+
+/// `value` as one path segment: percent-encoded where it must be.
+pub(crate) fn segment(value: &str) -> String {
+    form_urlencoded::byte_serialize(value.as_bytes()).collect::<String>().replace('+', "%20")
+}

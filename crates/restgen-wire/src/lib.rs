@@ -1,0 +1,8 @@
+//! The wire shapes a generated service and its generated client share: the three states
+//! of a patched field and the serde helpers input structs name. Both sides re-export this
+//! crate, so a model emitted once means the same JSON on either side.
+
+pub mod input;
+mod patch;
+
+pub use patch::Patch;
