@@ -2,7 +2,7 @@
 //! `Link` headers of their answers.
 
 use crate::problem::{FieldError, Problem};
-use crate::spec::{Envelope, FieldKind, IdKind, PageStyle, ResourceSpec};
+use crate::spec::{Envelope, FieldKind, FieldSpec, IdKind, PageStyle, ResourceSpec};
 use crate::store::{Filter, ListQuery, Page, Record, SortKey, SqlValue};
 use axum::http::{HeaderValue, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -21,6 +21,10 @@ pub struct ListRequest {
     /// The `sort` parameter as given (part of every cursor).
     pub sort_param: String,
 }
+
+/// The longest `cursor` accepted (and documented): the sort keys' values of one record,
+/// encoded, fit many times over.
+pub const MAX_CURSOR: usize = 4096;
 
 pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListRequest, Problem> {
     let mut errors = Vec::new();
@@ -52,11 +56,16 @@ pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListReq
                 Some(n) => offset = n,
                 None => bad(format!("must be a whole number up to {}", i64::MAX)),
             },
+            // An empty cursor is no cursor (the first page), as an empty form field is.
+            "cursor" if style == PageStyle::Cursor && value.is_empty() => {}
+            "cursor" if style == PageStyle::Cursor && value.len() > MAX_CURSOR => {
+                bad(format!("is longer than {MAX_CURSOR} characters"))
+            }
             "cursor" if style == PageStyle::Cursor => cursor = Some(value.clone()),
             "starting_after" if style == PageStyle::Cursor => starting_after = Some(value.clone()),
             "sort" => sort_param = value.clone(),
             name => match spec.fields.iter().find(|f| f.name == name && f.filter) {
-                Some(f) => match filter_value(f.kind, f.to.map(|(_, k)| k), f.values, value) {
+                Some(f) => match filter_value(f, value) {
                     Ok(v) => filters.push(Filter { column: f.name, value: v }),
                     Err(message) => bad(message),
                 },
@@ -97,7 +106,13 @@ pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListReq
 /// The id always ends the keys, so the order is total and cursors are stable.
 fn sort_keys(spec: &ResourceSpec, param: &str) -> Result<Vec<SortKey>, FieldError> {
     let mut keys = Vec::new();
-    for part in param.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+    let parts: Vec<&str> = param.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    // As many keys as there are sortable fields, as the OpenAPI document says.
+    let sortable = 1 + usize::from(spec.timestamps) + spec.fields.iter().filter(|f| f.sort).count();
+    if parts.len() > sortable {
+        return Err(FieldError { field: "sort".into(), message: format!("lists more than {sortable} keys") });
+    }
+    for part in parts {
         let (name, descending) = if let Some(n) = part.strip_suffix("_desc") {
             (n, true)
         } else if let Some(n) = part.strip_suffix("_asc") {
@@ -118,9 +133,9 @@ fn sort_keys(spec: &ResourceSpec, param: &str) -> Result<Vec<SortKey>, FieldErro
                 .map(|f| (f.name, f.optional, f.kind == FieldKind::Decimal)),
         };
         match column {
-            Some((c, _, _)) if keys.iter().any(|k: &SortKey| k.column == c) => {
-                return Err(FieldError { field: "sort".into(), message: format!("`{name}` is given twice") });
-            }
+            // A later key on a column already sorted by can never change the order: it
+            // is redundant, not wrong, and dropped.
+            Some((c, _, _)) if keys.iter().any(|k: &SortKey| k.column == c) => {}
             Some((column, nullable, numeric)) => keys.push(SortKey { column, descending, nullable, numeric }),
             None => {
                 return Err(FieldError {
@@ -139,12 +154,23 @@ fn sort_keys(spec: &ResourceSpec, param: &str) -> Result<Vec<SortKey>, FieldErro
     Ok(keys)
 }
 
-fn filter_value(kind: FieldKind, ref_kind: Option<IdKind>, values: &[&str], text: &str) -> Result<SqlValue, String> {
+/// A filter's value, parsed as its field's type and held to the field's rules: a value
+/// no record could hold is refused, not searched for.
+fn filter_value(f: &FieldSpec, text: &str) -> Result<SqlValue, String> {
     if text.contains('\0') {
         return Err("may not contain NUL characters".into());
     }
+    let (kind, ref_kind, values) = (f.kind, f.to.map(|(_, k)| k), f.values);
     match kind {
-        FieldKind::Integer => text.parse().map(|n| SqlValue::Int(Some(n))).map_err(|_| "must be a whole number".into()),
+        FieldKind::Integer => {
+            let n: i64 = text.parse().map_err(|_| "must be a whole number".to_owned())?;
+            crate::validate::value(f, &Value::from(n))?;
+            Ok(SqlValue::Int(Some(n)))
+        }
+        FieldKind::String | FieldKind::Text | FieldKind::Email | FieldKind::Url => {
+            crate::validate::value(f, &Value::String(text.to_owned()))?;
+            Ok(SqlValue::Text(Some(text.into())))
+        }
         FieldKind::Boolean => match text {
             "true" => Ok(SqlValue::Bool(Some(true))),
             "false" => Ok(SqlValue::Bool(Some(false))),

@@ -251,14 +251,16 @@ pub async fn list(
         request.query.filters.push(crate::store::Filter { column, value: me });
     }
     if let Some(after) = &request.starting_after {
-        let id = parse_id(spec, after)
-            .map_err(|_| Problem::bad_request("`starting_after` is not an id of this collection"))?;
+        let bad = |message: &str| {
+            Problem::validation(vec![FieldError { field: "starting_after".into(), message: message.into() }])
+        };
+        let id = parse_id(spec, after).map_err(|_| bad("is not an id of this collection"))?;
         let record = store
             .get(spec, &id)
             .await
             .ok()
             .filter(|r| scope == Scope::All || access::owns(spec, caller, r))
-            .ok_or_else(|| Problem::bad_request("`starting_after` names no record of this collection"))?;
+            .ok_or_else(|| bad("names no record of this collection"))?;
         request.query.page = crate::store::Page::After(list::cursor_values(spec, &request.query.sort, &record));
     }
     let (records, more) = store.list(spec, &request.query).await?;

@@ -21,7 +21,9 @@ pub fn fields(specs: &[FieldSpec], body: &Map<String, Value>) -> Vec<FieldError>
     errors
 }
 
-fn value(f: &FieldSpec, v: &Value) -> Result<(), String> {
+/// The rules of `f` on one value; list filters use it too, so a filter value that no
+/// record could hold is refused as the OpenAPI document says.
+pub(crate) fn value(f: &FieldSpec, v: &Value) -> Result<(), String> {
     if v.is_null() {
         return if f.nullable { Ok(()) } else { Err("may not be null".into()) };
     }
@@ -132,6 +134,8 @@ fn is_email(s: &str) -> bool {
                 && !domain.starts_with(['.', '-'])
                 && !domain.ends_with(['.', '-'])
                 && domain.chars().all(|c| c.is_alphanumeric() || c == '.' || c == '-')
+                // DNS labels are 1 to 63 octets (RFC 1035).
+                && domain.split('.').all(|label| !label.is_empty() && label.len() <= 63)
                 && !s.chars().any(char::is_whitespace)
         }
         None => false,
@@ -148,6 +152,8 @@ mod tests {
     #[test]
     fn email_and_url_shapes() {
         assert!(super::is_email("a@b.co"));
+        assert!(!super::is_email(&format!("a@{}.co", "x".repeat(64))));
+        assert!(!super::is_email("a@b..co"));
         assert!(!super::is_email("a@b"));
         assert!(!super::is_email("@b.co"));
         assert!(!super::is_email("a b@c.de"));

@@ -471,3 +471,53 @@ async fn the_state_field_is_never_set_by_a_write(s: Server) {
     assert_eq!(put.error_fields(), ["status"]);
     assert_eq!(s.get(&path).await.body["status"], "planned");
 }
+
+backends!(list_parameters_are_held_to_what_the_document_says, fleet::service());
+async fn list_parameters_are_held_to_what_the_document_says(s: Server) {
+    for (name, city) in [("Alpha", "Oslo"), ("Bravo", "Bergen"), ("Charlie", "Oslo")] {
+        depot(&s, name, Some(city)).await;
+    }
+    let names = |r: &crate::harness::Reply| -> Vec<String> {
+        r.body["data"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap().to_owned()).collect()
+    };
+    // A later key on a column already sorted by cannot change the order: accepted.
+    let redundant = s.get("/v0/depots?sort=name_desc,name_asc,id_asc,id_desc").await;
+    assert_eq!(redundant.status, 200, "{}", redundant.text);
+    assert_eq!(names(&redundant), ["Charlie", "Bravo", "Alpha"]);
+    // More keys than sortable fields (name, city, id, created_at) is more than documented.
+    let five = s.get("/v0/depots?sort=name_asc,city_asc,id_asc,created_at_asc,name_desc").await;
+    five.assert_problem(400);
+    assert_eq!(five.error_fields(), ["sort"]);
+
+    // A filter value no record could hold breaks the field's own rules.
+    for (bad, field) in [
+        ("/v0/depots?name=A", "name"),                             // min_length 2
+        (&*format!("/v0/depots?name={}", "n".repeat(61)), "name"), // max_length 60
+        ("/v0/drivers?depot_id=abc", "depot_id"),
+        ("/v0/vehicles?kind=rocket", "kind"),
+    ] {
+        let r = s.get(bad).await;
+        r.assert_problem(400);
+        assert_eq!(r.error_fields(), [field], "{bad}");
+    }
+    assert_eq!(names(&s.get("/v0/depots?name=Alpha").await), ["Alpha"]);
+
+    // Cursor lists: an empty cursor is the first page; a starting_after that names no
+    // record is refused with the parameter named.
+    let d = s.get("/v0/depots").await.body["data"][0].clone();
+    let dr = driver(&s, &d, "d@example.com").await;
+    let v = s.post("/v0/vehicles", json!({ "plate": "AB1", "kind": "van" })).await.body;
+    let trip = json!({ "vehicle_id": v["id"], "driver_id": dr["id"], "starts_at": "2026-01-01T08:00:00Z" });
+    assert_eq!(s.post("/v0/trips", trip).await.status, 201);
+    let empty = s.get("/v0/trips?cursor=").await;
+    assert_eq!(empty.status, 200, "{}", empty.text);
+    assert_eq!(empty.body["data"].as_array().unwrap().len(), 1);
+    for bad in ["/v0/trips?starting_after=999999", "/v0/trips?starting_after=", "/v0/trips?starting_after=x"] {
+        let r = s.get(bad).await;
+        r.assert_problem(400);
+        assert_eq!(r.error_fields(), ["starting_after"], "{bad}");
+    }
+    let long = s.get(&format!("/v0/trips?cursor={}", "A".repeat(4097))).await;
+    long.assert_problem(400);
+    assert_eq!(long.error_fields(), ["cursor"]);
+}

@@ -548,6 +548,9 @@ fn query(name: &str, description: &str, schema: Value) -> Value {
     json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
 }
 
+/// The longest `cursor` the runtime accepts (`restgen::list::MAX_CURSOR`).
+const MAX_CURSOR: u32 = 4096;
+
 /// Filters, sort and paging parameters of a list.
 fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
     let mut out = Vec::new();
@@ -600,8 +603,16 @@ fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
         }
         PageStyle::Cursor => {
             out.push(query("limit", "Records per page; larger values are clamped.", size));
-            out.push(query("cursor", "The `next_cursor` of the previous page.", json!({ "type": "string" })));
-            out.push(query("starting_after", "The id of the last record seen.", json!({ "type": "string" })));
+            out.push(query(
+                "cursor",
+                "The `next_cursor` of the previous page (of a list with the same `sort`); not with `starting_after`. Empty means the first page.",
+                json!({ "type": "string", "maxLength": MAX_CURSOR }),
+            ));
+            out.push(query(
+                "starting_after",
+                "The id of the last record seen, one of this list's; not with `cursor`.",
+                id_schema(r.id),
+            ));
         }
     }
     out
