@@ -7,6 +7,7 @@
 
 pub mod auth;
 mod body;
+mod cors;
 pub mod list;
 mod ops;
 mod password;

@@ -32,6 +32,17 @@ pub struct Service {
     pub auth: Option<&'static AuthSpec>,
     /// The OpenAPI 3.1 document, served at `/openapi.json`.
     pub openapi: &'static str,
+    /// The `cors` section; `None`: browsers on other origins are not let in.
+    pub cors: Option<CorsSpec>,
+}
+
+/// Which browser origins may call the service (`cors` in the schema).
+#[derive(Clone, Copy, Debug)]
+pub struct CorsSpec {
+    /// `["*"]`, or exact origins such as `https://shop.example.com`.
+    pub allowed_origins: &'static [&'static str],
+    /// How long a browser may cache a preflight answer.
+    pub max_age: Option<Duration>,
 }
 
 /// Settings read from the environment.
@@ -150,6 +161,7 @@ pub fn app(service: Service, store: Store, secrets: &Secrets) -> Result<Router, 
             move |request, next| crate::auth::authenticate(auth.clone(), request, next),
         ));
     }
+    let cors = service.cors.map(|c| crate::cors::layer(c, service.auth));
     Ok(routes
         .fallback(|| async { Problem::not_found("no such route") })
         .layer(CatchPanicLayer::custom(|_| Problem::internal().into_response()))
@@ -158,6 +170,9 @@ pub fn app(service: Service, store: Store, secrets: &Secrets) -> Result<Router, 
         .layer(DefaultBodyLimit::disable())
         // Outside the layers above, so their bare answers (413, 503) get problem bodies.
         .layer(tower::util::MapResponseLayer::new(problem_for_bare_errors))
+        // Outermost but for tracing: a preflight is answered before routing or auth, and
+        // every answer, errors included, carries the CORS headers a browser needs to read it.
+        .layer(tower::util::option_layer(cors))
         .layer(TraceLayer::new_for_http())
         .with_state(store))
 }

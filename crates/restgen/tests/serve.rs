@@ -24,6 +24,7 @@ fn service(routes: Router<Store>) -> Service {
         request_timeout: Duration::from_secs(30),
         sample_path: "/api",
         openapi: "{}",
+        cors: None,
     }
 }
 

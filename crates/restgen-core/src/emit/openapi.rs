@@ -60,7 +60,42 @@ pub(crate) fn document(service: &Service) -> Value {
     if let Some(auth) = &service.auth {
         doc["components"]["securitySchemes"] = security_schemes(auth);
     }
+    if let Some(cors) = &service.cors {
+        cors_headers(&mut doc, cors);
+    }
     doc
+}
+
+/// With `cors`, every answer (errors and preflights included) carries
+/// `Access-Control-Allow-Origin` for an allowed `Origin`: documented on each response.
+fn cors_headers(doc: &mut Value, cors: &crate::model::Cors) {
+    let any = cors.allowed_origins.iter().any(|o| o.value == "*");
+    let longest = cors.allowed_origins.iter().map(|o| o.value.len()).max().unwrap_or(1);
+    let description = if any {
+        "`*` on answers to cross-origin requests: every origin may read them."
+    } else {
+        "The request's `Origin`, on answers to requests from an allowed origin; absent otherwise."
+    };
+    let values: Vec<&str> =
+        if any { vec!["*"] } else { cors.allowed_origins.iter().map(|o| o.value.as_str()).collect() };
+    let header =
+        json!({ "description": description, "schema": { "type": "string", "enum": values, "maxLength": longest } });
+    let add = |response: &mut Value| {
+        if let Some(r) = response.as_object_mut().filter(|r| !r.contains_key("$ref")) {
+            let headers = r.entry("headers").or_insert_with(|| json!({}));
+            headers["Access-Control-Allow-Origin"] = header.clone();
+        }
+    };
+    if let Some(Value::Object(paths)) = doc.get_mut("paths") {
+        for item in paths.values_mut().filter_map(Value::as_object_mut) {
+            for op in item.values_mut().filter_map(|op| op.get_mut("responses")).filter_map(Value::as_object_mut) {
+                op.values_mut().for_each(add);
+            }
+        }
+    }
+    if let Some(Value::Object(shared)) = doc["components"].get_mut("responses") {
+        shared.values_mut().for_each(add);
+    }
 }
 
 fn schema_ref(name: &str) -> Value {

@@ -20,5 +20,6 @@ pub fn service() -> ::restgen::serve::Service {
         sample_path: "/v0/depots",
         auth: resources::AUTH.as_ref(),
         openapi: include_str!("../../openapi.json"),
+        cors: ::core::option::Option::None,
     }
 }
