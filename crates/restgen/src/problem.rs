@@ -8,6 +8,22 @@ use serde::Serialize;
 /// a bounded answer (the OpenAPI document states the same bound).
 pub const MAX_FIELD_ERRORS: usize = 50;
 
+/// The longest `detail`, `errors[].field` and `errors[].message`, in characters: they can
+/// quote the request (an unknown parameter's name), so they are bounded like it, as the
+/// OpenAPI document states.
+pub const MAX_DETAIL: usize = 1024;
+pub const MAX_FIELD: usize = 256;
+pub const MAX_MESSAGE: usize = 512;
+
+/// `text` cut to `max` characters, the cut marked with an ellipsis.
+fn bounded(text: &mut String, max: usize) {
+    if let Some((at, _)) = text.char_indices().nth(max) {
+        let keep = text[..at].char_indices().nth(max - 1).map_or(at, |(i, _)| i);
+        text.truncate(keep);
+        text.push('…');
+    }
+}
+
 /// One invalid input, named by its JSON path (`total_cents`, `items[2].qty`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FieldError {
@@ -94,7 +110,12 @@ impl Problem {
 }
 
 impl IntoResponse for Problem {
-    fn into_response(self) -> Response {
+    fn into_response(mut self) -> Response {
+        bounded(&mut self.detail, MAX_DETAIL);
+        for e in &mut self.errors {
+            bounded(&mut e.field, MAX_FIELD);
+            bounded(&mut e.message, MAX_MESSAGE);
+        }
         let body = serde_json::to_vec(&self).expect("a problem always serializes");
         let mut response = (self.status, body).into_response();
         let headers = response.headers_mut();
@@ -124,6 +145,19 @@ impl From<crate::store::StoreError> for Problem {
                 tracing::error!(error = %e, "database error");
                 Problem::internal()
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn long_texts_are_cut_to_their_bound_with_an_ellipsis() {
+        for (text, max, want) in [("abcdef", 4, "abc…"), ("abcd", 4, "abcd"), ("ééééé", 3, "éé…")] {
+            let mut t = text.to_owned();
+            super::bounded(&mut t, max);
+            assert_eq!(t, want);
+            assert!(t.chars().count() <= max);
         }
     }
 }

@@ -89,6 +89,39 @@ async fn answers_match_the_documented_schemas(s: Server) {
     assert_documented(&doc, "/api/orders", "get", &anonymous);
     let key = call(&s, &ann, "POST", "/api/auth/api-keys", Some(json!({}))).await;
     assert_documented(&doc, "/api/auth/api-keys", "post", &key);
+    let keys = call(&s, &ann, "GET", "/api/auth/api-keys", None).await;
+    assert_documented(&doc, "/api/auth/api-keys", "get", &keys);
+
+    // Texts that quote the request are cut to the documented bounds.
+    let flood = call(&s, &ann, "GET", &format!("/api/orders?{}=1", "x".repeat(5000)), None).await;
+    flood.assert_problem(400);
+    assert_documented(&doc, "/api/orders", "get", &flood);
+    // A login password longer than any account's may be is refused before Argon2 sees it.
+    let long = s.post("/api/auth/login", json!({ "email": "ann@example.com", "password": "p".repeat(2000) })).await;
+    long.assert_problem(400);
+    assert_eq!(long.error_fields(), ["password"]);
+    assert_documented(&doc, "/api/auth/login", "post", &long);
+    let basic = s.send_with("GET", "/api/orders", None, &[("authorization", &basic_auth(&"p".repeat(2000)))]).await;
+    basic.assert_problem(401);
+
+    // Headers stay within their documented lengths.
+    for (reply, path, method, status, header) in [
+        (&order, "/api/orders", "post", "201", "Location"),
+        (&anonymous, "/api/orders", "get", "401", "WWW-Authenticate"),
+    ] {
+        let mut response = doc["paths"][path][method]["responses"][status].clone();
+        if let Some(r) = response["$ref"].as_str() {
+            response = doc["components"]["responses"][r.rsplit('/').next().unwrap()].clone();
+        }
+        let max = response["headers"][header]["schema"]["maxLength"].as_u64().expect("a documented bound");
+        let value = reply.header(header).expect("the header is sent");
+        assert!(value.len() as u64 <= max, "{header}: {value} is longer than {max}");
+    }
+}
+
+fn basic_auth(password: &str) -> String {
+    use base64::Engine;
+    format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("ann@example.com:{password}")))
 }
 
 backends!(the_open_fleet_documents_no_security, fleet::service());

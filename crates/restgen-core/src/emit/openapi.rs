@@ -55,7 +55,7 @@ pub(crate) fn document(service: &Service) -> Value {
         }],
         "tags": tags,
         "paths": paths,
-        "components": { "schemas": schemas, "responses": error_responses() },
+        "components": { "schemas": schemas, "responses": error_responses(service) },
     });
     if let Some(auth) = &service.auth {
         doc["components"]["securitySchemes"] = security_schemes(auth);
@@ -102,6 +102,11 @@ fn schema_ref(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
+/// Bounds the runtime cuts problem texts to (`restgen::problem`).
+const MAX_DETAIL: usize = 1024;
+const MAX_FIELD: usize = 256;
+const MAX_MESSAGE: usize = 512;
+
 fn problem_schema() -> Value {
     let max_errors = MAX_FIELD_ERRORS;
     json!({
@@ -109,10 +114,10 @@ fn problem_schema() -> Value {
         "description": "An RFC 9457 problem: every error answer has this shape.",
         "required": ["type", "title", "status", "detail"],
         "properties": {
-            "type": { "type": "string" },
-            "title": { "type": "string" },
+            "type": { "type": "string", "format": "uri-reference", "maxLength": 256 },
+            "title": { "type": "string", "maxLength": 64 },
             "status": { "type": "integer", "format": "int32", "minimum": 100, "maximum": 599 },
-            "detail": { "type": "string" },
+            "detail": { "type": "string", "maxLength": MAX_DETAIL },
             "errors": {
                 "type": "array",
                 "maxItems": max_errors,
@@ -120,7 +125,10 @@ fn problem_schema() -> Value {
                 "items": {
                     "type": "object",
                     "required": ["field", "message"],
-                    "properties": { "field": { "type": "string" }, "message": { "type": "string" } },
+                    "properties": {
+                        "field": { "type": "string", "maxLength": MAX_FIELD },
+                        "message": { "type": "string", "maxLength": MAX_MESSAGE },
+                    },
                 },
             },
         },
@@ -128,7 +136,7 @@ fn problem_schema() -> Value {
 }
 
 /// The error answers, shared by every operation through `$ref`.
-fn error_responses() -> Value {
+fn error_responses(service: &Service) -> Value {
     let mut out = Map::new();
     for (status, what) in [
         ("400", "The request is malformed or breaks a rule; `errors` names each field."),
@@ -147,13 +155,35 @@ fn error_responses() -> Value {
             "content": { "application/problem+json": { "schema": schema_ref("Problem") } },
         });
         if status == "401" {
+            let longest = challenges(service).len();
             response["headers"] = json!({
-                "WWW-Authenticate": { "description": "The accepted schemes.", "schema": { "type": "string" } },
+                "WWW-Authenticate": {
+                    "description": "A challenge for each accepted scheme.",
+                    "schema": { "type": "string", "maxLength": longest },
+                },
             });
         }
         out.insert(format!("Error{status}"), response);
     }
     Value::Object(out)
+}
+
+/// The longest `WWW-Authenticate` the runtime sends (`restgen::auth::unauthorized`): a
+/// challenge per scheme, the bearer one with `error="invalid_token"`.
+fn challenges(service: &Service) -> String {
+    let realm = &service.name.value;
+    let Some(auth) = &service.auth else { return "Bearer realm=\"api\", error=\"invalid_token\"".to_owned() };
+    let mut out = Vec::new();
+    if auth.has_scheme(Scheme::Bearer) {
+        out.push(format!("Bearer realm=\"{realm}\", error=\"invalid_token\""));
+    }
+    if auth.has_scheme(Scheme::Basic) {
+        out.push(format!("Basic realm=\"{realm}\", charset=\"UTF-8\""));
+    }
+    if auth.has_scheme(Scheme::ApiKey) {
+        out.push(format!("ApiKey realm=\"{realm}\", header=\"{}\"", auth.api_key.header));
+    }
+    out.join(", ")
 }
 
 /// An operation's `responses`: its success answer, and the shared error answers.
@@ -257,6 +287,16 @@ fn json_response(description: &str, schema: Value) -> Value {
     json!({ "description": description, "content": { "application/json": { "schema": schema } } })
 }
 
+/// The longest token the runtime issues: a JWT whose header, claims (`sub` an id, the
+/// roles, `iss`, `aud`, times) and signature (at most an RSA-4096 one) are all bounded.
+fn token_max(auth: &Auth) -> usize {
+    let roles: usize = auth.roles.iter().map(|r| r.value.len() + 3).sum();
+    let text = |t: &Option<String>| t.as_ref().map_or(0, |t| t.len() * 6 + 8);
+    let claims = 160 + roles * 6 + text(&auth.jwt.issuer) + text(&auth.jwt.audience);
+    let b64 = |n: usize| n.div_ceil(3) * 4;
+    b64(64) + 1 + b64(claims) + 1 + b64(512)
+}
+
 fn auth_paths(
     service: &Service,
     auth: &Auth,
@@ -267,13 +307,20 @@ fn auth_paths(
     let Some(principal) = auth.principal.as_ref().and_then(|p| service.resource(&p.value)) else { return };
     if auth.has_scheme(Scheme::Bearer) {
         let identifier = auth.login.identifier.as_ref().map_or("identifier", |i| i.value.as_str());
+        let password =
+            principal.fields.iter().find(|f| f.ty.value == FieldType::Password).map_or("password", |f| &f.name.value);
+        // As long as the account's own fields may be (the runtime refuses longer).
+        let max_of = |name: &str| principal.field(name).and_then(|f| f.effective_max_length()).unwrap_or(255);
         schemas.insert(
             "Login".into(),
             json!({
                 "type": "object",
                 "additionalProperties": false,
                 "required": [identifier, "password"],
-                "properties": { identifier: { "type": "string" }, "password": { "type": "string", "format": "password" } },
+                "properties": {
+                    identifier: { "type": "string", "maxLength": max_of(identifier) },
+                    "password": { "type": "string", "format": "password", "maxLength": max_of(password) },
+                },
             }),
         );
         schemas.insert(
@@ -282,7 +329,7 @@ fn auth_paths(
                 "type": "object",
                 "required": ["access_token", "token_type", "expires_in"],
                 "properties": {
-                    "access_token": { "type": "string" },
+                    "access_token": { "type": "string", "maxLength": token_max(auth) },
                     "token_type": { "const": "Bearer" },
                     "expires_in": {
                         "type": "integer", "format": "int64", "minimum": 1, "maximum": i64::MAX,
@@ -308,17 +355,20 @@ fn auth_paths(
     }
     if auth.has_scheme(Scheme::ApiKey) {
         let key_props = json!({
-            "id": { "type": "string" },
-            "name": { "type": "string" },
-            "prefix": { "type": "string", "description": "The first characters of the key." },
-            "created_at": { "type": "string", "format": "date-time" },
+            "id": { "type": "string", "pattern": "^[0-9a-f]{32}$", "maxLength": 32 },
+            "name": { "type": ["string", "null"], "maxLength": 100 },
+            "prefix": { "type": "string", "description": "The first characters of the key.", "pattern": "^rk_[0-9a-f]{8}$", "maxLength": 11 },
+            "created_at": { "type": "string", "format": "date-time", "maxLength": 64 },
         });
         schemas.insert(
             "ApiKey".into(),
             json!({ "type": "object", "required": ["id", "name", "prefix", "created_at"], "properties": key_props }),
         );
         let mut created_props = key_props.clone();
-        created_props["key"] = json!({ "type": "string", "description": "The key; shown in this answer only." });
+        created_props["key"] = json!({
+            "type": "string", "description": "The key; shown in this answer only.",
+            "pattern": "^rk_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$", "maxLength": 79,
+        });
         schemas.insert(
             "ApiKeyCreated".into(),
             json!({ "type": "object", "required": ["id", "name", "prefix", "created_at", "key"], "properties": created_props }),
@@ -369,7 +419,8 @@ fn auth_paths(
                 "description": "The key's owner, or an admin; another caller's key answers 404.",
                 "tags": ["auth"],
                 "security": security,
-                "parameters": [{ "name": "key_id", "in": "path", "required": true, "schema": { "type": "string" } }],
+                "parameters": [{ "name": "key_id", "in": "path", "required": true,
+                    "schema": { "type": "string", "pattern": "^[0-9a-f]{32}$", "maxLength": 32 } }],
                 "responses": revoke_responses,
             } }),
         );
@@ -515,8 +566,8 @@ fn representation(service: &Service, r: &Resource) -> Value {
         props.insert(f.name.value.clone(), s);
     }
     if r.timestamps {
-        props.insert("created_at".into(), json!({ "type": "string", "format": "date-time" }));
-        props.insert("updated_at".into(), json!({ "type": "string", "format": "date-time" }));
+        props.insert("created_at".into(), json!({ "type": "string", "format": "date-time", "maxLength": 64 }));
+        props.insert("updated_at".into(), json!({ "type": "string", "format": "date-time", "maxLength": 64 }));
     }
     let required: Vec<&String> = props.keys().collect();
     let mut s = json!({ "type": "object", "required": required, "properties": props });
@@ -692,11 +743,12 @@ fn resource_paths(
         );
     }
     if r.has(Operation::Create) {
+        // `{base}{path}/{id}`: a UUID has 36 characters, an i64 at most 19 digits.
+        let location_max = base.len() + r.path.value.len() + 1 + if r.id == IdKind::Uuid { 36 } else { 19 };
         let input_name = schema_name(r, "Create");
         schemas.insert(input_name.clone(), input(service, r, WriteOp::Create));
         let mut created = json_response(&format!("The new {name}."), schema_ref(&model));
-        created["headers"] =
-            json!({ "Location": { "description": "The new record's URL.", "schema": { "type": "string" } } });
+        created["headers"] = json!({ "Location": { "description": "The new record's URL.", "schema": { "type": "string", "maxLength": location_max } } });
         let answers = responses("201", created, &[400, 401, 403, 409, 413, 415, 422, 500]);
         collection.insert(
             "post".into(),

@@ -45,6 +45,16 @@ async fn login(
             errors.push(FieldError { field: key.clone(), message: "is not a login field".into() });
         }
     }
+    // Bounded like the account's own fields (the document says so), which also keeps
+    // Argon2 from hashing a megabyte-long password.
+    for (name, value) in [(principal.identifier, &identifier), (principal.password, &password)] {
+        let max = principal.resource.field(name).and_then(|f| f.max_length);
+        if let (Some(max), Some(v)) = (max, value)
+            && v.chars().count() as u64 > max
+        {
+            errors.push(FieldError { field: name.into(), message: format!("must be at most {max} characters long") });
+        }
+    }
     let (Some(identifier), Some(password), true) = (identifier, password, errors.is_empty()) else {
         return Err(Problem::validation(errors));
     };

@@ -252,6 +252,17 @@ impl Authenticator {
     async fn check_password(&self, identifier: &str, password: &str) -> Result<Option<Record>, Problem> {
         let Some(principal) = &self.spec.principal else { return Ok(None) };
         let field = principal.resource.field(principal.identifier).ok_or_else(Problem::internal)?;
+        // Longer than any account's could be: wrong, and not worth an Argon2 run.
+        let too_long = |name: &str, value: &str| {
+            principal
+                .resource
+                .field(name)
+                .and_then(|f| f.max_length)
+                .is_some_and(|max| value.chars().count() as u64 > max)
+        };
+        if too_long(principal.identifier, identifier) || too_long(principal.password, password) {
+            return Ok(None);
+        }
         let record = self
             .store
             .find_by(principal.resource, principal.identifier, SqlValue::from_json(field, &Value::from(identifier)))
