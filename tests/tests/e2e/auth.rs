@@ -217,6 +217,25 @@ async fn api_keys_are_shown_once_stored_hashed_and_revocable(s: Server) {
     s.post("/api/auth/api-keys", json!({})).await.assert_problem(401);
 }
 
+backends!(an_account_holds_at_most_a_hundred_api_keys, shop::service());
+async fn an_account_holds_at_most_a_hundred_api_keys(s: Server) {
+    let (ann, bob) = (register(&s, "ann").await, register(&s, "bob").await);
+    let mut last = String::new();
+    for n in 0..100 {
+        let r = call(&s, &ann, "POST", "/api/auth/api-keys", Some(json!({ "name": format!("k{n}") }))).await;
+        assert_eq!(r.status, 201, "key {n}: {}", r.text);
+        last = r.body["id"].as_str().unwrap().to_owned();
+    }
+    let full = call(&s, &ann, "POST", "/api/auth/api-keys", Some(json!({}))).await;
+    full.assert_problem(409);
+    assert!(full.body["detail"].as_str().unwrap().contains("revoke one"), "{}", full.text);
+    assert_eq!(call(&s, &ann, "GET", "/api/auth/api-keys", None).await.body["data"].as_array().unwrap().len(), 100);
+    // The cap is per account, and revoking makes room.
+    assert_eq!(call(&s, &bob, "POST", "/api/auth/api-keys", Some(json!({}))).await.status, 201);
+    assert_eq!(call(&s, &ann, "DELETE", &format!("/api/auth/api-keys/{last}"), None).await.status, 204);
+    assert_eq!(call(&s, &ann, "POST", "/api/auth/api-keys", Some(json!({}))).await.status, 201);
+}
+
 backends!(a_token_that_outlived_its_account_creates_nothing, shop::service());
 async fn a_token_that_outlived_its_account_creates_nothing(s: Server) {
     let ann = register(&s, "ann").await;

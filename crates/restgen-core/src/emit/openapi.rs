@@ -102,6 +102,9 @@ fn schema_ref(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
+/// API keys one account may hold (`restgen::auth::api_keys::MAX_KEYS`).
+const MAX_API_KEYS: u32 = 100;
+
 /// Bounds the runtime cuts problem texts to (`restgen::problem`).
 const MAX_DETAIL: usize = 1024;
 const MAX_FIELD: usize = 256;
@@ -143,7 +146,7 @@ fn error_responses(service: &Service) -> Value {
         ("401", "Credentials are missing or invalid."),
         ("403", "The caller may not do this."),
         ("404", "No such record."),
-        ("409", "A unique value is taken."),
+        ("409", "A unique value is taken, or a per-account limit is reached."),
         ("413", "The body is larger than the service accepts."),
         ("415", "The body is not JSON."),
         ("422", "A business rule refused the input."),
@@ -374,14 +377,17 @@ fn auth_paths(
             json!({ "type": "object", "required": ["id", "name", "prefix", "created_at", "key"], "properties": created_props }),
         );
         let security = Value::Array(signed_in(service));
-        let create_responses =
-            responses("201", json_response("The new key.", schema_ref("ApiKeyCreated")), &[400, 401, 413, 415, 500]);
+        let create_responses = responses(
+            "201",
+            json_response("The new key.", schema_ref("ApiKeyCreated")),
+            &[400, 401, 409, 413, 415, 500],
+        );
         let list_responses = responses(
             "200",
             json_response(
                 "The caller's keys, newest first.",
                 json!({ "type": "object", "required": ["data"], "properties": {
-                    "data": { "type": "array", "items": schema_ref("ApiKey") } } }),
+                    "data": { "type": "array", "maxItems": MAX_API_KEYS, "items": schema_ref("ApiKey") } } }),
             ),
             &[401, 500],
         );
@@ -391,7 +397,7 @@ fn auth_paths(
                 "post": {
                     "operationId": "createApiKey",
                     "summary": "Create an API key for the caller",
-                    "description": "Any signed-in caller. The key is in this answer only; it is stored as a hash.",
+                    "description": "Any signed-in caller, up to 100 keys per account (409 beyond). The key is in this answer only; it is stored as a hash.",
                     "tags": ["auth"],
                     "security": security,
                     "requestBody": json_body(json!({

@@ -23,6 +23,8 @@ const PREFIX: &str = "rk_";
 /// Hex digits of the id part (a UUID without dashes).
 const ID_LEN: usize = 32;
 const MAX_NAME: usize = 100;
+/// Keys one account may hold at once (the OpenAPI document's bound on the list).
+pub const MAX_KEYS: u32 = 100;
 
 pub(super) fn routes<S: Clone + Send + Sync + 'static>(auth: Arc<Authenticator>, base: &str) -> Router<S> {
     let (a, b, c) = (auth.clone(), auth.clone(), auth);
@@ -109,9 +111,17 @@ async fn create(
         secret_hash: hash(&secret),
         created_at: crate::ops::format_time(chrono::Utc::now()),
     };
-    match auth.store.insert_api_key(&row).await {
+    match auth.store.insert_api_key(&row, MAX_KEYS).await {
         Err(StoreError::MissingRef { .. }) => return Err(super::account_gone(caller)),
-        other => other?,
+        Ok(false) => {
+            return Err(Problem::new(
+                StatusCode::CONFLICT,
+                format!("this account holds {MAX_KEYS} API keys already; revoke one first"),
+            ));
+        }
+        other => {
+            other?;
+        }
     }
     let mut body = describe(&row);
     body["key"] = Value::from(key);
@@ -122,7 +132,7 @@ async fn create(
 
 async fn list(auth: &Authenticator, caller: &Caller) -> Result<Response, Problem> {
     let (owner_id, kind) = owner_of(auth, caller)?;
-    let rows = auth.store.api_keys_of(owner_id, kind).await?;
+    let rows = auth.store.api_keys_of(owner_id, kind, MAX_KEYS).await?;
     Ok(axum::Json(json!({ "data": rows.iter().map(describe).collect::<Vec<_>>() })).into_response())
 }
 

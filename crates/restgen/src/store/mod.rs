@@ -214,10 +214,14 @@ impl Store {
         })
     }
 
-    /// Stores a new API key (its secret only as a hash).
-    pub async fn insert_api_key(&self, key: &ApiKeyRow) -> Result<(), StoreError> {
-        let sql = "INSERT INTO \"restgen_api_key\" (\"id\", \"owner_id\", \"name\", \"prefix\", \"secret_hash\", \"created_at\") \
-                   VALUES ($1, $2, $3, $4, $5, $6)";
+    /// Stores a new API key (its secret only as a hash) unless its owner has `max` keys
+    /// already; `false` then.
+    pub async fn insert_api_key(&self, key: &ApiKeyRow, max: u32) -> Result<bool, StoreError> {
+        let sql = format!(
+            "INSERT INTO \"restgen_api_key\" (\"id\", \"owner_id\", \"name\", \"prefix\", \"secret_hash\", \"created_at\") \
+             SELECT $1, $2, $3, $4, $5, $6 \
+             WHERE (SELECT COUNT(*) FROM \"restgen_api_key\" WHERE \"owner_id\" = $2) < {max}"
+        );
         let args = vec![
             SqlValue::Text(Some(key.id.clone())),
             key.owner_id.clone(),
@@ -226,15 +230,15 @@ impl Store {
             SqlValue::Text(Some(key.secret_hash.clone())),
             SqlValue::Text(Some(key.created_at.clone())),
         ];
-        on_pool!(self, pool => {
-            bind(sql, args).execute(pool).await.map_err(|e| match e {
+        let inserted = on_pool!(self, pool => {
+            bind(&sql, args).execute(pool).await.map_err(|e| match e {
                 sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::ForeignKeyViolation => {
                     StoreError::MissingRef { field: "owner_id".into() }
                 }
                 e => StoreError::Database(e),
-            })?;
+            })?.rows_affected()
         });
-        Ok(())
+        Ok(inserted == 1)
     }
 
     /// The API key with this id.
@@ -247,11 +251,13 @@ impl Store {
         Ok(rows.into_iter().next())
     }
 
-    /// The API keys of one principal, newest first.
-    pub async fn api_keys_of(&self, owner_id: SqlValue, owner: IdKind) -> Result<Vec<ApiKeyRow>, StoreError> {
-        let sql = "SELECT * FROM \"restgen_api_key\" WHERE \"owner_id\" = $1 ORDER BY \"created_at\" DESC, \"id\" DESC";
+    /// The API keys of one principal, newest first, at most `max`.
+    pub async fn api_keys_of(&self, owner_id: SqlValue, owner: IdKind, max: u32) -> Result<Vec<ApiKeyRow>, StoreError> {
+        let sql = format!(
+            "SELECT * FROM \"restgen_api_key\" WHERE \"owner_id\" = $1 ORDER BY \"created_at\" DESC, \"id\" DESC LIMIT {max}"
+        );
         Ok(on_pool!(self, pool => {
-            let rows = bind(sql, vec![owner_id]).fetch_all(pool).await?;
+            let rows = bind(&sql, vec![owner_id]).fetch_all(pool).await?;
             rows.iter().map(|r| value::api_key(r, owner)).collect::<Result<Vec<_>, _>>()?
         }))
     }
