@@ -18,13 +18,11 @@ pub struct ListRequest {
     pub starting_after: Option<String>,
     /// The page number (page style).
     pub page: u64,
-    /// The `sort` parameter as given (part of every cursor).
+    /// The `sort` parameter, canonical (part of every cursor).
     pub sort_param: String,
+    /// How many of `query.filters` the request named (the caller's scope may add more).
+    pub named_filters: usize,
 }
-
-/// The longest `cursor` accepted (and documented): the sort keys' values of one record,
-/// encoded, fit many times over.
-pub const MAX_CURSOR: usize = 4096;
 
 pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListRequest, Problem> {
     let mut errors = Vec::new();
@@ -37,8 +35,16 @@ pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListReq
     let mut sort_param = String::new();
     let style = spec.pagination.style;
     let size_key = if style == PageStyle::Page { "per_page" } else { "limit" };
+    let max_cursor = spec.pagination.max_cursor as usize;
+    let mut seen: Vec<&str> = Vec::new();
     for (key, value) in params {
         let mut bad = |message: String| errors.push(FieldError { field: key.clone(), message });
+        // Every parameter is one value, as the OpenAPI document says.
+        if seen.contains(&key.as_str()) {
+            bad("is given more than once".into());
+            continue;
+        }
+        seen.push(key);
         // Paging numbers are 64-bit signed integers, as the OpenAPI document says; sizes
         // above the resource's `max_size` are clamped.
         let whole = |v: &str| v.parse::<u64>().ok().filter(|n| *n <= i64::MAX as u64);
@@ -58,8 +64,8 @@ pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListReq
             },
             // An empty cursor is no cursor (the first page), as an empty form field is.
             "cursor" if style == PageStyle::Cursor && value.is_empty() => {}
-            "cursor" if style == PageStyle::Cursor && value.len() > MAX_CURSOR => {
-                bad(format!("is longer than {MAX_CURSOR} characters"))
+            "cursor" if style == PageStyle::Cursor && value.len() > max_cursor => {
+                bad(format!("is longer than {max_cursor} characters"))
             }
             "cursor" if style == PageStyle::Cursor => cursor = Some(value.clone()),
             "starting_after" if style == PageStyle::Cursor => starting_after = Some(value.clone()),
@@ -74,7 +80,11 @@ pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListReq
         }
     }
     let sort = match sort_keys(spec, &sort_param) {
-        Ok(keys) => keys,
+        Ok((keys, named)) => {
+            // Written back canonically: what cursors carry and `Link` repeats.
+            sort_param = canonical_sort(&keys[..named]);
+            keys
+        }
         Err(e) => {
             errors.push(e);
             Vec::new()
@@ -99,12 +109,28 @@ pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListReq
     if !errors.is_empty() {
         return Err(Problem::validation(errors));
     }
-    Ok(ListRequest { query: ListQuery { filters, sort, page: page_start, limit }, starting_after, page, sort_param })
+    let named_filters = filters.len();
+    Ok(ListRequest {
+        query: ListQuery { filters, sort, page: page_start, limit },
+        starting_after,
+        page,
+        sort_param,
+        named_filters,
+    })
+}
+
+/// The keys the request named (not the id appended to break ties), without spaces or
+/// repeats.
+fn canonical_sort(keys: &[SortKey]) -> String {
+    let keys: Vec<String> =
+        keys.iter().map(|k| format!("{}_{}", k.column, if k.descending { "desc" } else { "asc" })).collect();
+    keys.join(",")
 }
 
 /// `sort=city_asc,created_at_desc`: fields marked `sort`, plus `id` and `created_at`.
 /// The id always ends the keys, so the order is total and cursors are stable.
-fn sort_keys(spec: &ResourceSpec, param: &str) -> Result<Vec<SortKey>, FieldError> {
+/// Returns the keys, and how many of them the request named.
+fn sort_keys(spec: &ResourceSpec, param: &str) -> Result<(Vec<SortKey>, usize), FieldError> {
     let mut keys = Vec::new();
     let parts: Vec<&str> = param.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
     // As many keys as there are sortable fields, as the OpenAPI document says.
@@ -145,13 +171,14 @@ fn sort_keys(spec: &ResourceSpec, param: &str) -> Result<Vec<SortKey>, FieldErro
             }
         }
     }
+    let named = keys.len();
     if !keys.iter().any(|k| k.column == "id") {
         // The tie-breaker runs the way the first key does, so one index on (key, id) can
         // serve the whole order, read forwards or backwards.
         let descending = keys.first().is_some_and(|k| k.descending);
         keys.push(SortKey { column: "id", descending, nullable: false, numeric: false });
     }
-    Ok(keys)
+    Ok((keys, named))
 }
 
 /// A filter's value, parsed as its field's type and held to the field's rules: a value
@@ -180,7 +207,7 @@ fn filter_value(f: &FieldSpec, text: &str) -> Result<SqlValue, String> {
         FieldKind::Ref => SqlValue::id(ref_kind.unwrap_or(IdKind::Uuid), text).ok_or_else(|| "is not an id".into()),
         FieldKind::Uuid => SqlValue::id(IdKind::Uuid, text).ok_or_else(|| "is not a UUID".into()),
         FieldKind::Date => chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d")
-            .map(|_| SqlValue::Text(Some(text.into())))
+            .map(|d| SqlValue::Text(Some(d.format("%Y-%m-%d").to_string())))
             .map_err(|_| "is not a date (YYYY-MM-DD)".into()),
         FieldKind::DateTime => chrono::DateTime::parse_from_rfc3339(text)
             .map(|t| SqlValue::Text(Some(crate::ops::format_time(t.with_timezone(&chrono::Utc)))))
@@ -235,10 +262,17 @@ pub fn respond(spec: &ResourceSpec, uri: &Uri, req: &ListRequest, items: Vec<Val
         _ => None,
     };
     let next_params: Option<Vec<(String, String)>> = more.then(|| {
-        let mut params: Vec<(String, String)> = query_pairs(uri)
-            .into_iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "page" | "offset" | "cursor" | "starting_after"))
+        // Rebuilt from the parsed request, never echoed: canonical values, so the link is
+        // as bounded as the OpenAPI document says.
+        let mut params: Vec<(String, String)> = req.query.filters[..req.named_filters]
+            .iter()
+            .filter_map(|f| Some((f.column.to_owned(), canonical(&f.value)?)))
             .collect();
+        if !req.sort_param.is_empty() {
+            params.push(("sort".into(), req.sort_param.clone()));
+        }
+        let size_key = if spec.pagination.style == PageStyle::Page { "per_page" } else { "limit" };
+        params.push((size_key.into(), limit.to_string()));
         match (spec.pagination.style, &req.query.page) {
             (PageStyle::Page, _) => params.push(("page".into(), (req.page + 1).to_string())),
             (PageStyle::Offset, Page::Offset(o)) => params.push(("offset".into(), (o + u64::from(limit)).to_string())),
@@ -277,6 +311,16 @@ pub fn respond(spec: &ResourceSpec, uri: &Uri, req: &ListRequest, items: Vec<Val
         }
     }
     response
+}
+
+/// A filter value as text, the way a request writes it.
+fn canonical(value: &SqlValue) -> Option<String> {
+    match value {
+        SqlValue::Text(t) => t.clone(),
+        SqlValue::Int(n) => n.map(|n| n.to_string()),
+        SqlValue::Float(f) => f.map(|f| f.to_string()),
+        SqlValue::Bool(b) => b.map(|b| b.to_string()),
+    }
 }
 
 /// The query parameters of a request, decoded.

@@ -93,6 +93,9 @@ pub struct PaginationSpec {
     pub style: PageStyle,
     pub default_size: u32,
     pub max_size: u32,
+    /// The longest cursor this list can issue (from its sortable fields' bounds), and so
+    /// the longest it accepts; the OpenAPI document states the same.
+    pub max_cursor: u32,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -521,3 +521,45 @@ async fn list_parameters_are_held_to_what_the_document_says(s: Server) {
     long.assert_problem(400);
     assert_eq!(long.error_fields(), ["cursor"]);
 }
+
+backends!(the_next_link_is_rebuilt_canonically_from_the_request, fleet::service());
+async fn the_next_link_is_rebuilt_canonically_from_the_request(s: Server) {
+    for (name, city) in [("Alpha", "Oslo"), ("Bravo", "Oslo"), ("Charlie", "Oslo")] {
+        depot(&s, name, Some(city)).await;
+    }
+    // Spaces, a redundant key, a zero-padded size: the link says the same canonically.
+    let r = s.get("/v0/depots?sort=name_desc,%20name_asc&limit=002&city=Oslo").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.header("link"), Some("</v0/depots?city=Oslo&sort=name_desc&limit=2&offset=2>; rel=\"next\""));
+    let next = s.get("/v0/depots?city=Oslo&sort=name_desc&limit=2&offset=2").await;
+    assert_eq!(next.body["data"][0]["name"], "Alpha");
+    // A parameter given twice is not one value.
+    let twice = s.get("/v0/depots?city=Oslo&city=Bergen").await;
+    twice.assert_problem(400);
+    assert_eq!(twice.error_fields(), ["city"]);
+
+    // A cursor over every sort key stays within the documented bound, and comes back.
+    let doc: Value = serde_json::from_str(include_str!("../../services/fleet/openapi.json")).unwrap();
+    let bound = doc["paths"]["/v0/trips"]["get"]["parameters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "cursor")
+        .unwrap()["schema"]["maxLength"]
+        .as_u64()
+        .unwrap();
+    let d = s.get("/v0/depots").await.body["data"][0].clone();
+    let dr = driver(&s, &d, "d@example.com").await;
+    let v = s.post("/v0/vehicles", json!({ "plate": "AB1", "kind": "van" })).await.body;
+    for km in ["123456789012345678.123456789", "1.5"] {
+        let trip = json!({ "vehicle_id": v["id"], "driver_id": dr["id"], "starts_at": "2026-01-01T08:00:00.123456Z", "distance_km": km });
+        assert_eq!(s.post("/v0/trips", trip).await.status, 201);
+    }
+    let every = "sort=status_desc,distance_km_desc,starts_at_desc,created_at_desc,id_desc";
+    let first = s.get(&format!("/v0/trips?{every}&limit=1")).await;
+    let cursor = first.body["next_cursor"].as_str().expect("a next page").to_owned();
+    assert!(cursor.len() as u64 <= bound, "{} > {bound}", cursor.len());
+    let second = s.get(&format!("/v0/trips?{every}&limit=1&cursor={cursor}")).await;
+    assert_eq!(second.status, 200, "{}", second.text);
+    assert_eq!(second.body["data"][0]["distance_km"], "1.5");
+}

@@ -2,6 +2,7 @@
 //! `quote` and printed by prettyplease; other files render minijinja templates. Nothing
 //! here touches the disk (see `output`).
 
+mod bounds;
 mod client;
 mod migrations;
 mod models;

@@ -610,7 +610,7 @@ fn input(service: &Service, r: &Resource, op: WriteOp) -> Value {
 }
 
 /// The collection's answer: the envelope around the representations.
-fn list_schema(r: &Resource, item: Value) -> Value {
+fn list_schema(service: &Service, r: &Resource, item: Value) -> Value {
     let items = json!({ "type": "array", "maxItems": r.pagination.max_size.value, "items": item });
     let key = match &r.envelope.value {
         Envelope::Bare => return items,
@@ -629,7 +629,10 @@ fn list_schema(r: &Resource, item: Value) -> Value {
             props.insert("limit".into(), json!({ "type": "integer", "format": "int32", "minimum": 1 }));
         }
         PageStyle::Cursor => {
-            props.insert("next_cursor".into(), json!({ "type": ["string", "null"] }));
+            props.insert(
+                "next_cursor".into(),
+                json!({ "type": ["string", "null"], "maxLength": super::bounds::cursor_max(service, r) }),
+            );
         }
     }
     let required: Vec<&String> = props.keys().collect();
@@ -639,9 +642,6 @@ fn list_schema(r: &Resource, item: Value) -> Value {
 fn query(name: &str, description: &str, schema: Value) -> Value {
     json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
 }
-
-/// The longest `cursor` the runtime accepts (`restgen::list::MAX_CURSOR`).
-const MAX_CURSOR: u32 = 4096;
 
 /// Filters, sort and paging parameters of a list.
 fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
@@ -698,7 +698,7 @@ fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
             out.push(query(
                 "cursor",
                 "The `next_cursor` of the previous page (of a list with the same `sort`); not with `starting_after`. Empty means the first page.",
-                json!({ "type": "string", "maxLength": MAX_CURSOR }),
+                json!({ "type": "string", "maxLength": super::bounds::cursor_max(service, r) }),
             ));
             out.push(query(
                 "starting_after",
@@ -725,16 +725,18 @@ fn resource_paths(
     let model = schema_name(r, "");
     schemas.insert(model.clone(), representation(service, r));
     let tags = json!([name]);
-    let link = json!({ "Link": { "description": "`<...>; rel=\"next\"` while more records follow.",
-        "schema": { "type": "string" } } });
+    let link = |path_len: usize| {
+        json!({ "Link": { "description": "`<...>; rel=\"next\"` while more records follow.",
+            "schema": { "type": "string", "maxLength": super::bounds::link_max(service, r, path_len) } } })
+    };
 
     let mut collection = Map::new();
     if r.has(Operation::List) {
         let mut ok = json_response(
             &format!("A page of {}.", r.path.value.trim_start_matches('/')),
-            list_schema(r, schema_ref(&model)),
+            list_schema(service, r, schema_ref(&model)),
         );
-        ok["headers"] = link.clone();
+        ok["headers"] = link(base.len() + r.path.value.len());
         let answers = responses("200", ok, &[400, 401, 403, 500]);
         collection.insert(
             "get".into(),
@@ -845,9 +847,10 @@ fn resource_paths(
             parameters.extend(list_parameters(service, r));
             let mut ok = json_response(
                 &format!("A page of the {}'s {}.", parent.name.value, r.path.value.trim_start_matches('/')),
-                list_schema(r, schema_ref(&model)),
+                list_schema(service, r, schema_ref(&model)),
             );
-            ok["headers"] = link.clone();
+            let parent_id = if parent.id == IdKind::Uuid { 36 } else { 20 };
+            ok["headers"] = link(base.len() + parent.path.value.len() + 1 + parent_id + r.path.value.len());
             let answers = responses("200", ok, &[400, 401, 403, 404, 500]);
             let mut nested = Map::new();
             nested.insert(

@@ -135,6 +135,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
         PageStyle::Cursor => quote!(PageStyle::Cursor),
     };
     let (default_size, max_size) = (r.pagination.default_size.value, r.pagination.max_size.value);
+    let max_cursor = super::bounds::cursor_max(service, r);
     let envelope = match &r.envelope.value {
         Envelope::Bare => quote!(Envelope::Bare),
         Envelope::Key(k) => quote!(Envelope::Key(#k)),
@@ -185,7 +186,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
             principal: #principal,
             timestamps: #timestamps,
             fields: &[#(#fields),*],
-            pagination: PaginationSpec { style: #style, default_size: #default_size, max_size: #max_size },
+            pagination: PaginationSpec { style: #style, default_size: #default_size, max_size: #max_size, max_cursor: #max_cursor },
             envelope: #envelope,
             reject_unknown: #reject,
             operations: &[#(#operations),*],

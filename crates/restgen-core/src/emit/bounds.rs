@@ -1,0 +1,91 @@
+//! Lengths the runtime guarantees for what it writes from a list request: the cursor it
+//! issues (and so the longest it accepts) and the `Link` to the next page. Computed from
+//! the model, emitted into the resource specs and stated in the OpenAPI document.
+
+use crate::model::{Field, FieldType, IdKind, Resource, Service};
+
+/// Characters of one JSON value of `field` as a record holds it, at most: text escaped
+/// to `\uXXXX` (6 per character) at worst.
+fn json_value(service: &Service, field: &Field) -> usize {
+    let id = |kind: IdKind| if kind == IdKind::Uuid { 38 } else { 20 };
+    let text = |chars: u64| 2 + 6 * chars as usize;
+    match &field.ty.value {
+        FieldType::Integer => 20,
+        FieldType::Number => 32,
+        FieldType::Boolean => 5,
+        FieldType::Uuid => 38,
+        FieldType::Date => 12,
+        FieldType::DateTime | FieldType::Decimal => text(64),
+        FieldType::Enum { values } => text(values.iter().map(|v| v.value.chars().count() as u64).max().unwrap_or(0)),
+        FieldType::Ref { to } => service.resource(&to.value).map_or(38, |r| id(r.id)),
+        _ => text(field.effective_max_length().unwrap_or(65_535)),
+    }
+}
+
+/// The sort keys a list takes: `id`, `created_at` with timestamps, and fields marked `sort`.
+fn sortable(r: &Resource) -> Vec<(String, Option<&Field>)> {
+    let mut keys = vec![("id".to_owned(), None)];
+    if r.timestamps {
+        keys.push(("created_at".to_owned(), None));
+    }
+    keys.extend(r.fields.iter().filter(|f| f.sort.value).map(|f| (f.name.value.clone(), Some(f))));
+    keys
+}
+
+/// The longest canonical `sort` value: every key once, the longer direction, commas.
+fn sort_param(r: &Resource) -> usize {
+    sortable(r).iter().map(|(name, _)| name.len() + "_desc".len() + 1).sum()
+}
+
+/// The longest cursor: base64url (unpadded) of `{"s":<sort>,"v":[<values>]}` with every
+/// sortable column's value (a null is shorter than any bound).
+pub(crate) fn cursor_max(service: &Service, r: &Resource) -> u32 {
+    let id = if r.id == IdKind::Uuid { 38 } else { 20 };
+    let values: usize = sortable(r)
+        .iter()
+        .map(|(name, field)| match field {
+            Some(f) => json_value(service, f) + 1,
+            None if name == "id" => id + 1,
+            None => 2 + 64 + 1,
+        })
+        .sum();
+    let json = 16 + 6 * sort_param(r) + values;
+    u32::try_from(json.div_ceil(3) * 4).unwrap_or(u32::MAX)
+}
+
+/// Characters of a filter value as the runtime writes it back (canonical, within the
+/// field's rules).
+fn filter_chars(service: &Service, field: &Field) -> usize {
+    match &field.ty.value {
+        FieldType::Integer => 20,
+        FieldType::Boolean => 5,
+        FieldType::Uuid => 36,
+        FieldType::Date => 10,
+        FieldType::DateTime => 64,
+        FieldType::Enum { values } => values.iter().map(|v| v.value.chars().count()).max().unwrap_or(0),
+        FieldType::Ref { to } => service.resource(&to.value).map_or(36, |r| if r.id == IdKind::Uuid { 36 } else { 20 }),
+        _ => field.effective_max_length().unwrap_or(65_535) as usize,
+    }
+}
+
+/// Characters of one query value once form-encoded: up to 12 per character (four UTF-8
+/// bytes, each `%XX`).
+fn encoded(chars: usize) -> usize {
+    12 * chars
+}
+
+/// The longest `Link: <path?query>; rel="next"` of a list whose request path is at most
+/// `path_len` long: every filter (each at its bound), the sort, the size, and the style's
+/// paging parameter, canonical as the runtime writes them.
+pub(crate) fn link_max(service: &Service, r: &Resource, path_len: usize) -> usize {
+    let filters: usize = r
+        .fields
+        .iter()
+        .filter(|f| f.filter.value)
+        .map(|f| f.name.value.len() + 2 + encoded(filter_chars(service, f)))
+        .sum();
+    let sort = "sort=".len() + 1 + encoded(sort_param(r));
+    let size = "per_page=".len() + 1 + 10;
+    let paging = "cursor=".len() + (cursor_max(service, r) as usize).max(20);
+    "<?>; rel=\"next\"".len() + path_len + filters + sort + size + paging
+}
