@@ -161,7 +161,7 @@ pub enum DefaultValue {
 }
 
 /// The `auth` section: how callers prove who they are, and the roles they may hold.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct AuthSpec {
     pub schemes: &'static [Scheme],
     pub principal: Option<PrincipalSpec>,
@@ -192,7 +192,7 @@ pub enum Scheme {
 }
 
 /// The resource that holds accounts, and its fields that sign in.
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct PrincipalSpec {
     pub resource: &'static ResourceSpec,
     /// `{base_path}{login.path}`, where bearer tokens are issued.
@@ -212,7 +212,7 @@ pub enum JwtAlgorithm {
     Es256,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct JwtSpec {
     pub algorithm: JwtAlgorithm,
     /// HS256: the variable holding the shared secret.
@@ -226,7 +226,7 @@ pub struct JwtSpec {
     pub audience: Option<&'static str>,
 }
 
-#[derive(Debug)]
+#[derive(Clone, Copy, Debug)]
 pub struct ApiKeySpec {
     /// Header that carries a key (`X-API-Key`).
     pub header: &'static str,

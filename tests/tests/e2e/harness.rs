@@ -74,6 +74,21 @@ macro_rules! backends {
     };
 }
 
+/// The shop with every credential scheme the format has: Basic, and API keys in the query
+/// string as well as the header. The shop's own schema leaves both out, as OWASP advises.
+pub fn shop_with_every_scheme() -> Service {
+    use restgen::spec::{ApiKeySpec, AuthSpec, Scheme};
+    static AUTH: std::sync::LazyLock<AuthSpec> = std::sync::LazyLock::new(|| {
+        let shop = shop::generated::resources::AUTH.expect("the shop has auth");
+        AuthSpec {
+            schemes: &[Scheme::Bearer, Scheme::ApiKey, Scheme::Basic],
+            api_key: ApiKeySpec { header: shop.api_key.header, query: Some("api_key") },
+            ..shop
+        }
+    });
+    Service { auth: Some(&AUTH), ..shop::service() }
+}
+
 /// Starts `service` on `db` with these keys; `None` for PostgreSQL when no server is
 /// configured.
 pub async fn start_with(service: Service, db: Db, secrets: Secrets) -> Option<Server> {

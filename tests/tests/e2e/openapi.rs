@@ -101,8 +101,6 @@ async fn answers_match_the_documented_schemas(s: Server) {
     long.assert_problem(400);
     assert_eq!(long.error_fields(), ["password"]);
     assert_documented(&doc, "/api/auth/login", "post", &long);
-    let basic = s.send_with("GET", "/api/orders", None, &[("authorization", &basic_auth(&"p".repeat(2000)))]).await;
-    basic.assert_problem(401);
 
     // Headers stay within their documented lengths.
     for (reply, path, method, status, header) in [
@@ -117,11 +115,6 @@ async fn answers_match_the_documented_schemas(s: Server) {
         let value = reply.header(header).expect("the header is sent");
         assert!(value.len() as u64 <= max, "{header}: {value} is longer than {max}");
     }
-}
-
-fn basic_auth(password: &str) -> String {
-    use base64::Engine;
-    format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("ann@example.com:{password}")))
 }
 
 backends!(the_open_fleet_documents_no_security, fleet::service());

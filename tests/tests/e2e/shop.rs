@@ -64,7 +64,8 @@ async fn operations_that_need_a_caller_answer_401_with_www_authenticate(s: Serve
         r.assert_problem(401);
         let challenge = r.header("www-authenticate").unwrap_or_default();
         assert!(challenge.starts_with("Bearer realm=\"shop\""), "{method} {path}: {challenge}");
-        assert!(challenge.contains("Basic realm=\"shop\""), "{challenge}");
+        assert!(challenge.contains("ApiKey realm=\"shop\", header=\"X-API-Key\""), "{challenge}");
+        assert!(!challenge.contains("Basic"), "the shop takes no Basic credentials: {challenge}");
     }
     let r = s.send("POST", "/api/invoices", Some(json!({}))).await;
     r.assert_problem(405);

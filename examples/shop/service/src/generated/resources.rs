@@ -481,7 +481,7 @@ pub static INVOICE: ResourceSpec = ResourceSpec {
 pub static RESOURCES: &[&ResourceSpec] = &[&USER, &CUSTOMER, &ORDER, &INVOICE];
 /// How callers sign in, and the roles they may hold.
 pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::Some(AuthSpec {
-    schemes: &[Scheme::Bearer, Scheme::ApiKey, Scheme::Basic],
+    schemes: &[Scheme::Bearer, Scheme::ApiKey],
     principal: ::core::option::Option::Some(PrincipalSpec {
         resource: &USER,
         login_path: "/api/auth/login",
@@ -500,7 +500,7 @@ pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::Some
     },
     api_key: ApiKeySpec {
         header: "X-API-Key",
-        query: ::core::option::Option::Some("api_key"),
+        query: ::core::option::Option::None,
     },
     roles: &["admin", "member"],
     default_role: ::core::option::Option::Some("member"),
