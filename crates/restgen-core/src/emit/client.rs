@@ -309,7 +309,7 @@ fn list_builder(service: &Service, r: &Resource) -> TokenStream {
         Envelope::Key(k) => quote!(::restgen_client::Envelope::Key(#k)),
     };
     let max = r.pagination.max_size.value;
-    let size_doc = format!("Records per page (default {}, at most {max}).", r.pagination.default_size.value);
+    let size_doc = format!(" Records per page (default {}, at most {max}).", r.pagination.default_size.value);
     let paging = match r.pagination.style {
         PageStyle::Cursor => {
             let id_ty = id_type(r.id, Side::Client);

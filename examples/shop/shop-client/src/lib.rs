@@ -193,7 +193,7 @@ impl UserList {
     ) -> UserList {
         UserList(self.0.sort(keys.into_iter().map(UserSort::as_str)))
     }
-    ///Records per page (default 20, at most 100).
+    /// Records per page (default 20, at most 100).
     pub fn limit(self, limit: u32) -> UserList {
         UserList(self.0.param("limit", limit))
     }
@@ -398,7 +398,7 @@ impl CustomerList {
     pub fn page(self, page: u64) -> CustomerList {
         CustomerList(self.0.param("page", page))
     }
-    ///Records per page (default 20, at most 100).
+    /// Records per page (default 20, at most 100).
     pub fn per_page(self, per_page: u32) -> CustomerList {
         CustomerList(self.0.param("per_page", per_page))
     }
@@ -559,7 +559,7 @@ impl OrderList {
     ) -> OrderList {
         OrderList(self.0.sort(keys.into_iter().map(OrderSort::as_str)))
     }
-    ///Records per page (default 20, at most 100).
+    /// Records per page (default 20, at most 100).
     pub fn limit(self, limit: u32) -> OrderList {
         OrderList(self.0.param("limit", limit))
     }
@@ -682,7 +682,7 @@ impl InvoiceList {
     ) -> InvoiceList {
         InvoiceList(self.0.sort(keys.into_iter().map(InvoiceSort::as_str)))
     }
-    ///Records per page (default 20, at most 100).
+    /// Records per page (default 20, at most 100).
     pub fn limit(self, limit: u32) -> InvoiceList {
         InvoiceList(self.0.param("limit", limit))
     }

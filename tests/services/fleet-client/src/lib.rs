@@ -216,7 +216,7 @@ impl DepotList {
     ) -> DepotList {
         DepotList(self.0.sort(keys.into_iter().map(DepotSort::as_str)))
     }
-    ///Records per page (default 10, at most 50).
+    /// Records per page (default 10, at most 50).
     pub fn limit(self, limit: u32) -> DepotList {
         DepotList(self.0.param("limit", limit))
     }
@@ -389,7 +389,7 @@ impl DriverList {
     ) -> DriverList {
         DriverList(self.0.sort(keys.into_iter().map(DriverSort::as_str)))
     }
-    ///Records per page (default 10, at most 50).
+    /// Records per page (default 10, at most 50).
     pub fn limit(self, limit: u32) -> DriverList {
         DriverList(self.0.param("limit", limit))
     }
@@ -584,7 +584,7 @@ impl VehicleList {
     pub fn page(self, page: u64) -> VehicleList {
         VehicleList(self.0.param("page", page))
     }
-    ///Records per page (default 5, at most 20).
+    /// Records per page (default 5, at most 20).
     pub fn per_page(self, per_page: u32) -> VehicleList {
         VehicleList(self.0.param("per_page", per_page))
     }
@@ -754,7 +754,7 @@ impl TripList {
     ) -> TripList {
         TripList(self.0.sort(keys.into_iter().map(TripSort::as_str)))
     }
-    ///Records per page (default 10, at most 50).
+    /// Records per page (default 10, at most 50).
     pub fn limit(self, limit: u32) -> TripList {
         TripList(self.0.param("limit", limit))
     }
@@ -907,7 +907,7 @@ impl ServiceLogList {
     ) -> ServiceLogList {
         ServiceLogList(self.0.sort(keys.into_iter().map(ServiceLogSort::as_str)))
     }
-    ///Records per page (default 10, at most 50).
+    /// Records per page (default 10, at most 50).
     pub fn limit(self, limit: u32) -> ServiceLogList {
         ServiceLogList(self.0.param("limit", limit))
     }
