@@ -63,6 +63,7 @@ pub mod codes {
         UNDECLARED_ROLE = "E0303" "undeclared-role";
         AUTH_CONFIG = "E0304" "auth-config";
         ACCESS_WITHOUT_AUTH = "E0305" "access-without-auth";
+        WEAK_CREDENTIALS = "E0306" "weak-credentials";
         BAD_PATH = "E0401" "bad-path";
         PATH_CLASH = "E0402" "path-clash";
         STATES_NOT_ENUM = "E0501" "states-not-enum";

@@ -217,12 +217,41 @@ fn undeclared_role(auth: &Auth, key: &str, role: &str, origin: &crate::Origin, d
 
 /// Settings that cannot work as written: RS256/ES256 without key files, a rate limit keyed
 /// by API key without the api_key scheme.
+/// Schemes that work but that OWASP's API rules advise against: warned about, since the
+/// generated OpenAPI document will carry them and linters will flag it.
+fn weak_credentials(auth: &Auth, diags: &mut Diagnostics) {
+    if let Some(basic) = auth.schemes.iter().find(|s| s.value == Scheme::Basic) {
+        diags
+            .warning(
+                codes::WEAK_CREDENTIALS,
+                &basic.origin,
+                "`basic` sends the password with every request, and every request then runs Argon2",
+            )
+            .hint("prefer `bearer` (log in once) or `api_key`; keep `basic` only for clients that cannot do either");
+    }
+    if auth.has_scheme(Scheme::ApiKey)
+        && let Some(query) = &auth.api_key.query
+    {
+        diags
+            .warning(
+                codes::WEAK_CREDENTIALS,
+                &query.origin,
+                format!(
+                    "`api_key.query: {}` puts keys in URLs, where logs, proxies and browser history keep them",
+                    query.value
+                ),
+            )
+            .hint("send keys in the header only; keep `query` only for clients that cannot set headers");
+    }
+}
+
 fn scheme_settings(service: &Service, auth: &Auth, diags: &mut Diagnostics) {
     for (i, s) in auth.schemes.iter().enumerate() {
         if auth.schemes[..i].iter().any(|t| t.value == s.value) {
             diags.error(codes::DUPLICATE_ENTRY, &s.origin, "scheme listed twice");
         }
     }
+    weak_credentials(auth, diags);
     let jwt = &auth.jwt;
     if jwt.algorithm.value != JwtAlgorithm::Hs256 {
         for (key, value) in [("private_key_env", &jwt.private_key_env), ("public_key_env", &jwt.public_key_env)] {

@@ -245,7 +245,7 @@ fn security_schemes(auth: &Auth) -> Value {
     if auth.has_scheme(Scheme::ApiKey) {
         out.insert("apiKey".into(), json!({ "type": "apiKey", "in": "header", "name": auth.api_key.header }));
         if let Some(q) = &auth.api_key.query {
-            out.insert("apiKeyQuery".into(), json!({ "type": "apiKey", "in": "query", "name": q }));
+            out.insert("apiKeyQuery".into(), json!({ "type": "apiKey", "in": "query", "name": q.value }));
         }
     }
     Value::Object(out)

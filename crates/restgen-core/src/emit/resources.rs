@@ -70,7 +70,7 @@ fn auth(service: &Service) -> TokenStream {
     let issuer = option_str(a.jwt.issuer.as_ref());
     let audience = option_str(a.jwt.audience.as_ref());
     let header = &a.api_key.header;
-    let query = option_str(a.api_key.query.as_ref());
+    let query = option_str(a.api_key.query.as_ref().map(|q| &q.value));
     let roles = a.roles.iter().map(|r| &r.value);
     let default_role = option_str(a.default_role.as_ref().map(|r| &r.value));
     let admin_roles = a.admin_roles.iter().map(|r| &r.value);

@@ -68,6 +68,6 @@ pub enum JwtAlgorithm {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ApiKey {
     pub header: String,
-    pub query: Option<String>,
+    pub query: Option<Located<String>>,
     pub origin: Origin,
 }

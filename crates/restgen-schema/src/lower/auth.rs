@@ -114,7 +114,7 @@ pub(super) fn auth(cx: &mut Cx, node: &Node, service: &str) -> Option<Auth> {
                 }
                 api_key.header = h.value;
             }
-            api_key.query = am.get("query").and_then(|n| cx.string(n, "`query`")).map(|s| s.value);
+            api_key.query = am.get("query").and_then(|n| cx.string(n, "`query`"));
         }
     }
 
