@@ -34,6 +34,8 @@ pub struct Service {
     pub openapi: &'static str,
     /// The `cors` section; `None`: browsers on other origins are not let in.
     pub cors: Option<CorsSpec>,
+    /// `limits.max_in_flight`: requests served at once; beyond it, 503 with `Retry-After`.
+    pub max_in_flight: Option<usize>,
 }
 
 /// Which browser origins may call the service (`cors` in the schema).
@@ -162,12 +164,22 @@ pub fn app(service: Service, store: Store, secrets: &Secrets) -> Result<Router, 
         ));
     }
     let cors = service.cors.map(|c| crate::cors::layer(c, service.auth));
+    // Shed, not queue: a request beyond the limit is answered at once, and the caller
+    // told when to come back.
+    let shed = service.max_in_flight.map(|n| {
+        tower::ServiceBuilder::new()
+            .layer(axum::error_handling::HandleErrorLayer::new(|_: tower::BoxError| async { overloaded() }))
+            .layer(tower::load_shed::LoadShedLayer::new())
+            // Global: axum applies layers route by route, and the limit is for the service.
+            .layer(tower::limit::GlobalConcurrencyLimitLayer::new(n))
+    });
     Ok(routes
         .fallback(|| async { Problem::not_found("no such route") })
         .layer(CatchPanicLayer::custom(|_| Problem::internal().into_response()))
         .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, service.request_timeout))
         .layer(RequestBodyLimitLayer::new(service.max_body_bytes))
         .layer(DefaultBodyLimit::disable())
+        .layer(tower::util::option_layer(shed))
         // Outside the layers above, so their bare answers (413, 503) get problem bodies.
         .layer(tower::util::MapResponseLayer::new(problem_for_bare_errors))
         // Outermost but for tracing: a preflight is answered before routing or auth, and
@@ -175,6 +187,13 @@ pub fn app(service: Service, store: Store, secrets: &Secrets) -> Result<Router, 
         .layer(tower::util::option_layer(cors))
         .layer(TraceLayer::new_for_http())
         .with_state(store))
+}
+
+/// 503 for a request beyond `max_in_flight`.
+fn overloaded() -> Response {
+    Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the service is at its limit of requests in flight; retry shortly")
+        .with_header(header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"))
+        .into_response()
 }
 
 async fn healthz(State(store): State<Store>) -> Response {

@@ -25,6 +25,7 @@ fn service(routes: Router<Store>) -> Service {
         sample_path: "/api",
         openapi: "{}",
         cors: None,
+        max_in_flight: None,
     }
 }
 

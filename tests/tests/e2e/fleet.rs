@@ -563,3 +563,41 @@ async fn the_next_link_is_rebuilt_canonically_from_the_request(s: Server) {
     assert_eq!(second.status, 200, "{}", second.text);
     assert_eq!(second.body["data"][0]["distance_km"], "1.5");
 }
+
+backends!(
+    beyond_max_in_flight_requests_are_shed_with_retry_after,
+    restgen::serve::Service { max_in_flight: Some(1), ..fleet::service() }
+);
+async fn beyond_max_in_flight_requests_are_shed_with_retry_after(s: Server) {
+    use tokio::io::AsyncWriteExt;
+    // A request whose body is still arriving holds the one place.
+    let addr = s.base.trim_start_matches("http://").to_owned();
+    let mut slow = tokio::net::TcpStream::connect(&addr).await.unwrap();
+    let head = format!(
+        "POST /v0/depots HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: 40\r\n\r\n{{\"name\":"
+    );
+    slow.write_all(head.as_bytes()).await.unwrap();
+    let mut shed = None;
+    for _ in 0..200 {
+        let r = s.get("/v0/depots").await;
+        if r.status == 503 {
+            shed = Some(r);
+            break;
+        }
+        assert_eq!(r.status, 200, "{}", r.text);
+    }
+    let shed = shed.expect("a second request is shed while the first is in flight");
+    shed.assert_problem(503);
+    assert_eq!(shed.header("retry-after"), Some("1"));
+    // The slow request finishes; the place is free again.
+    slow.write_all(b"\"Slowpoke\",\"city\":null}      ").await.unwrap();
+    drop(slow);
+    let mut served = false;
+    for _ in 0..200 {
+        if s.get("/v0/depots").await.status == 200 {
+            served = true;
+            break;
+        }
+    }
+    assert!(served, "requests are served again once the first is done");
+}

@@ -166,6 +166,14 @@ fn error_responses(service: &Service) -> Value {
                 },
             });
         }
+        if status == "503" && service.limits.max_in_flight.is_some() {
+            response["headers"] = json!({
+                "Retry-After": {
+                    "description": "Seconds to wait, when the service sheds load (`limits.max_in_flight`).",
+                    "schema": { "type": "integer", "format": "int32", "minimum": 0, "maximum": 86400 },
+                },
+            });
+        }
         out.insert(format!("Error{status}"), response);
     }
     Value::Object(out)

@@ -24,5 +24,6 @@ pub fn service() -> ::restgen::serve::Service {
             allowed_origins: &["https://shop.example.com"],
             max_age: ::core::option::Option::Some(::std::time::Duration::from_secs(600)),
         }),
+        max_in_flight: ::core::option::Option::Some(512),
     }
 }

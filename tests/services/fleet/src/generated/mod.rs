@@ -21,5 +21,6 @@ pub fn service() -> ::restgen::serve::Service {
         auth: resources::AUTH.as_ref(),
         openapi: include_str!("../../openapi.json"),
         cors: ::core::option::Option::None,
+        max_in_flight: ::core::option::Option::None,
     }
 }
