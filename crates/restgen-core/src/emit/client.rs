@@ -57,7 +57,7 @@ pub(crate) fn lib(service: &Service) -> RustFile {
         quote! {
             /// `login`: signs in and returns a bearer token. A client built with
             /// [`Auth::Login`] does this itself, and again before the token expires.
-            pub async fn login(&self, identifier: &str, password: &str) -> ::core::result::Result<Token, Error> {
+            pub async fn login(&self, identifier: &str, password: &str) -> ::core::result::Result<::restgen_client::Token, ::restgen_client::Error> {
                 self.transport.login(identifier, password).await
             }
         }
@@ -65,17 +65,17 @@ pub(crate) fn lib(service: &Service) -> RustFile {
     let key_methods = api_keys.map(|_| {
         quote! {
             /// `createApiKey`: a new API key for the caller; its `key` is in this answer only.
-            pub async fn create_api_key(&self, name: ::core::option::Option<&str>) -> ::core::result::Result<ApiKeyCreated, Error> {
+            pub async fn create_api_key(&self, name: ::core::option::Option<&str>) -> ::core::result::Result<::restgen_client::ApiKeyCreated, ::restgen_client::Error> {
                 self.transport.create_api_key(name).await
             }
 
             /// `listApiKeys`: the caller's API keys (never the keys themselves).
-            pub async fn list_api_keys(&self) -> ::core::result::Result<::std::vec::Vec<ApiKey>, Error> {
+            pub async fn list_api_keys(&self) -> ::core::result::Result<::std::vec::Vec<::restgen_client::ApiKey>, ::restgen_client::Error> {
                 self.transport.list_api_keys().await
             }
 
             /// `revokeApiKey`: revokes one of the caller's keys.
-            pub async fn revoke_api_key(&self, key_id: &str) -> ::core::result::Result<(), Error> {
+            pub async fn revoke_api_key(&self, key_id: &str) -> ::core::result::Result<(), ::restgen_client::Error> {
                 self.transport.revoke_api_key(key_id).await
             }
         }
@@ -126,12 +126,12 @@ pub(crate) fn lib(service: &Service) -> RustFile {
         impl Client {
             /// Settings for a client of the service at `base_url` (its origin, such as
             /// `https://api.example.com`): credentials, retries, timeouts.
-            pub fn builder(base_url: impl ::core::convert::Into<::std::string::String>) -> Builder {
-                Builder::new(SERVICE, base_url)
+            pub fn builder(base_url: impl ::core::convert::Into<::std::string::String>) -> ::restgen_client::Builder<Client> {
+                ::restgen_client::Builder::new(SERVICE, base_url)
             }
 
             /// An anonymous client with the default retries and timeouts.
-            pub fn new(base_url: impl ::core::convert::Into<::std::string::String>) -> ::core::result::Result<Client, Error> {
+            pub fn new(base_url: impl ::core::convert::Into<::std::string::String>) -> ::core::result::Result<Client, ::restgen_client::Error> {
                 Client::builder(base_url).build()
             }
 
@@ -141,7 +141,7 @@ pub(crate) fn lib(service: &Service) -> RustFile {
             }
 
             /// `healthz`: `Ok` when the service and its database answer.
-            pub async fn healthz(&self) -> ::core::result::Result<(), Error> {
+            pub async fn healthz(&self) -> ::core::result::Result<(), ::restgen_client::Error> {
                 self.transport.healthz().await
             }
 
@@ -168,7 +168,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
             doc(&format!("`create{model}`: creates a {name}. Sends a new `Idempotency-Key`, the same on every retry."));
         methods.push(quote! {
             #doc
-            pub async fn #method(&self, input: &#input) -> ::core::result::Result<#model, Error> {
+            pub async fn #method(&self, input: &models::#input) -> ::core::result::Result<models::#model, ::restgen_client::Error> {
                 self.transport.create(#path, input).await
             }
         });
@@ -178,7 +178,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
         let doc = doc(&format!("`get{model}`: one {name}."));
         methods.push(quote! {
             #doc
-            pub async fn #method(&self, #id_param: #id_ty) -> ::core::result::Result<#model, Error> {
+            pub async fn #method(&self, #id_param: #id_ty) -> ::core::result::Result<models::#model, ::restgen_client::Error> {
                 self.transport.get(#item_path).await
             }
         });
@@ -198,7 +198,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
         let doc = doc(&text);
         methods.push(quote! {
             #doc
-            pub async fn #method(&self, #id_param: #id_ty, input: &#input) -> ::core::result::Result<#model, Error> {
+            pub async fn #method(&self, #id_param: #id_ty, input: &models::#input) -> ::core::result::Result<models::#model, ::restgen_client::Error> {
                 self.transport.#call(#item_path, input).await
             }
         });
@@ -208,7 +208,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
         let doc = doc(&format!("`delete{model}`: deletes a {name}."));
         methods.push(quote! {
             #doc
-            pub async fn #method(&self, #id_param: #id_ty) -> ::core::result::Result<(), Error> {
+            pub async fn #method(&self, #id_param: #id_ty) -> ::core::result::Result<(), ::restgen_client::Error> {
                 self.transport.delete(#item_path).await
             }
         });
@@ -284,7 +284,7 @@ fn list_builder(service: &Service, r: &Resource) -> TokenStream {
             ),
             FieldType::Enum { .. } => {
                 let e = enum_ident(r, f);
-                (quote!(#e), quote!(value.as_str()))
+                (quote!(models::#e), quote!(value.as_str()))
             }
             FieldType::DateTime => (
                 value_type(service, r, f, Side::Client),
@@ -361,7 +361,7 @@ fn list_builder(service: &Service, r: &Resource) -> TokenStream {
         #builder_doc
         #[derive(Clone, Debug)]
         #[must_use = "a list request does nothing until it is sent or streamed"]
-        pub struct #builder(::restgen_client::List<#model>);
+        pub struct #builder(::restgen_client::List<models::#model>);
 
         impl #builder {
             /// How this resource's lists are paged.
@@ -380,17 +380,17 @@ fn list_builder(service: &Service, r: &Resource) -> TokenStream {
             #paging
 
             /// Fetches one page.
-            pub async fn send(self) -> ::core::result::Result<Page<#model>, Error> {
+            pub async fn send(self) -> ::core::result::Result<::restgen_client::Page<models::#model>, ::restgen_client::Error> {
                 self.0.send().await
             }
 
             /// Every record from this request's first page on, page after page.
-            pub fn stream(self) -> impl ::restgen_client::__private::futures_core::Stream<Item = ::core::result::Result<#model, Error>> + ::core::marker::Send + 'static {
+            pub fn stream(self) -> impl ::restgen_client::__private::futures_core::Stream<Item = ::core::result::Result<models::#model, ::restgen_client::Error>> + ::core::marker::Send + 'static {
                 self.0.stream()
             }
 
             /// The untyped request, for parameters this builder does not cover.
-            pub fn into_list(self) -> ::restgen_client::List<#model> {
+            pub fn into_list(self) -> ::restgen_client::List<models::#model> {
                 self.0
             }
         }

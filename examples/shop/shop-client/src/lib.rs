@@ -37,13 +37,13 @@ impl Client {
     /// `https://api.example.com`): credentials, retries, timeouts.
     pub fn builder(
         base_url: impl ::core::convert::Into<::std::string::String>,
-    ) -> Builder {
-        Builder::new(SERVICE, base_url)
+    ) -> ::restgen_client::Builder<Client> {
+        ::restgen_client::Builder::new(SERVICE, base_url)
     }
     /// An anonymous client with the default retries and timeouts.
     pub fn new(
         base_url: impl ::core::convert::Into<::std::string::String>,
-    ) -> ::core::result::Result<Client, Error> {
+    ) -> ::core::result::Result<Client, ::restgen_client::Error> {
         Client::builder(base_url).build()
     }
     /// The transport, for calls the generated methods do not cover.
@@ -51,7 +51,7 @@ impl Client {
         &self.transport
     }
     /// `healthz`: `Ok` when the service and its database answer.
-    pub async fn healthz(&self) -> ::core::result::Result<(), Error> {
+    pub async fn healthz(&self) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.healthz().await
     }
     /// `login`: signs in and returns a bearer token. A client built with
@@ -60,27 +60,33 @@ impl Client {
         &self,
         identifier: &str,
         password: &str,
-    ) -> ::core::result::Result<Token, Error> {
+    ) -> ::core::result::Result<::restgen_client::Token, ::restgen_client::Error> {
         self.transport.login(identifier, password).await
     }
     /// `createApiKey`: a new API key for the caller; its `key` is in this answer only.
     pub async fn create_api_key(
         &self,
         name: ::core::option::Option<&str>,
-    ) -> ::core::result::Result<ApiKeyCreated, Error> {
+    ) -> ::core::result::Result<
+        ::restgen_client::ApiKeyCreated,
+        ::restgen_client::Error,
+    > {
         self.transport.create_api_key(name).await
     }
     /// `listApiKeys`: the caller's API keys (never the keys themselves).
     pub async fn list_api_keys(
         &self,
-    ) -> ::core::result::Result<::std::vec::Vec<ApiKey>, Error> {
+    ) -> ::core::result::Result<
+        ::std::vec::Vec<::restgen_client::ApiKey>,
+        ::restgen_client::Error,
+    > {
         self.transport.list_api_keys().await
     }
     /// `revokeApiKey`: revokes one of the caller's keys.
     pub async fn revoke_api_key(
         &self,
         key_id: &str,
-    ) -> ::core::result::Result<(), Error> {
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.revoke_api_key(key_id).await
     }
 }
@@ -88,38 +94,38 @@ impl Client {
     /// `createUser`: creates a user. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_user(
         &self,
-        input: &CreateUser,
-    ) -> ::core::result::Result<User, Error> {
+        input: &models::CreateUser,
+    ) -> ::core::result::Result<models::User, ::restgen_client::Error> {
         self.transport.create("/users", input).await
     }
     /// `getUser`: one user.
     pub async fn get_user(
         &self,
         user_id: ::restgen_client::__private::uuid::Uuid,
-    ) -> ::core::result::Result<User, Error> {
+    ) -> ::core::result::Result<models::User, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/users", user_id)).await
     }
     /// `replaceUser`: replaces a user (PUT): an omitted optional field is cleared.
     pub async fn replace_user(
         &self,
         user_id: ::restgen_client::__private::uuid::Uuid,
-        input: &ReplaceUser,
-    ) -> ::core::result::Result<User, Error> {
+        input: &models::ReplaceUser,
+    ) -> ::core::result::Result<models::User, ::restgen_client::Error> {
         self.transport.replace(&::std::format!("{}/{}", "/users", user_id), input).await
     }
     /// `updateUser`: changes part of a user (JSON Merge Patch): absent fields stay.
     pub async fn update_user(
         &self,
         user_id: ::restgen_client::__private::uuid::Uuid,
-        input: &PatchUser,
-    ) -> ::core::result::Result<User, Error> {
+        input: &models::PatchUser,
+    ) -> ::core::result::Result<models::User, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/users", user_id), input).await
     }
     /// `deleteUser`: deletes a user.
     pub async fn delete_user(
         &self,
         user_id: ::restgen_client::__private::uuid::Uuid,
-    ) -> ::core::result::Result<(), Error> {
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/users", user_id)).await
     }
     /// `listUser`: a list request; set filters, sort and paging, then `send` or `stream`.
@@ -179,7 +185,7 @@ impl ::core::fmt::Display for UserSort {
 /// A list request for /users; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
-pub struct UserList(::restgen_client::List<User>);
+pub struct UserList(::restgen_client::List<models::User>);
 impl UserList {
     /// How this resource's lists are paged.
     pub const PAGING: ::restgen_client::Paging = ::restgen_client::Paging {
@@ -219,19 +225,24 @@ impl UserList {
         UserList(self.0.param("starting_after", id))
     }
     /// Fetches one page.
-    pub async fn send(self) -> ::core::result::Result<Page<User>, Error> {
+    pub async fn send(
+        self,
+    ) -> ::core::result::Result<
+        ::restgen_client::Page<models::User>,
+        ::restgen_client::Error,
+    > {
         self.0.send().await
     }
     /// Every record from this request's first page on, page after page.
     pub fn stream(
         self,
     ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<User, Error>,
+        Item = ::core::result::Result<models::User, ::restgen_client::Error>,
     > + ::core::marker::Send + 'static {
         self.0.stream()
     }
     /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<User> {
+    pub fn into_list(self) -> ::restgen_client::List<models::User> {
         self.0
     }
 }
@@ -239,23 +250,23 @@ impl Client {
     /// `createCustomer`: creates a customer. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_customer(
         &self,
-        input: &CreateCustomer,
-    ) -> ::core::result::Result<Customer, Error> {
+        input: &models::CreateCustomer,
+    ) -> ::core::result::Result<models::Customer, ::restgen_client::Error> {
         self.transport.create("/customers", input).await
     }
     /// `getCustomer`: one customer.
     pub async fn get_customer(
         &self,
         customer_id: ::restgen_client::__private::uuid::Uuid,
-    ) -> ::core::result::Result<Customer, Error> {
+    ) -> ::core::result::Result<models::Customer, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/customers", customer_id)).await
     }
     /// `replaceCustomer`: replaces a customer (PUT): an omitted optional field is cleared.
     pub async fn replace_customer(
         &self,
         customer_id: ::restgen_client::__private::uuid::Uuid,
-        input: &ReplaceCustomer,
-    ) -> ::core::result::Result<Customer, Error> {
+        input: &models::ReplaceCustomer,
+    ) -> ::core::result::Result<models::Customer, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/customers", customer_id), input)
             .await
@@ -264,8 +275,8 @@ impl Client {
     pub async fn update_customer(
         &self,
         customer_id: ::restgen_client::__private::uuid::Uuid,
-        input: &PatchCustomer,
-    ) -> ::core::result::Result<Customer, Error> {
+        input: &models::PatchCustomer,
+    ) -> ::core::result::Result<models::Customer, ::restgen_client::Error> {
         self.transport
             .patch(&::std::format!("{}/{}", "/customers", customer_id), input)
             .await
@@ -274,7 +285,7 @@ impl Client {
     pub async fn delete_customer(
         &self,
         customer_id: ::restgen_client::__private::uuid::Uuid,
-    ) -> ::core::result::Result<(), Error> {
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/customers", customer_id)).await
     }
     /// `listCustomer`: a list request; set filters, sort and paging, then `send` or `stream`.
@@ -352,7 +363,7 @@ impl ::core::fmt::Display for CustomerSort {
 /// A list request for /customers; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
-pub struct CustomerList(::restgen_client::List<Customer>);
+pub struct CustomerList(::restgen_client::List<models::Customer>);
 impl CustomerList {
     /// How this resource's lists are paged.
     pub const PAGING: ::restgen_client::Paging = ::restgen_client::Paging {
@@ -403,19 +414,24 @@ impl CustomerList {
         CustomerList(self.0.param("per_page", per_page))
     }
     /// Fetches one page.
-    pub async fn send(self) -> ::core::result::Result<Page<Customer>, Error> {
+    pub async fn send(
+        self,
+    ) -> ::core::result::Result<
+        ::restgen_client::Page<models::Customer>,
+        ::restgen_client::Error,
+    > {
         self.0.send().await
     }
     /// Every record from this request's first page on, page after page.
     pub fn stream(
         self,
     ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<Customer, Error>,
+        Item = ::core::result::Result<models::Customer, ::restgen_client::Error>,
     > + ::core::marker::Send + 'static {
         self.0.stream()
     }
     /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<Customer> {
+    pub fn into_list(self) -> ::restgen_client::List<models::Customer> {
         self.0
     }
 }
@@ -423,23 +439,23 @@ impl Client {
     /// `createOrder`: creates a order. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_order(
         &self,
-        input: &CreateOrder,
-    ) -> ::core::result::Result<Order, Error> {
+        input: &models::CreateOrder,
+    ) -> ::core::result::Result<models::Order, ::restgen_client::Error> {
         self.transport.create("/orders", input).await
     }
     /// `getOrder`: one order.
     pub async fn get_order(
         &self,
         order_id: ::restgen_client::__private::uuid::Uuid,
-    ) -> ::core::result::Result<Order, Error> {
+    ) -> ::core::result::Result<models::Order, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/orders", order_id)).await
     }
     /// `replaceOrder`: replaces a order (PUT): an omitted optional field is cleared.
     pub async fn replace_order(
         &self,
         order_id: ::restgen_client::__private::uuid::Uuid,
-        input: &ReplaceOrder,
-    ) -> ::core::result::Result<Order, Error> {
+        input: &models::ReplaceOrder,
+    ) -> ::core::result::Result<models::Order, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/orders", order_id), input)
             .await
@@ -448,15 +464,15 @@ impl Client {
     pub async fn update_order(
         &self,
         order_id: ::restgen_client::__private::uuid::Uuid,
-        input: &PatchOrder,
-    ) -> ::core::result::Result<Order, Error> {
+        input: &models::PatchOrder,
+    ) -> ::core::result::Result<models::Order, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/orders", order_id), input).await
     }
     /// `deleteOrder`: deletes a order.
     pub async fn delete_order(
         &self,
         order_id: ::restgen_client::__private::uuid::Uuid,
-    ) -> ::core::result::Result<(), Error> {
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/orders", order_id)).await
     }
     /// `listOrder`: a list request; set filters, sort and paging, then `send` or `stream`.
@@ -534,7 +550,7 @@ impl ::core::fmt::Display for OrderSort {
 /// A list request for /orders; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
-pub struct OrderList(::restgen_client::List<Order>);
+pub struct OrderList(::restgen_client::List<models::Order>);
 impl OrderList {
     /// How this resource's lists are paged.
     pub const PAGING: ::restgen_client::Paging = ::restgen_client::Paging {
@@ -542,7 +558,7 @@ impl OrderList {
         envelope: ::restgen_client::Envelope::Key("data"),
     };
     /// Only records whose `status` equals `value`.
-    pub fn status(self, value: OrderStatus) -> OrderList {
+    pub fn status(self, value: models::OrderStatus) -> OrderList {
         OrderList(self.0.param("status", value.as_str()))
     }
     /// Only records whose `customer_id` equals `value`.
@@ -585,19 +601,24 @@ impl OrderList {
         OrderList(self.0.param("starting_after", id))
     }
     /// Fetches one page.
-    pub async fn send(self) -> ::core::result::Result<Page<Order>, Error> {
+    pub async fn send(
+        self,
+    ) -> ::core::result::Result<
+        ::restgen_client::Page<models::Order>,
+        ::restgen_client::Error,
+    > {
         self.0.send().await
     }
     /// Every record from this request's first page on, page after page.
     pub fn stream(
         self,
     ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<Order, Error>,
+        Item = ::core::result::Result<models::Order, ::restgen_client::Error>,
     > + ::core::marker::Send + 'static {
         self.0.stream()
     }
     /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<Order> {
+    pub fn into_list(self) -> ::restgen_client::List<models::Order> {
         self.0
     }
 }
@@ -606,7 +627,7 @@ impl Client {
     pub async fn get_invoice(
         &self,
         invoice_id: ::restgen_client::__private::uuid::Uuid,
-    ) -> ::core::result::Result<Invoice, Error> {
+    ) -> ::core::result::Result<models::Invoice, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/invoices", invoice_id)).await
     }
     /// `listInvoice`: a list request; set filters, sort and paging, then `send` or `stream`.
@@ -668,7 +689,7 @@ impl ::core::fmt::Display for InvoiceSort {
 /// A list request for /invoices; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
-pub struct InvoiceList(::restgen_client::List<Invoice>);
+pub struct InvoiceList(::restgen_client::List<models::Invoice>);
 impl InvoiceList {
     /// How this resource's lists are paged.
     pub const PAGING: ::restgen_client::Paging = ::restgen_client::Paging {
@@ -708,19 +729,24 @@ impl InvoiceList {
         InvoiceList(self.0.param("starting_after", id))
     }
     /// Fetches one page.
-    pub async fn send(self) -> ::core::result::Result<Page<Invoice>, Error> {
+    pub async fn send(
+        self,
+    ) -> ::core::result::Result<
+        ::restgen_client::Page<models::Invoice>,
+        ::restgen_client::Error,
+    > {
         self.0.send().await
     }
     /// Every record from this request's first page on, page after page.
     pub fn stream(
         self,
     ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<Invoice, Error>,
+        Item = ::core::result::Result<models::Invoice, ::restgen_client::Error>,
     > + ::core::marker::Send + 'static {
         self.0.stream()
     }
     /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<Invoice> {
+    pub fn into_list(self) -> ::restgen_client::List<models::Invoice> {
         self.0
     }
 }

@@ -37,13 +37,13 @@ impl Client {
     /// `https://api.example.com`): credentials, retries, timeouts.
     pub fn builder(
         base_url: impl ::core::convert::Into<::std::string::String>,
-    ) -> Builder {
-        Builder::new(SERVICE, base_url)
+    ) -> ::restgen_client::Builder<Client> {
+        ::restgen_client::Builder::new(SERVICE, base_url)
     }
     /// An anonymous client with the default retries and timeouts.
     pub fn new(
         base_url: impl ::core::convert::Into<::std::string::String>,
-    ) -> ::core::result::Result<Client, Error> {
+    ) -> ::core::result::Result<Client, ::restgen_client::Error> {
         Client::builder(base_url).build()
     }
     /// The transport, for calls the generated methods do not cover.
@@ -51,7 +51,7 @@ impl Client {
         &self.transport
     }
     /// `healthz`: `Ok` when the service and its database answer.
-    pub async fn healthz(&self) -> ::core::result::Result<(), Error> {
+    pub async fn healthz(&self) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.healthz().await
     }
 }
@@ -59,23 +59,23 @@ impl Client {
     /// `createDepot`: creates a depot. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_depot(
         &self,
-        input: &CreateDepot,
-    ) -> ::core::result::Result<Depot, Error> {
+        input: &models::CreateDepot,
+    ) -> ::core::result::Result<models::Depot, ::restgen_client::Error> {
         self.transport.create("/depots", input).await
     }
     /// `getDepot`: one depot.
     pub async fn get_depot(
         &self,
         depot_id: i64,
-    ) -> ::core::result::Result<Depot, Error> {
+    ) -> ::core::result::Result<models::Depot, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/depots", depot_id)).await
     }
     /// `replaceDepot`: replaces a depot (PUT): an omitted optional field is cleared.
     pub async fn replace_depot(
         &self,
         depot_id: i64,
-        input: &ReplaceDepot,
-    ) -> ::core::result::Result<Depot, Error> {
+        input: &models::ReplaceDepot,
+    ) -> ::core::result::Result<models::Depot, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/depots", depot_id), input)
             .await
@@ -84,15 +84,15 @@ impl Client {
     pub async fn update_depot(
         &self,
         depot_id: i64,
-        input: &PatchDepot,
-    ) -> ::core::result::Result<Depot, Error> {
+        input: &models::PatchDepot,
+    ) -> ::core::result::Result<models::Depot, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/depots", depot_id), input).await
     }
     /// `deleteDepot`: deletes a depot.
     pub async fn delete_depot(
         &self,
         depot_id: i64,
-    ) -> ::core::result::Result<(), Error> {
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/depots", depot_id)).await
     }
     /// `listDepot`: a list request; set filters, sort and paging, then `send` or `stream`.
@@ -170,7 +170,7 @@ impl ::core::fmt::Display for DepotSort {
 /// A list request for /depots; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
-pub struct DepotList(::restgen_client::List<Depot>);
+pub struct DepotList(::restgen_client::List<models::Depot>);
 impl DepotList {
     /// How this resource's lists are paged.
     pub const PAGING: ::restgen_client::Paging = ::restgen_client::Paging {
@@ -225,19 +225,24 @@ impl DepotList {
         DepotList(self.0.param("offset", offset))
     }
     /// Fetches one page.
-    pub async fn send(self) -> ::core::result::Result<Page<Depot>, Error> {
+    pub async fn send(
+        self,
+    ) -> ::core::result::Result<
+        ::restgen_client::Page<models::Depot>,
+        ::restgen_client::Error,
+    > {
         self.0.send().await
     }
     /// Every record from this request's first page on, page after page.
     pub fn stream(
         self,
     ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<Depot, Error>,
+        Item = ::core::result::Result<models::Depot, ::restgen_client::Error>,
     > + ::core::marker::Send + 'static {
         self.0.stream()
     }
     /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<Depot> {
+    pub fn into_list(self) -> ::restgen_client::List<models::Depot> {
         self.0
     }
 }
@@ -245,23 +250,23 @@ impl Client {
     /// `createDriver`: creates a driver. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_driver(
         &self,
-        input: &CreateDriver,
-    ) -> ::core::result::Result<Driver, Error> {
+        input: &models::CreateDriver,
+    ) -> ::core::result::Result<models::Driver, ::restgen_client::Error> {
         self.transport.create("/drivers", input).await
     }
     /// `getDriver`: one driver.
     pub async fn get_driver(
         &self,
         driver_id: i64,
-    ) -> ::core::result::Result<Driver, Error> {
+    ) -> ::core::result::Result<models::Driver, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/drivers", driver_id)).await
     }
     /// `replaceDriver`: replaces a driver (PUT): an omitted optional field is cleared.
     pub async fn replace_driver(
         &self,
         driver_id: i64,
-        input: &ReplaceDriver,
-    ) -> ::core::result::Result<Driver, Error> {
+        input: &models::ReplaceDriver,
+    ) -> ::core::result::Result<models::Driver, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/drivers", driver_id), input)
             .await
@@ -270,8 +275,8 @@ impl Client {
     pub async fn update_driver(
         &self,
         driver_id: i64,
-        input: &PatchDriver,
-    ) -> ::core::result::Result<Driver, Error> {
+        input: &models::PatchDriver,
+    ) -> ::core::result::Result<models::Driver, ::restgen_client::Error> {
         self.transport
             .patch(&::std::format!("{}/{}", "/drivers", driver_id), input)
             .await
@@ -280,7 +285,7 @@ impl Client {
     pub async fn delete_driver(
         &self,
         driver_id: i64,
-    ) -> ::core::result::Result<(), Error> {
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/drivers", driver_id)).await
     }
     /// `listDriver`: a list request; set filters, sort and paging, then `send` or `stream`.
@@ -371,7 +376,7 @@ impl ::core::fmt::Display for DriverSort {
 /// A list request for /drivers; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
-pub struct DriverList(::restgen_client::List<Driver>);
+pub struct DriverList(::restgen_client::List<models::Driver>);
 impl DriverList {
     /// How this resource's lists are paged.
     pub const PAGING: ::restgen_client::Paging = ::restgen_client::Paging {
@@ -398,19 +403,24 @@ impl DriverList {
         DriverList(self.0.param("offset", offset))
     }
     /// Fetches one page.
-    pub async fn send(self) -> ::core::result::Result<Page<Driver>, Error> {
+    pub async fn send(
+        self,
+    ) -> ::core::result::Result<
+        ::restgen_client::Page<models::Driver>,
+        ::restgen_client::Error,
+    > {
         self.0.send().await
     }
     /// Every record from this request's first page on, page after page.
     pub fn stream(
         self,
     ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<Driver, Error>,
+        Item = ::core::result::Result<models::Driver, ::restgen_client::Error>,
     > + ::core::marker::Send + 'static {
         self.0.stream()
     }
     /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<Driver> {
+    pub fn into_list(self) -> ::restgen_client::List<models::Driver> {
         self.0
     }
 }
@@ -418,23 +428,23 @@ impl Client {
     /// `createVehicle`: creates a vehicle. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_vehicle(
         &self,
-        input: &CreateVehicle,
-    ) -> ::core::result::Result<Vehicle, Error> {
+        input: &models::CreateVehicle,
+    ) -> ::core::result::Result<models::Vehicle, ::restgen_client::Error> {
         self.transport.create("/vehicles", input).await
     }
     /// `getVehicle`: one vehicle.
     pub async fn get_vehicle(
         &self,
         vehicle_id: i64,
-    ) -> ::core::result::Result<Vehicle, Error> {
+    ) -> ::core::result::Result<models::Vehicle, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/vehicles", vehicle_id)).await
     }
     /// `replaceVehicle`: replaces a vehicle (PUT): an omitted optional field is cleared.
     pub async fn replace_vehicle(
         &self,
         vehicle_id: i64,
-        input: &ReplaceVehicle,
-    ) -> ::core::result::Result<Vehicle, Error> {
+        input: &models::ReplaceVehicle,
+    ) -> ::core::result::Result<models::Vehicle, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/vehicles", vehicle_id), input)
             .await
@@ -443,8 +453,8 @@ impl Client {
     pub async fn update_vehicle(
         &self,
         vehicle_id: i64,
-        input: &PatchVehicle,
-    ) -> ::core::result::Result<Vehicle, Error> {
+        input: &models::PatchVehicle,
+    ) -> ::core::result::Result<models::Vehicle, ::restgen_client::Error> {
         self.transport
             .patch(&::std::format!("{}/{}", "/vehicles", vehicle_id), input)
             .await
@@ -453,7 +463,7 @@ impl Client {
     pub async fn delete_vehicle(
         &self,
         vehicle_id: i64,
-    ) -> ::core::result::Result<(), Error> {
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/vehicles", vehicle_id)).await
     }
     /// `listVehicle`: a list request; set filters, sort and paging, then `send` or `stream`.
@@ -544,7 +554,7 @@ impl ::core::fmt::Display for VehicleSort {
 /// A list request for /vehicles; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
-pub struct VehicleList(::restgen_client::List<Vehicle>);
+pub struct VehicleList(::restgen_client::List<models::Vehicle>);
 impl VehicleList {
     /// How this resource's lists are paged.
     pub const PAGING: ::restgen_client::Paging = ::restgen_client::Paging {
@@ -566,7 +576,7 @@ impl VehicleList {
         )
     }
     /// Only records whose `kind` equals `value`.
-    pub fn kind(self, value: VehicleKind) -> VehicleList {
+    pub fn kind(self, value: models::VehicleKind) -> VehicleList {
         VehicleList(self.0.param("kind", value.as_str()))
     }
     /// Only records whose `depot_id` equals `value`.
@@ -589,19 +599,24 @@ impl VehicleList {
         VehicleList(self.0.param("per_page", per_page))
     }
     /// Fetches one page.
-    pub async fn send(self) -> ::core::result::Result<Page<Vehicle>, Error> {
+    pub async fn send(
+        self,
+    ) -> ::core::result::Result<
+        ::restgen_client::Page<models::Vehicle>,
+        ::restgen_client::Error,
+    > {
         self.0.send().await
     }
     /// Every record from this request's first page on, page after page.
     pub fn stream(
         self,
     ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<Vehicle, Error>,
+        Item = ::core::result::Result<models::Vehicle, ::restgen_client::Error>,
     > + ::core::marker::Send + 'static {
         self.0.stream()
     }
     /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<Vehicle> {
+    pub fn into_list(self) -> ::restgen_client::List<models::Vehicle> {
         self.0
     }
 }
@@ -609,32 +624,38 @@ impl Client {
     /// `createTrip`: creates a trip. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_trip(
         &self,
-        input: &CreateTrip,
-    ) -> ::core::result::Result<Trip, Error> {
+        input: &models::CreateTrip,
+    ) -> ::core::result::Result<models::Trip, ::restgen_client::Error> {
         self.transport.create("/trips", input).await
     }
     /// `getTrip`: one trip.
-    pub async fn get_trip(&self, trip_id: i64) -> ::core::result::Result<Trip, Error> {
+    pub async fn get_trip(
+        &self,
+        trip_id: i64,
+    ) -> ::core::result::Result<models::Trip, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/trips", trip_id)).await
     }
     /// `replaceTrip`: replaces a trip (PUT): an omitted optional field is cleared.
     pub async fn replace_trip(
         &self,
         trip_id: i64,
-        input: &ReplaceTrip,
-    ) -> ::core::result::Result<Trip, Error> {
+        input: &models::ReplaceTrip,
+    ) -> ::core::result::Result<models::Trip, ::restgen_client::Error> {
         self.transport.replace(&::std::format!("{}/{}", "/trips", trip_id), input).await
     }
     /// `updateTrip`: changes part of a trip (JSON Merge Patch): absent fields stay.
     pub async fn update_trip(
         &self,
         trip_id: i64,
-        input: &PatchTrip,
-    ) -> ::core::result::Result<Trip, Error> {
+        input: &models::PatchTrip,
+    ) -> ::core::result::Result<models::Trip, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/trips", trip_id), input).await
     }
     /// `deleteTrip`: deletes a trip.
-    pub async fn delete_trip(&self, trip_id: i64) -> ::core::result::Result<(), Error> {
+    pub async fn delete_trip(
+        &self,
+        trip_id: i64,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/trips", trip_id)).await
     }
     /// `listTrip`: a list request; set filters, sort and paging, then `send` or `stream`.
@@ -728,7 +749,7 @@ impl ::core::fmt::Display for TripSort {
 /// A list request for /trips; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
-pub struct TripList(::restgen_client::List<Trip>);
+pub struct TripList(::restgen_client::List<models::Trip>);
 impl TripList {
     /// How this resource's lists are paged.
     pub const PAGING: ::restgen_client::Paging = ::restgen_client::Paging {
@@ -744,7 +765,7 @@ impl TripList {
         TripList(self.0.param("driver_id", value))
     }
     /// Only records whose `status` equals `value`.
-    pub fn status(self, value: TripStatus) -> TripList {
+    pub fn status(self, value: models::TripStatus) -> TripList {
         TripList(self.0.param("status", value.as_str()))
     }
     /// Sort keys, most significant first; ties are broken by id.
@@ -777,19 +798,24 @@ impl TripList {
         TripList(self.0.param("starting_after", id))
     }
     /// Fetches one page.
-    pub async fn send(self) -> ::core::result::Result<Page<Trip>, Error> {
+    pub async fn send(
+        self,
+    ) -> ::core::result::Result<
+        ::restgen_client::Page<models::Trip>,
+        ::restgen_client::Error,
+    > {
         self.0.send().await
     }
     /// Every record from this request's first page on, page after page.
     pub fn stream(
         self,
     ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<Trip, Error>,
+        Item = ::core::result::Result<models::Trip, ::restgen_client::Error>,
     > + ::core::marker::Send + 'static {
         self.0.stream()
     }
     /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<Trip> {
+    pub fn into_list(self) -> ::restgen_client::List<models::Trip> {
         self.0
     }
 }
@@ -797,15 +823,15 @@ impl Client {
     /// `createServiceLog`: creates a service_log. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_service_log(
         &self,
-        input: &CreateServiceLog,
-    ) -> ::core::result::Result<ServiceLog, Error> {
+        input: &models::CreateServiceLog,
+    ) -> ::core::result::Result<models::ServiceLog, ::restgen_client::Error> {
         self.transport.create("/service-logs", input).await
     }
     /// `getServiceLog`: one service_log.
     pub async fn get_service_log(
         &self,
         service_log_id: i64,
-    ) -> ::core::result::Result<ServiceLog, Error> {
+    ) -> ::core::result::Result<models::ServiceLog, ::restgen_client::Error> {
         self.transport
             .get(&::std::format!("{}/{}", "/service-logs", service_log_id))
             .await
@@ -814,7 +840,7 @@ impl Client {
     pub async fn delete_service_log(
         &self,
         service_log_id: i64,
-    ) -> ::core::result::Result<(), Error> {
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport
             .delete(&::std::format!("{}/{}", "/service-logs", service_log_id))
             .await
@@ -889,7 +915,7 @@ impl ::core::fmt::Display for ServiceLogSort {
 /// A list request for /service-logs; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
-pub struct ServiceLogList(::restgen_client::List<ServiceLog>);
+pub struct ServiceLogList(::restgen_client::List<models::ServiceLog>);
 impl ServiceLogList {
     /// How this resource's lists are paged.
     pub const PAGING: ::restgen_client::Paging = ::restgen_client::Paging {
@@ -916,19 +942,24 @@ impl ServiceLogList {
         ServiceLogList(self.0.param("offset", offset))
     }
     /// Fetches one page.
-    pub async fn send(self) -> ::core::result::Result<Page<ServiceLog>, Error> {
+    pub async fn send(
+        self,
+    ) -> ::core::result::Result<
+        ::restgen_client::Page<models::ServiceLog>,
+        ::restgen_client::Error,
+    > {
         self.0.send().await
     }
     /// Every record from this request's first page on, page after page.
     pub fn stream(
         self,
     ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<ServiceLog, Error>,
+        Item = ::core::result::Result<models::ServiceLog, ::restgen_client::Error>,
     > + ::core::marker::Send + 'static {
         self.0.stream()
     }
     /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<ServiceLog> {
+    pub fn into_list(self) -> ::restgen_client::List<models::ServiceLog> {
         self.0
     }
 }
