@@ -83,7 +83,7 @@ async fn serve(kind: &str, db: &str) {
         let service = fleet::service();
         let store = restgen::store::Store::connect(&url).await.unwrap();
         store.migrate(service.migrations).await.unwrap();
-        restgen::serve::app(service, store, &restgen::auth::Secrets::default()).unwrap()
+        restgen::serve::app(service, store, &restgen::serve::Settings::default()).unwrap()
     } else {
         let pool = SqlitePool::connect(&url).await.unwrap();
         Router::new().route("/v0/trips", get(list)).route("/v0/trips/{id}", get(item)).with_state(pool)

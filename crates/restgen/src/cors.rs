@@ -20,8 +20,15 @@ const REQUEST_HEADERS: [HeaderName; 6] = [
 ];
 
 /// Answer headers a script may read beyond the CORS-safelisted ones.
-const EXPOSED: [HeaderName; 5] =
-    [header::LOCATION, header::LINK, header::ETAG, header::RETRY_AFTER, header::WWW_AUTHENTICATE];
+const EXPOSED: [HeaderName; 7] = [
+    header::LOCATION,
+    header::LINK,
+    header::ETAG,
+    header::RETRY_AFTER,
+    header::WWW_AUTHENTICATE,
+    HeaderName::from_static("ratelimit"),
+    HeaderName::from_static("ratelimit-policy"),
+];
 
 pub(crate) fn layer(spec: CorsSpec, auth: Option<&'static AuthSpec>) -> CorsLayer {
     let origin = if spec.allowed_origins.contains(&"*") {

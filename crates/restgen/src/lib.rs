@@ -12,6 +12,7 @@ pub mod list;
 mod ops;
 mod password;
 pub mod problem;
+pub mod rate;
 pub mod routes;
 pub mod serve;
 pub mod spec;

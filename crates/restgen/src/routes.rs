@@ -5,7 +5,7 @@ use crate::auth::Caller;
 use crate::list;
 use crate::ops;
 use crate::problem::Problem;
-use crate::spec::{Operation, ResourceSpec};
+use crate::spec::{Operation, ParentSpec, ResourceSpec};
 use crate::store::Store;
 use axum::Router;
 use axum::body::Bytes;
@@ -108,16 +108,15 @@ pub fn resource<C: Input, R: Input, P: Input>(
     let mut router = Router::new();
     let lists = spec.has(Operation::List);
     if lists || spec.has(Operation::Create) {
-        router = router.route(&format!("{base}{}", spec.path), collection);
+        router = router.route(&collection_path(spec, base), collection);
     }
     if [Operation::Get, Operation::Replace, Operation::Patch, Operation::Delete].iter().any(|op| spec.has(*op)) {
-        router = router.route(&format!("{base}{}/{{id}}", spec.path), item);
+        router = router.route(&item_path(spec, base), item);
     }
     if lists {
         for parent in spec.parents {
-            let path = format!("{base}{}/{{parent_id}}{}", parent.path, spec.path);
             router = router.route(
-                &path,
+                &nested_path(spec, parent, base),
                 axum::routing::get(
                     move |State(store): State<Store>,
                           caller: Caller,
@@ -131,4 +130,24 @@ pub fn resource<C: Input, R: Input, P: Input>(
         }
     }
     router
+}
+
+/// Every route pattern of `spec` under `base`, as axum matches it: the collection, the
+/// item, and the list under each parent.
+pub(crate) fn paths(spec: &ResourceSpec, base: &str) -> Vec<String> {
+    let mut out = vec![collection_path(spec, base), item_path(spec, base)];
+    out.extend(spec.parents.iter().map(|parent| nested_path(spec, parent, base)));
+    out
+}
+
+fn collection_path(spec: &ResourceSpec, base: &str) -> String {
+    format!("{base}{}", spec.path)
+}
+
+fn item_path(spec: &ResourceSpec, base: &str) -> String {
+    format!("{base}{}/{{id}}", spec.path)
+}
+
+fn nested_path(spec: &ResourceSpec, parent: &ParentSpec, base: &str) -> String {
+    format!("{base}{}/{{parent_id}}{}", parent.path, spec.path)
 }

@@ -3,7 +3,8 @@
 
 use crate::auth::{Authenticator, Secrets};
 use crate::problem::Problem;
-use crate::spec::AuthSpec;
+use crate::rate::{Limiter, Limits, RateSettings};
+use crate::spec::{AuthSpec, RateSpec, ResourceSpec};
 use crate::store::{MigrationSpec, Store};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
@@ -36,6 +37,20 @@ pub struct Service {
     pub cors: Option<CorsSpec>,
     /// `limits.max_in_flight`: requests served at once; beyond it, 503 with `Retry-After`.
     pub max_in_flight: Option<usize>,
+    /// Every resource, for the runtime's view of the routes (which limit each has).
+    pub resources: &'static [&'static ResourceSpec],
+    /// The service's `rate_limit`: routes of no resource, and every resource without
+    /// a limit of its own.
+    pub rate_limit: Option<RateSpec>,
+    /// `trusted_proxies`: peers whose `Forwarded` / `X-Forwarded-For` name the client.
+    pub trusted_proxies: &'static [&'static str],
+}
+
+/// What a deployment decides beside the schema: key material and how rate limits run.
+#[derive(Clone, Debug, Default)]
+pub struct Settings {
+    pub secrets: Secrets,
+    pub rate: RateSettings,
 }
 
 /// Which browser origins may call the service (`cors` in the schema).
@@ -117,22 +132,26 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
         }
         None => Secrets::default(),
     };
+    let rate = RateSettings::from_lookup(service.name, |name| std::env::var(name).ok())?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (name, sample) = (service.name, service.sample_path);
-    let app = app(service, store, &secrets)?;
+    let app = app(service, store, &Settings { secrets, rate })?;
     println!("{name} listening on http://{addr}");
     println!("try: curl -i http://{addr}{sample}");
     serve_until(listener, app, shutdown()).await.map_err(|e| e.to_string())
 }
 
 /// Serves `app` until `signal` completes, then stops accepting connections and finishes
-/// the requests in flight before returning.
+/// the requests in flight before returning. Each request knows the address it came from
+/// (rate limits keyed by address need it).
 pub async fn serve_until(
     listener: tokio::net::TcpListener,
     app: Router,
     signal: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app).with_graceful_shutdown(signal).await
+    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
+        .with_graceful_shutdown(signal)
+        .await
 }
 
 /// `<SERVICE>_ADMIN`, when set: the first admin's account fields as JSON.
@@ -147,22 +166,51 @@ async fn bootstrap_from_env(store: &Store, spec: &'static AuthSpec) -> Result<()
 
 /// The whole application: resource routes under the base path, the auth endpoints,
 /// `/healthz`, and the middleware every route shares. Fails when the key material in
-/// `secrets` is unusable.
-pub fn app(service: Service, store: Store, secrets: &Secrets) -> Result<Router, String> {
+/// `settings` is unusable.
+pub fn app(service: Service, store: Store, settings: &Settings) -> Result<Router, String> {
     let openapi = service.openapi;
     let mut routes = Router::new()
-        .route("/healthz", axum::routing::get(healthz))
         .route(
             "/openapi.json",
             axum::routing::get(move || async move { ([(header::CONTENT_TYPE, "application/json")], openapi) }),
         )
         .merge(service.routes);
-    if let Some(spec) = service.auth {
-        let auth = Arc::new(Authenticator::new(spec, store.clone(), secrets)?);
-        routes = routes.merge(crate::auth::routes(auth.clone(), service.base_path)).layer(axum::middleware::from_fn(
-            move |request, next| crate::auth::authenticate(auth.clone(), request, next),
-        ));
+    let auth = match service.auth {
+        Some(spec) => {
+            let auth = Arc::new(Authenticator::new(spec, store.clone(), &settings.secrets)?);
+            routes = routes.merge(crate::auth::routes(auth.clone(), service.base_path));
+            Some(auth)
+        }
+        None => None,
+    };
+    let limits = Limits {
+        default: service.rate_limit,
+        resources: service.resources,
+        base_path: service.base_path,
+        trusted_proxies: service.trusted_proxies,
+    };
+    let limiter = Limiter::new(limits, &store, settings.rate.clone())?.map(Arc::new);
+    // Unknown paths count against the limit too, and are answered as the caller is known.
+    routes = routes
+        .fallback(|| async { Problem::not_found("no such route") })
+        // Inside rate limits and authentication: a body too large is a request like any
+        // other, counted and answered with the budget's fields.
+        .layer(RequestBodyLimitLayer::new(service.max_body_bytes))
+        .layer(DefaultBodyLimit::disable());
+    if let Some(limiter) = limiter.clone() {
+        // Inside authentication, so that budgets can be the caller's own.
+        routes = routes.layer(axum::middleware::from_fn(move |request, next| {
+            crate::rate::enforce(limiter.clone(), request, next)
+        }));
     }
+    if let Some(auth) = auth {
+        routes = routes.layer(axum::middleware::from_fn(move |request, next| {
+            crate::auth::authenticate(auth.clone(), limiter.clone(), request, next)
+        }));
+    }
+    // Outside authentication and rate limits: a load balancer's probe needs no
+    // credentials, ignores any, and is never throttled by somebody else's traffic.
+    routes = routes.route("/healthz", axum::routing::get(healthz));
     let cors = service.cors.map(|c| crate::cors::layer(c, service.auth));
     // Shed, not queue: a request beyond the limit is answered at once, and the caller
     // told when to come back.
@@ -174,11 +222,8 @@ pub fn app(service: Service, store: Store, secrets: &Secrets) -> Result<Router, 
             .layer(tower::limit::GlobalConcurrencyLimitLayer::new(n))
     });
     Ok(routes
-        .fallback(|| async { Problem::not_found("no such route") })
         .layer(CatchPanicLayer::custom(|_| Problem::internal().into_response()))
         .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, service.request_timeout))
-        .layer(RequestBodyLimitLayer::new(service.max_body_bytes))
-        .layer(DefaultBodyLimit::disable())
         .layer(tower::util::option_layer(shed))
         // Outside the layers above, so their bare answers (413, 503) get problem bodies.
         .layer(tower::util::MapResponseLayer::new(problem_for_bare_errors))

@@ -27,6 +27,8 @@ pub struct ResourceSpec {
     /// Parents whose children can be listed at `/{parent path}/{parent_id}{path}`, with
     /// the column that links a child to its parent.
     pub parents: &'static [ParentSpec],
+    /// The limit on this resource's routes: its own `rate_limit`, else the service's.
+    pub rate_limit: Option<RateSpec>,
 }
 
 impl ResourceSpec {
@@ -232,4 +234,35 @@ pub struct ApiKeySpec {
     pub header: &'static str,
     /// Query parameter that may carry a key instead, when declared.
     pub query: Option<&'static str>,
+}
+
+/// A rate limit (`rate_limit` in the schema): the service's default, or a resource's own.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateSpec {
+    /// The policy's name in the `RateLimit` headers, and the budget it counts against:
+    /// `default` for the service's limit, the resource's name for its own.
+    pub name: &'static str,
+    pub algorithm: RateAlgorithm,
+    /// Whose requests share a budget.
+    pub key: RateKey,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RateAlgorithm {
+    /// Bursts of up to `capacity`, refilled continuously.
+    TokenBucket { capacity: u32, refill_per_second: f64 },
+    /// At most `limit` per window, windows aligned to the clock.
+    FixedWindow { limit: u32, window_ms: u64 },
+    /// At most `limit` in any window-long span, estimated from the current and the
+    /// previous window's counts.
+    SlidingWindow { limit: u32, window_ms: u64 },
+}
+
+/// What identifies a caller's budget. Callers without the credential named fall back:
+/// an API key to its account, an account to the address the request came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RateKey {
+    Principal,
+    ApiKey,
+    Ip,
 }

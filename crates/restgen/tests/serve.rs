@@ -2,8 +2,7 @@
 
 use axum::Router;
 use axum::routing::get;
-use restgen::auth::Secrets;
-use restgen::serve::{Service, app, serve_until};
+use restgen::serve::{Service, Settings, app, serve_until};
 use restgen::store::Store;
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +25,9 @@ fn service(routes: Router<Store>) -> Service {
         openapi: "{}",
         cors: None,
         max_in_flight: None,
+        resources: &[],
+        rate_limit: None,
+        trusted_proxies: &[],
     }
 }
 
@@ -45,7 +47,7 @@ async fn a_panicking_handler_answers_500_without_internals_and_the_service_keeps
     let routes =
         Router::new().route("/api/boom", get(|| async { boom() })).route("/api/fine", get(|| async { "fine" }));
     let (listener, url) = listen().await;
-    let app = app(service(routes), store(&dir).await, &Secrets::default()).unwrap();
+    let app = app(service(routes), store(&dir).await, &Settings::default()).unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
     let boom = reqwest::get(format!("{url}/api/boom")).await.unwrap();
     assert_eq!(boom.status(), 500);
@@ -61,7 +63,7 @@ async fn a_panicking_handler_answers_500_without_internals_and_the_service_keeps
 async fn unknown_routes_are_problem_404s_and_healthz_checks_the_database() {
     let dir = tempfile::tempdir().unwrap();
     let (listener, url) = listen().await;
-    let app = app(service(Router::new()), store(&dir).await, &Secrets::default()).unwrap();
+    let app = app(service(Router::new()), store(&dir).await, &Settings::default()).unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await });
     let missing = reqwest::get(format!("{url}/api/nothing")).await.unwrap();
     assert_eq!(missing.status(), 404);
@@ -88,7 +90,7 @@ async fn shutdown_finishes_requests_in_flight() {
         }),
     );
     let (listener, url) = listen().await;
-    let app = app(service(routes), store(&dir).await, &Secrets::default()).unwrap();
+    let app = app(service(routes), store(&dir).await, &Settings::default()).unwrap();
     let stop = Arc::new(Notify::new());
     let stop_signal = stop.clone();
     let server = tokio::spawn(serve_until(listener, app, async move { stop_signal.notified().await }));

@@ -1,7 +1,8 @@
 //! Starting a generated service for one test.
 
 use restgen::auth::Secrets;
-use restgen::serve::Service;
+use restgen::rate::RateSettings;
+use restgen::serve::{Service, Settings};
 use restgen::store::Store;
 use serde_json::Value;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -9,13 +10,21 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// The HS256 secret services under test sign their tokens with.
 pub const JWT_SECRET: &[u8] = b"e2e-test-secret-0123456789abcdef-0123456789";
 
+/// How much the suites that are not about rate limits scale the schema's limits: enough
+/// that they never meet one (`rate.rs` tests the schema's own).
+const UNTHROTTLED: f64 = 1000.0;
+
 /// A running service; stops when dropped.
 pub struct Server {
     pub base: String,
     pub client: reqwest::Client,
     /// The service's database, for setting up what no endpoint creates.
     pub store: Store,
-    _dir: tempfile::TempDir,
+    /// What the service was started with (its rate limit clock among them).
+    pub settings: Settings,
+    /// Where the database is, for a second instance on it.
+    url: String,
+    _dir: std::sync::Arc<tempfile::TempDir>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -34,29 +43,30 @@ pub enum Db {
 
 /// Defines `$name::sqlite` and `$name::postgres`, each running `$name(server)` against
 /// `$service` on that database. The PostgreSQL one skips, saying so, when
-/// `RESTGEN_TEST_DATABASE_URL` is unset.
+/// `RESTGEN_TEST_DATABASE_URL` is unset. With `rate = ...`, the service's rate limits run
+/// with those settings (a manual clock, say) on the test's signing secret.
 #[macro_export]
 macro_rules! backends {
     ($name:ident, $service:expr) => {
-        $crate::backends!(
-            $name,
-            $service,
-            restgen::auth::Secrets {
-                jwt_secret: Some($crate::harness::JWT_SECRET.to_vec()),
-                ..restgen::auth::Secrets::default()
-            }
-        );
+        $crate::backends!($name, $service, $crate::harness::secrets());
+    };
+    ($name:ident, $service:expr, rate = $rate:expr) => {
+        $crate::backends!(@settings $name, $service,
+            restgen::serve::Settings { secrets: $crate::harness::secrets(), rate: $rate });
     };
     ($name:ident, $service:expr, $secrets:expr) => {
+        $crate::backends!(@settings $name, $service, $crate::harness::unthrottled($secrets));
+    };
+    (@settings $name:ident, $service:expr, $settings:expr) => {
         mod $name {
-            // `$service` and `$secrets` are written in the test's module.
+            // `$service` and `$settings` are written in the test's module.
             #[allow(unused_imports)]
             use super::*;
 
             #[tokio::test]
             async fn sqlite() {
                 super::$name(
-                    $crate::harness::start_with($service, $crate::harness::Db::Sqlite, $secrets)
+                    $crate::harness::start_with_settings($service, $crate::harness::Db::Sqlite, $settings)
                         .await
                         .expect("sqlite always runs"),
                 )
@@ -65,13 +75,23 @@ macro_rules! backends {
 
             #[tokio::test]
             async fn postgres() {
-                match $crate::harness::start_with($service, $crate::harness::Db::Postgres, $secrets).await {
+                match $crate::harness::start_with_settings($service, $crate::harness::Db::Postgres, $settings).await {
                     Some(server) => super::$name(server).await,
                     None => eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset"),
                 }
             }
         }
     };
+}
+
+/// The keys services under test sign with.
+pub fn secrets() -> Secrets {
+    Secrets { jwt_secret: Some(JWT_SECRET.to_vec()), ..Secrets::default() }
+}
+
+/// `secrets`, with rate limits too wide to meet.
+pub fn unthrottled(secrets: Secrets) -> Settings {
+    Settings { secrets, rate: RateSettings { scale: UNTHROTTLED, ..RateSettings::default() } }
 }
 
 /// The shop with every credential scheme the format has: Basic, and API keys in the query
@@ -89,27 +109,40 @@ pub fn shop_with_every_scheme() -> Service {
     Service { auth: Some(&AUTH), ..shop::service() }
 }
 
-/// Starts `service` on `db` with these keys; `None` for PostgreSQL when no server is
-/// configured.
+/// Starts `service` on `db` with these keys and limits too wide to meet; `None` for
+/// PostgreSQL when no server is configured.
 pub async fn start_with(service: Service, db: Db, secrets: Secrets) -> Option<Server> {
+    start_with_settings(service, db, unthrottled(secrets)).await
+}
+
+/// Starts `service` on `db` with these settings; `None` for PostgreSQL when no server is
+/// configured.
+pub async fn start_with_settings(service: Service, db: Db, settings: Settings) -> Option<Server> {
     let dir = tempfile::tempdir().unwrap();
     let url = match db {
         Db::Postgres => fresh_schema(&std::env::var("RESTGEN_TEST_DATABASE_URL").ok()?, service.name).await,
         Db::Sqlite => format!("sqlite://{}", dir.path().join("test.db").display()),
     };
+    Some(start_on(service, url, std::sync::Arc::new(dir), &settings).await)
+}
+
+/// `service` on the database at `url`, served as `restgen::serve` serves it.
+async fn start_on(
+    service: Service,
+    url: String,
+    dir: std::sync::Arc<tempfile::TempDir>,
+    settings: &Settings,
+) -> Server {
     let store = Store::connect(&url).await.expect("database reachable");
     store.migrate(service.migrations).await.expect("migrations apply");
-    let app = restgen::serve::app(service, store.clone(), &secrets).expect("keys usable");
+    let app = restgen::serve::app(service, store.clone(), settings).expect("keys usable");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let task = tokio::spawn(async move {
-        axum_serve(listener, app).await;
+        restgen::serve::serve_until(listener, app, std::future::pending()).await.unwrap();
     });
-    Some(Server { base: format!("http://{addr}"), client: reqwest::Client::new(), store, _dir: dir, task })
-}
-
-async fn axum_serve(listener: tokio::net::TcpListener, app: restgen::__private::axum::Router) {
-    restgen::__private::axum::serve(listener, app).await.unwrap();
+    let settings = settings.clone();
+    Server { base: format!("http://{addr}"), client: reqwest::Client::new(), store, settings, url, _dir: dir, task }
 }
 
 /// A PostgreSQL schema of its own for one test, so tests never see each other's rows.
@@ -153,6 +186,12 @@ impl Reply {
 }
 
 impl Server {
+    /// A second instance of `service` on this server's database with the same settings,
+    /// as a deployment of several instances runs.
+    pub async fn twin(&self, service: Service) -> Server {
+        start_on(service, self.url.clone(), self._dir.clone(), &self.settings).await
+    }
+
     pub async fn send(&self, method: &str, path: &str, body: Option<Value>) -> Reply {
         let mut req = self.client.request(method.parse().unwrap(), format!("{}{path}", self.base));
         if let Some(b) = body {

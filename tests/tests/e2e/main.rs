@@ -10,6 +10,7 @@ mod fleet;
 mod harness;
 mod keys;
 mod openapi;
+mod rate;
 mod retries;
 mod security;
 mod shop;

@@ -3,6 +3,8 @@
 //! shapes per operation, the response shapes with their envelopes, the problem+json
 //! errors, the headers, and the security schemes.
 
+mod rate;
+
 use crate::model::*;
 use heck::ToUpperCamelCase;
 use serde_json::{Map, Value, json};
@@ -26,9 +28,12 @@ pub(crate) fn document(service: &Service) -> Value {
     if let Some(auth) = &service.auth {
         auth_paths(service, auth, base, &mut paths, &mut schemas);
     }
-    for r in &service.resources {
-        resource_paths(service, r, base, &mut paths, &mut schemas);
-    }
+    let per_resource: Vec<(String, Vec<String>)> = service
+        .resources
+        .iter()
+        .map(|r| (r.name.value.clone(), resource_paths(service, r, base, &mut paths, &mut schemas)))
+        .collect();
+    let limited = rate::limited_paths(service, &per_resource, &paths);
     let version = service.api.versions.last().map_or_else(|| "1".to_owned(), |v| v.number.value.to_string());
     let mut info = json!({
         "title": service.title.clone().unwrap_or_else(|| service.name.value.clone()),
@@ -60,6 +65,7 @@ pub(crate) fn document(service: &Service) -> Value {
     if let Some(auth) = &service.auth {
         doc["components"]["securitySchemes"] = security_schemes(auth);
     }
+    rate::document(&mut doc, service, &limited);
     if let Some(cors) = &service.cors {
         cors_headers(&mut doc, cors);
     }
@@ -67,7 +73,8 @@ pub(crate) fn document(service: &Service) -> Value {
 }
 
 /// With `cors`, every answer (errors and preflights included) carries
-/// `Access-Control-Allow-Origin` for an allowed `Origin`: documented on each response.
+/// `Access-Control-Allow-Origin` for an allowed `Origin`: a shared header, documented on
+/// each response.
 fn cors_headers(doc: &mut Value, cors: &crate::model::Cors) {
     let any = cors.allowed_origins.iter().any(|o| o.value == "*");
     let longest = cors.allowed_origins.iter().map(|o| o.value.len()).max().unwrap_or(1);
@@ -78,8 +85,11 @@ fn cors_headers(doc: &mut Value, cors: &crate::model::Cors) {
     };
     let values: Vec<&str> =
         if any { vec!["*"] } else { cors.allowed_origins.iter().map(|o| o.value.as_str()).collect() };
-    let header =
+    let components = doc["components"].as_object_mut().expect("components is an object");
+    let headers = components.entry("headers").or_insert_with(|| json!({}));
+    headers["Access-Control-Allow-Origin"] =
         json!({ "description": description, "schema": { "type": "string", "enum": values, "maxLength": longest } });
+    let header = json!({ "$ref": "#/components/headers/Access-Control-Allow-Origin" });
     let add = |response: &mut Value| {
         if let Some(r) = response.as_object_mut().filter(|r| !r.contains_key("$ref")) {
             let headers = r.entry("headers").or_insert_with(|| json!({}));
@@ -212,7 +222,7 @@ fn healthz() -> Value {
         "get": {
             "operationId": "healthz",
             "summary": "Whether the service and its database answer",
-            "description": "200 while the database answers, 503 otherwise. Needs no credentials.",
+            "description": "200 while the database answers, 503 otherwise. Needs no credentials and ignores any; never rate limited, so a load balancer's probe does not depend on other traffic.",
             "tags": ["service"],
             "security": [],
             "responses": {
@@ -722,13 +732,15 @@ fn path_param(name: &str, kind: IdKind) -> Value {
     json!({ "name": name, "in": "path", "required": true, "schema": id_schema(kind) })
 }
 
+/// Adds the paths and schemas of `r`; returns the paths added.
 fn resource_paths(
     service: &Service,
     r: &Resource,
     base: &str,
     paths: &mut Map<String, Value>,
     schemas: &mut Map<String, Value>,
-) {
+) -> Vec<String> {
+    let mut added = Vec::new();
     let name = &r.name.value;
     let model = schema_name(r, "");
     schemas.insert(model.clone(), representation(service, r));
@@ -841,11 +853,15 @@ fn resource_paths(
     describe(service, r, &mut collection);
     describe(service, r, &mut item);
     if !collection.is_empty() {
-        paths.insert(format!("{base}{}", r.path.value), Value::Object(collection));
+        let path = format!("{base}{}", r.path.value);
+        added.push(path.clone());
+        paths.insert(path, Value::Object(collection));
     }
     if !item.is_empty() {
         item.insert("parameters".into(), json!([path_param(&id_param, r.id)]));
-        paths.insert(format!("{base}{}/{{{id_param}}}", r.path.value), Value::Object(item));
+        let path = format!("{base}{}/{{{id_param}}}", r.path.value);
+        added.push(path.clone());
+        paths.insert(path, Value::Object(item));
     }
 
     if r.has(Operation::List) {
@@ -873,10 +889,10 @@ fn resource_paths(
                 }),
             );
             describe(service, r, &mut nested);
-            paths.insert(
-                format!("{base}{}/{{{parent_param}}}{}", parent.path.value, r.path.value),
-                Value::Object(nested),
-            );
+            let path = format!("{base}{}/{{{parent_param}}}{}", parent.path.value, r.path.value);
+            added.push(path.clone());
+            paths.insert(path, Value::Object(nested));
         }
     }
+    added
 }

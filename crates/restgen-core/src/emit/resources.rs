@@ -20,7 +20,44 @@ pub(crate) fn emit(service: &Service) -> RustFile {
         pub static RESOURCES: &[&ResourceSpec] = &[#(&#all),*];
     });
     sections.push(auth(service));
+    let limit = rate_limit(service.rate_limit.as_ref(), "default");
+    sections.push(quote! {
+        /// The service's `rate_limit`: routes of no resource, and resources without
+        /// their own.
+        pub static RATE_LIMIT: ::core::option::Option<RateSpec> = #limit;
+    });
     RustFile { head, sections }
+}
+
+/// A limit as the runtime's `RateSpec`, named `name` in the `RateLimit` headers.
+fn rate_limit(limit: Option<&RateLimit>, name: &str) -> TokenStream {
+    let Some(limit) = limit else { return quote!(::core::option::Option::None) };
+    let algorithm = match &limit.algorithm {
+        RateAlgorithm::TokenBucket { capacity, refill_per_second } => {
+            let (capacity, refill) = (Literal::u32_unsuffixed(*capacity), Literal::f64_unsuffixed(*refill_per_second));
+            quote!(RateAlgorithm::TokenBucket { capacity: #capacity, refill_per_second: #refill })
+        }
+        RateAlgorithm::FixedWindow { limit, window } => {
+            let (limit, ms) = (Literal::u32_unsuffixed(*limit), Literal::u64_unsuffixed(window.as_millis() as u64));
+            quote!(RateAlgorithm::FixedWindow { limit: #limit, window_ms: #ms })
+        }
+        RateAlgorithm::SlidingWindow { limit, window } => {
+            let (limit, ms) = (Literal::u32_unsuffixed(*limit), Literal::u64_unsuffixed(window.as_millis() as u64));
+            quote!(RateAlgorithm::SlidingWindow { limit: #limit, window_ms: #ms })
+        }
+    };
+    let key = match limit.key.value {
+        RateKey::Principal => quote!(RateKey::Principal),
+        RateKey::ApiKey => quote!(RateKey::ApiKey),
+        RateKey::Ip => quote!(RateKey::Ip),
+    };
+    quote!(::core::option::Option::Some(RateSpec { name: #name, algorithm: #algorithm, key: #key }))
+}
+
+/// The name of a resource's own limit in the `RateLimit` headers: the resource's name,
+/// unless that is the service default's.
+pub(crate) fn rate_limit_name(r: &Resource) -> String {
+    if r.name.value == "default" { "default_resource".to_owned() } else { r.name.value.clone() }
 }
 
 /// `AUTH`: the `auth` section, `None` for an open service.
@@ -176,6 +213,10 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
         let (pname, ppath, pspec) = (&parent.name.value, &parent.path.value, static_ident(parent));
         quote!(ParentSpec { spec: &#pspec, resource: #pname, path: #ppath, column: #column })
     });
+    let limit = match &r.rate_limit {
+        Some(own) => rate_limit(Some(own), &rate_limit_name(r)),
+        None => rate_limit(service.rate_limit.as_ref(), "default"),
+    };
     quote! {
         #[doc = #doc]
         pub static #ident: ResourceSpec = ResourceSpec {
@@ -194,6 +235,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
             access: AccessSpec { create: #create, read: #read, write: #write, delete: #delete },
             hide_not_owned: #hide,
             parents: &[#(#parents),*],
+            rate_limit: #limit,
         };
     }
 }

@@ -46,15 +46,15 @@ pub(super) fn routes<S: Clone + Send + Sync + 'static>(auth: Arc<Authenticator>,
         )
 }
 
-/// The owner of `key` when it is a valid, unrevoked key.
-pub(super) async fn verify(store: &Store, owner: IdKind, key: &str) -> Result<Option<SqlValue>, Problem> {
+/// The owner and the id of `key` when it is a valid, unrevoked key.
+pub(super) async fn verify(store: &Store, owner: IdKind, key: &str) -> Result<Option<(SqlValue, String)>, Problem> {
     let Some((id, secret)) = split(key) else { return Ok(None) };
     let row = store.api_key(id, owner).await?;
     let given = hash(secret);
     // Compared even when no row matched, so an unknown id costs the same.
     let stored = row.as_ref().map_or("", |r| r.secret_hash.as_str());
     let equal: bool = given.as_bytes().ct_eq(stored.as_bytes()).into();
-    Ok(row.filter(|_| equal).map(|r| r.owner_id))
+    Ok(row.filter(|_| equal).map(|r| (r.owner_id, r.id)))
 }
 
 fn split(key: &str) -> Option<(&str, &str)> {

@@ -39,6 +39,8 @@ pub struct Principal {
     pub roles: Vec<String>,
     /// Holds one of `admin_roles`: sees and changes every record.
     pub admin: bool,
+    /// The id of the API key the request was signed with, when it was one.
+    pub api_key: Option<String>,
 }
 
 impl Caller {
@@ -236,7 +238,7 @@ impl Authenticator {
         let Some(principal) = &self.spec.principal else {
             return Err(self.invalid(None, "API keys are not accepted here"));
         };
-        let owner = api_keys::verify(&self.store, principal.resource.id, key)
+        let (owner, key_id) = api_keys::verify(&self.store, principal.resource.id, key)
             .await?
             .ok_or_else(|| self.invalid(None, "the API key is not valid"))?;
         let record = self
@@ -244,7 +246,7 @@ impl Authenticator {
             .get(principal.resource, &owner)
             .await
             .map_err(|_| self.invalid(None, "the API key's account no longer exists"))?;
-        Ok(self.principal_of(&record))
+        Ok(Principal { api_key: Some(key_id), ..self.principal_of(&record) })
     }
 
     /// The account `identifier` names, when `password` is its password. Takes as long
@@ -283,7 +285,7 @@ impl Authenticator {
 
     fn principal(&self, id: String, roles: Vec<String>) -> Principal {
         let admin = roles.iter().any(|r| self.spec.admin_roles.contains(&r.as_str()));
-        Principal { id, roles, admin }
+        Principal { id, roles, admin, api_key: None }
     }
 
     /// The principal a stored account stands for, with its roles (or the default role).
@@ -342,8 +344,14 @@ pub(crate) fn unauthorized(spec: Option<&AuthSpec>, error: Option<&str>) -> Prob
         .with_header(header::WWW_AUTHENTICATE, value)
 }
 
-/// The middleware: resolves the caller, or answers 401 for credentials that fail.
-pub(crate) async fn authenticate(auth: Arc<Authenticator>, request: Request, next: Next) -> Response {
+/// The middleware: resolves the caller, or answers 401 for credentials that fail (and
+/// counts the failure against the rate limit of the address it came from).
+pub(crate) async fn authenticate(
+    auth: Arc<Authenticator>,
+    limiter: Option<Arc<crate::rate::Limiter>>,
+    request: Request,
+    next: Next,
+) -> Response {
     let (mut parts, body) = request.into_parts();
     match auth.caller(&parts).await {
         Ok(caller) => {
@@ -351,7 +359,7 @@ pub(crate) async fn authenticate(auth: Arc<Authenticator>, request: Request, nex
             parts.extensions.insert(caller);
             next.run(Request::from_parts(parts, body)).await
         }
-        Err(problem) => problem.into_response(),
+        Err(problem) => crate::rate::refuse(limiter.as_deref(), &parts, problem.into_response()).await,
     }
 }
 

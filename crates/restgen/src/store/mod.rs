@@ -111,6 +111,9 @@ macro_rules! on_pool {
     };
 }
 
+// After the macro, which it uses.
+mod budgets;
+
 impl Store {
     /// Connects to `url` (`sqlite://file.db` or `postgres://...`). SQLite files are
     /// created when missing and put in WAL mode with foreign keys enforced.
@@ -135,7 +138,8 @@ impl Store {
         self.dialect
     }
 
-    /// Applies the migrations not yet applied, in order, each in a transaction.
+    /// Applies the migrations not yet applied, in order, each in a transaction, then
+    /// creates the runtime's own tables that are missing.
     pub async fn migrate(&self, migrations: &[MigrationSpec]) -> Result<(), sqlx::migrate::MigrateError> {
         let list = migrations
             .iter()
@@ -154,7 +158,8 @@ impl Store {
             })
             .collect();
         let migrator = Migrator::with_migrations(list);
-        on_pool!(self, pool => migrator.run(pool).await)
+        on_pool!(self, pool => migrator.run(pool).await)?;
+        self.create_runtime_tables().await.map_err(sqlx::migrate::MigrateError::Execute)
     }
 
     /// Whether the database answers.

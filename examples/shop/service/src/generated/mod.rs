@@ -25,5 +25,8 @@ pub fn service() -> ::restgen::serve::Service {
             max_age: ::core::option::Option::Some(::std::time::Duration::from_secs(600)),
         }),
         max_in_flight: ::core::option::Option::Some(512),
+        resources: resources::RESOURCES,
+        rate_limit: resources::RATE_LIMIT,
+        trusted_proxies: &["127.0.0.1", "10.0.0.0/8"],
     }
 }

@@ -148,6 +148,14 @@ pub static USER: ResourceSpec = ResourceSpec {
     },
     hide_not_owned: true,
     parents: &[],
+    rate_limit: ::core::option::Option::Some(RateSpec {
+        name: "default",
+        algorithm: RateAlgorithm::TokenBucket {
+            capacity: 60,
+            refill_per_second: 1.0,
+        },
+        key: RateKey::Principal,
+    }),
 };
 /// The `customer` resource.
 pub static CUSTOMER: ResourceSpec = ResourceSpec {
@@ -250,6 +258,14 @@ pub static CUSTOMER: ResourceSpec = ResourceSpec {
     },
     hide_not_owned: false,
     parents: &[],
+    rate_limit: ::core::option::Option::Some(RateSpec {
+        name: "default",
+        algorithm: RateAlgorithm::TokenBucket {
+            capacity: 60,
+            refill_per_second: 1.0,
+        },
+        key: RateKey::Principal,
+    }),
 };
 /// The `order` resource.
 pub static ORDER: ResourceSpec = ResourceSpec {
@@ -403,6 +419,14 @@ pub static ORDER: ResourceSpec = ResourceSpec {
             column: "owner_id",
         },
     ],
+    rate_limit: ::core::option::Option::Some(RateSpec {
+        name: "order",
+        algorithm: RateAlgorithm::SlidingWindow {
+            limit: 30,
+            window_ms: 60000,
+        },
+        key: RateKey::Principal,
+    }),
 };
 /// The `invoice` resource.
 pub static INVOICE: ResourceSpec = ResourceSpec {
@@ -476,6 +500,14 @@ pub static INVOICE: ResourceSpec = ResourceSpec {
     },
     hide_not_owned: false,
     parents: &[],
+    rate_limit: ::core::option::Option::Some(RateSpec {
+        name: "default",
+        algorithm: RateAlgorithm::TokenBucket {
+            capacity: 60,
+            refill_per_second: 1.0,
+        },
+        key: RateKey::Principal,
+    }),
 };
 /// Every resource, in schema order.
 pub static RESOURCES: &[&ResourceSpec] = &[&USER, &CUSTOMER, &ORDER, &INVOICE];
@@ -507,4 +539,14 @@ pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::Some
     admin_roles: &["admin"],
     env_prefix: "SHOP",
     realm: "shop",
+});
+/// The service's `rate_limit`: routes of no resource, and resources without
+/// their own.
+pub static RATE_LIMIT: ::core::option::Option<RateSpec> = ::core::option::Option::Some(RateSpec {
+    name: "default",
+    algorithm: RateAlgorithm::TokenBucket {
+        capacity: 60,
+        refill_per_second: 1.0,
+    },
+    key: RateKey::Principal,
 });

@@ -22,5 +22,8 @@ pub fn service() -> ::restgen::serve::Service {
         openapi: include_str!("../../openapi.json"),
         cors: ::core::option::Option::None,
         max_in_flight: ::core::option::Option::None,
+        resources: resources::RESOURCES,
+        rate_limit: resources::RATE_LIMIT,
+        trusted_proxies: &[],
     }
 }

@@ -104,6 +104,7 @@ pub static DEPOT: ResourceSpec = ResourceSpec {
     },
     hide_not_owned: false,
     parents: &[],
+    rate_limit: ::core::option::Option::None,
 };
 /// The `driver` resource.
 pub static DRIVER: ResourceSpec = ResourceSpec {
@@ -301,6 +302,7 @@ pub static DRIVER: ResourceSpec = ResourceSpec {
             column: "depot_id",
         },
     ],
+    rate_limit: ::core::option::Option::None,
 };
 /// The `vehicle` resource.
 pub static VEHICLE: ResourceSpec = ResourceSpec {
@@ -454,6 +456,7 @@ pub static VEHICLE: ResourceSpec = ResourceSpec {
             column: "depot_id",
         },
     ],
+    rate_limit: ::core::option::Option::None,
 };
 /// The `trip` resource.
 pub static TRIP: ResourceSpec = ResourceSpec {
@@ -635,6 +638,7 @@ pub static TRIP: ResourceSpec = ResourceSpec {
             column: "driver_id",
         },
     ],
+    rate_limit: ::core::option::Option::None,
 };
 /// The `service_log` resource.
 pub static SERVICE_LOG: ResourceSpec = ResourceSpec {
@@ -730,6 +734,7 @@ pub static SERVICE_LOG: ResourceSpec = ResourceSpec {
     },
     hide_not_owned: false,
     parents: &[],
+    rate_limit: ::core::option::Option::None,
 };
 /// Every resource, in schema order.
 pub static RESOURCES: &[&ResourceSpec] = &[
@@ -741,3 +746,6 @@ pub static RESOURCES: &[&ResourceSpec] = &[
 ];
 /// The service is open: no `auth` section.
 pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::None;
+/// The service's `rate_limit`: routes of no resource, and resources without
+/// their own.
+pub static RATE_LIMIT: ::core::option::Option<RateSpec> = ::core::option::Option::None;

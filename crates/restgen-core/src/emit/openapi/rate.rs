@@ -1,0 +1,143 @@
+//! Rate limits in the document: every answer of a limited route carries `RateLimit` and
+//! `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers), and every limited operation
+//! may answer 429 with `Retry-After`, as the runtime's `rate` module does.
+
+use crate::model::{RateAlgorithm, RateKey, RateLimit, Service};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeSet;
+
+/// The longest number the runtime writes in the fields (an `i64`).
+const DIGITS: usize = 19;
+
+/// Adds the fields and the 429 answer to the operations of `limited` paths, and to the
+/// shared error answers they use.
+pub(super) fn document(doc: &mut Value, service: &Service, limited: &BTreeSet<String>) {
+    let policies = policies(service);
+    if policies.is_empty() {
+        return;
+    }
+    let longest = policies.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
+    let described: Vec<String> =
+        policies.iter().map(|(name, limit)| format!("`{name}`: {}", describe(limit))).collect();
+    let field = |what: &str, params: (&str, &str), required: bool| {
+        json!({
+            "description": format!("{what} Policies: {}.", described.join("; ")),
+            "required": required,
+            "schema": {
+                "type": "string",
+                "pattern": format!("^\"[a-z][a-z0-9_]*\";{}=[0-9]{{1,{DIGITS}}};{}=[0-9]{{1,{DIGITS}}}$", params.0, params.1),
+                "maxLength": longest + 2 + 2 * (3 + DIGITS),
+            },
+        })
+    };
+    let now = "The caller's budget under this route's limit: the policy, `r` the requests left, `t` the seconds until the whole quota is back.";
+    let policy = "The route's limit: the policy, `q` its quota of requests, `w` the seconds it is measured over (for a token bucket, the time it takes to refill, so `q/w` is the sustained rate).";
+    let components = doc["components"].as_object_mut().expect("components is an object");
+    let headers = components.entry("headers").or_insert_with(|| json!({}));
+    headers["RateLimit"] = field(now, ("r", "t"), true);
+    headers["RateLimit-Policy"] = field(policy, ("q", "w"), true);
+    let refs = json!({
+        "RateLimit": { "$ref": "#/components/headers/RateLimit" },
+        "RateLimit-Policy": { "$ref": "#/components/headers/RateLimit-Policy" },
+    });
+    // Every route but `/healthz` shares the error answers; with a service-wide limit they
+    // all carry the fields, else only the limited ones do.
+    let shared = if service.rate_limit.is_some() {
+        refs.clone()
+    } else {
+        let when = "Sent on routes with a rate limit.";
+        json!({ "RateLimit": field(&format!("{now} {when}"), ("r", "t"), false),
+                "RateLimit-Policy": field(&format!("{policy} {when}"), ("q", "w"), false) })
+    };
+    let mut too_many = json!({
+        "description": "Too many requests: the caller's budget under this route's limit is spent.",
+        "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } },
+        "headers": {
+            "Retry-After": {
+                "description": "Seconds until a request would pass again.",
+                "required": true,
+                "schema": { "type": "integer", "format": "int32", "minimum": 1, "maximum": i32::MAX },
+            },
+        },
+    });
+    merge(&mut too_many["headers"], &refs);
+    if let Some(Value::Object(responses)) = doc["components"].get_mut("responses") {
+        for (name, response) in responses.iter_mut() {
+            if name.starts_with("Error4") {
+                merge(response.as_object_mut().unwrap().entry("headers").or_insert_with(|| json!({})), &shared);
+            }
+        }
+        responses.insert("Error429".into(), too_many);
+    }
+    let Some(Value::Object(paths)) = doc.get_mut("paths") else { return };
+    for (path, item) in paths.iter_mut() {
+        if !limited.contains(path) {
+            continue;
+        }
+        let Some(item) = item.as_object_mut() else { continue };
+        for op in item.values_mut().filter_map(|op| op.get_mut("responses")).filter_map(Value::as_object_mut) {
+            for (status, response) in op.iter_mut() {
+                let inline = response.as_object_mut().filter(|r| !r.contains_key("$ref"));
+                if let Some(r) = inline.filter(|_| status.starts_with('2') || status.starts_with('4')) {
+                    merge(r.entry("headers").or_insert_with(|| json!({})), &refs);
+                }
+            }
+            op.insert("429".into(), json!({ "$ref": "#/components/responses/Error429" }));
+        }
+    }
+}
+
+/// Each limit by the name its fields give it: the service's, then the resources' own.
+fn policies(service: &Service) -> Vec<(String, &RateLimit)> {
+    let mut out: Vec<(String, &RateLimit)> = service.rate_limit.iter().map(|l| ("default".to_owned(), l)).collect();
+    for r in &service.resources {
+        if let Some(own) = &r.rate_limit {
+            out.push((super::super::resources::rate_limit_name(r), own));
+        }
+    }
+    out
+}
+
+fn describe(limit: &RateLimit) -> String {
+    let per = match limit.key.value {
+        RateKey::Principal => "per account (per address for anonymous callers)",
+        RateKey::ApiKey => "per API key (per account for other credentials, per address for anonymous callers)",
+        RateKey::Ip => "per address",
+    };
+    let seconds = |d: &std::time::Duration| format!("{} s", d.as_secs_f64());
+    match &limit.algorithm {
+        RateAlgorithm::TokenBucket { capacity, refill_per_second } => {
+            format!("bursts of {capacity}, refilled at {refill_per_second} per second, {per}")
+        }
+        RateAlgorithm::FixedWindow { limit, window } => format!("{limit} per window of {}, {per}", seconds(window)),
+        RateAlgorithm::SlidingWindow { limit, window } => {
+            format!("{limit} in any {}, {per}", seconds(window))
+        }
+    }
+}
+
+/// `extra`'s entries into the object `into`.
+fn merge(into: &mut Value, extra: &Value) {
+    if let (Some(into), Some(extra)) = (into.as_object_mut(), extra.as_object()) {
+        for (k, v) in extra {
+            into.insert(k.clone(), v.clone());
+        }
+    }
+}
+
+/// The paths of the document a limit applies to: with a service-wide limit every one
+/// but the health probe, else those of the resources with their own.
+pub(super) fn limited_paths(
+    service: &Service,
+    per_resource: &[(String, Vec<String>)],
+    all: &Map<String, Value>,
+) -> BTreeSet<String> {
+    if service.rate_limit.is_some() {
+        return all.keys().filter(|p| p.as_str() != "/healthz").cloned().collect();
+    }
+    per_resource
+        .iter()
+        .filter(|(name, _)| service.resource(name).is_some_and(|r| r.rate_limit.is_some()))
+        .flat_map(|(_, paths)| paths.iter().cloned())
+        .collect()
+}

@@ -1,0 +1,335 @@
+//! The three algorithms, as pure functions of a budget's state and the time: the same
+//! code decides whether the state lives in this process or in PostgreSQL, so a service
+//! limits alike on either database. Times are microseconds since the Unix epoch.
+
+use crate::spec::RateAlgorithm;
+
+const SECOND: i64 = 1_000_000;
+
+/// One budget's state. What the numbers mean depends on the algorithm:
+/// - token bucket (GCRA): `start` is the theoretical arrival time, the moment the bucket
+///   is full again;
+/// - fixed window: `start` of the window and the `count` of requests in it;
+/// - sliding window: `start` of the current window, the `count` in it and the count of
+///   the window before (`previous`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct State {
+    pub start: i64,
+    pub count: i64,
+    pub previous: i64,
+}
+
+/// A limit with the deployment's scale applied: what one budget allows.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Quota {
+    /// `interval`: microseconds to earn one request; `capacity`: the largest burst.
+    Bucket {
+        capacity: i64,
+        interval: i64,
+    },
+    Fixed {
+        limit: i64,
+        window: i64,
+    },
+    Sliding {
+        limit: i64,
+        window: i64,
+    },
+}
+
+impl Quota {
+    /// `algorithm` with its quotas and refill rate multiplied by `scale` (at least one
+    /// request per window, whatever the scale).
+    pub fn scaled(algorithm: RateAlgorithm, scale: f64) -> Quota {
+        let times = |n: u32| ((f64::from(n) * scale).round() as i64).max(1);
+        let window = |ms: u64| (ms as i64).saturating_mul(1000).max(1);
+        match algorithm {
+            RateAlgorithm::TokenBucket { capacity, refill_per_second } => Quota::Bucket {
+                capacity: times(capacity),
+                interval: ((SECOND as f64) / (refill_per_second * scale)).round().max(1.0) as i64,
+            },
+            RateAlgorithm::FixedWindow { limit, window_ms } => {
+                Quota::Fixed { limit: times(limit), window: window(window_ms) }
+            }
+            RateAlgorithm::SlidingWindow { limit, window_ms } => {
+                Quota::Sliding { limit: times(limit), window: window(window_ms) }
+            }
+        }
+    }
+
+    /// The requests a budget holds when untouched (`q` of `RateLimit-Policy`).
+    pub fn limit(self) -> i64 {
+        match self {
+            Quota::Bucket { capacity, .. } => capacity,
+            Quota::Fixed { limit, .. } | Quota::Sliding { limit, .. } => limit,
+        }
+    }
+
+    /// The span the quota is measured over, in whole seconds (`w` of `RateLimit-Policy`):
+    /// a bucket's is the time it takes to refill from empty, so `q / w` is its
+    /// sustained rate.
+    pub fn window_seconds(self) -> i64 {
+        let micros = match self {
+            Quota::Bucket { capacity, interval } => capacity.saturating_mul(interval),
+            Quota::Fixed { window, .. } | Quota::Sliding { window, .. } => window,
+        };
+        ceil_div(micros, SECOND).max(1)
+    }
+
+    /// A tag for the state's meaning, part of the budget's key: a limit whose algorithm
+    /// changes between deployments starts afresh instead of misreading the old state.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Quota::Bucket { .. } => "tb",
+            Quota::Fixed { .. } => "fw",
+            Quota::Sliding { .. } => "sw",
+        }
+    }
+}
+
+/// What one request's check decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Verdict {
+    pub allowed: bool,
+    /// Requests left in the budget after this one (`r` of `RateLimit`).
+    pub remaining: i64,
+    /// Microseconds until the whole quota is available again (`t` of `RateLimit`).
+    pub reset: i64,
+    /// When refused: microseconds until a request would pass.
+    pub retry_after: i64,
+    /// The state to keep; only an allowed request changes it.
+    pub state: State,
+    /// From this moment the state means the same as no state: it may be dropped.
+    pub expires_at: i64,
+}
+
+/// Whether one more request fits the budget `state` describes at `now`.
+pub(crate) fn decide(quota: Quota, state: Option<State>, now: i64) -> Verdict {
+    match quota {
+        Quota::Bucket { capacity, interval } => bucket(capacity, interval, state, now),
+        Quota::Fixed { limit, window } => fixed(limit, window, state, now),
+        Quota::Sliding { limit, window } => sliding(limit, window, state, now),
+    }
+}
+
+/// GCRA: the bucket holds `capacity` requests; each request moves the theoretical
+/// arrival time one `interval` on, and a request that would move it more than the whole
+/// bucket ahead of now is refused.
+fn bucket(capacity: i64, interval: i64, state: Option<State>, now: i64) -> Verdict {
+    let burst = capacity.saturating_mul(interval);
+    let tat = state.map_or(now, |s| s.start).max(now);
+    let next = tat + interval;
+    if next - now > burst {
+        let retry_after = next - burst - now;
+        return Verdict {
+            allowed: false,
+            remaining: 0,
+            reset: tat - now,
+            retry_after,
+            state: State { start: tat, ..State::default() },
+            expires_at: tat,
+        };
+    }
+    Verdict {
+        allowed: true,
+        remaining: (burst - (next - now)) / interval,
+        reset: next - now,
+        retry_after: 0,
+        state: State { start: next, ..State::default() },
+        expires_at: next,
+    }
+}
+
+/// At most `limit` requests per window; windows start at multiples of `window` since
+/// the epoch, so every instance agrees on them.
+fn fixed(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
+    let start = now - now.rem_euclid(window);
+    let end = start + window;
+    let count = state.filter(|s| s.start == start).map_or(0, |s| s.count);
+    if count >= limit {
+        return Verdict {
+            allowed: false,
+            remaining: 0,
+            reset: end - now,
+            retry_after: end - now,
+            state: State { start, count, previous: 0 },
+            expires_at: end,
+        };
+    }
+    Verdict {
+        allowed: true,
+        remaining: limit - count - 1,
+        reset: end - now,
+        retry_after: 0,
+        state: State { start, count: count + 1, previous: 0 },
+        expires_at: end,
+    }
+}
+
+/// The sliding window counter: the requests of the last window-long span are estimated
+/// as the current window's count plus the previous window's, weighted by how much of
+/// it the span still covers. Memory stays constant per budget, unlike a log of every
+/// request, at the price of assuming the previous window's requests were evenly spread.
+fn sliding(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
+    let start = now - now.rem_euclid(window);
+    let (previous, count) = match state {
+        Some(s) if s.start == start => (s.previous, s.count),
+        Some(s) if s.start == start - window => (s.count, 0),
+        _ => (0, 0),
+    };
+    let elapsed = now - start;
+    // The previous window's requests still inside the span, rounded up: never fewer
+    // than the estimate.
+    let carried = ceil_div(previous * (window - elapsed), window);
+    let state = State { start, count, previous };
+    if carried + count + 1 > limit {
+        let pass_at = if count < limit {
+            // In this window, once enough of the previous one has slid out.
+            start + window - (limit - 1 - count) * window / previous.max(1)
+        } else {
+            // In the next, once enough of this one has.
+            start + 2 * window - (limit - 1) * window / count.max(1)
+        };
+        let reset = if count > 0 { start + 2 * window - now } else { start + window - now };
+        return Verdict {
+            allowed: false,
+            remaining: 0,
+            reset,
+            retry_after: (pass_at - now).max(1),
+            state,
+            expires_at: start + 2 * window,
+        };
+    }
+    Verdict {
+        allowed: true,
+        remaining: limit - (carried + count + 1),
+        reset: start + 2 * window - now,
+        retry_after: 0,
+        state: State { count: count + 1, ..state },
+        expires_at: start + 2 * window,
+    }
+}
+
+fn ceil_div(a: i64, b: i64) -> i64 {
+    (a + b - 1).div_euclid(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T0: i64 = 1_800_000_000 * SECOND;
+
+    /// Runs `n` requests at `now` against `state`, returning how many passed.
+    fn burst(quota: Quota, state: &mut Option<State>, now: i64, n: usize) -> (usize, Verdict) {
+        let mut passed = 0;
+        let mut last = None;
+        for _ in 0..n {
+            let v = decide(quota, *state, now);
+            if v.allowed {
+                passed += 1;
+                *state = Some(v.state);
+            }
+            last = Some(v);
+        }
+        (passed, last.expect("n > 0"))
+    }
+
+    #[test]
+    fn a_bucket_allows_its_capacity_at_once_then_refills_one_per_interval() {
+        let quota = Quota::scaled(RateAlgorithm::TokenBucket { capacity: 5, refill_per_second: 1.0 }, 1.0);
+        let mut state = None;
+        let first = decide(quota, state, T0);
+        assert_eq!((first.allowed, first.remaining), (true, 4));
+        let (passed, refused) = burst(quota, &mut state, T0, 7);
+        assert_eq!(passed, 5);
+        assert!(!refused.allowed);
+        assert_eq!(refused.retry_after, SECOND, "one token comes back after one second");
+        assert_eq!(refused.reset, 5 * SECOND, "the whole bucket after five");
+        // Half a second later still nothing; at one second exactly one.
+        assert!(!decide(quota, state, T0 + SECOND / 2).allowed);
+        let (passed, _) = burst(quota, &mut state, T0 + SECOND, 3);
+        assert_eq!(passed, 1);
+        // After the full refill time, the whole burst again, never more.
+        let (passed, _) = burst(quota, &mut state, T0 + 60 * SECOND, 9);
+        assert_eq!(passed, 5);
+    }
+
+    #[test]
+    fn a_bucket_refilling_slower_than_once_a_second_says_so_in_its_retry_time() {
+        let quota = Quota::scaled(RateAlgorithm::TokenBucket { capacity: 2, refill_per_second: 0.25 }, 1.0);
+        let mut state = None;
+        let (passed, refused) = burst(quota, &mut state, T0, 3);
+        assert_eq!(passed, 2);
+        assert_eq!(refused.retry_after, 4 * SECOND);
+        assert_eq!(quota.window_seconds(), 8, "q/w is the sustained rate");
+    }
+
+    #[test]
+    fn a_fixed_window_counts_per_aligned_window() {
+        let quota = Quota::scaled(RateAlgorithm::FixedWindow { limit: 3, window_ms: 60_000 }, 1.0);
+        let mut state = None;
+        let now = T0 + 50 * SECOND; // ten seconds before the window ends
+        let (passed, refused) = burst(quota, &mut state, now, 5);
+        assert_eq!(passed, 3);
+        assert_eq!(refused.retry_after, 10 * SECOND);
+        assert_eq!((refused.remaining, refused.reset), (0, 10 * SECOND));
+        let (passed, _) = burst(quota, &mut state, T0 + 60 * SECOND, 5);
+        assert_eq!(passed, 3, "a new window, a new count");
+    }
+
+    #[test]
+    fn a_sliding_window_carries_the_previous_windows_share() {
+        let quota = Quota::scaled(RateAlgorithm::SlidingWindow { limit: 10, window_ms: 60_000 }, 1.0);
+        let mut state = None;
+        let (passed, _) = burst(quota, &mut state, T0 + 30 * SECOND, 12);
+        assert_eq!(passed, 10);
+        // A quarter into the next window, three quarters of the previous ten still count.
+        let (passed, refused) = burst(quota, &mut state, T0 + 75 * SECOND, 5);
+        assert_eq!(passed, 2);
+        assert!(!refused.allowed);
+        // The next passes once the carried share drops to 7: at 0.3 of the window.
+        let at = T0 + 75 * SECOND + refused.retry_after;
+        assert!(decide(quota, state, at).allowed, "passes after its retry time");
+        assert!(!decide(quota, state, at - SECOND).allowed, "and not a second before");
+        // Two windows later nothing is carried.
+        let (passed, _) = burst(quota, &mut state, T0 + 180 * SECOND, 12);
+        assert_eq!(passed, 10);
+    }
+
+    #[test]
+    fn a_full_sliding_window_waits_for_the_next_one() {
+        let quota = Quota::scaled(RateAlgorithm::SlidingWindow { limit: 4, window_ms: 10_000 }, 1.0);
+        let mut state = None;
+        let (passed, refused) = burst(quota, &mut state, T0, 5);
+        assert_eq!(passed, 4);
+        let at = T0 + refused.retry_after;
+        assert!(at >= T0 + 10 * SECOND, "not within the full window");
+        assert!(decide(quota, state, at).allowed);
+        assert!(!decide(quota, state, at - SECOND / 10).allowed);
+    }
+
+    #[test]
+    fn a_refused_request_changes_nothing_and_the_state_expires_when_it_means_nothing() {
+        for algorithm in [
+            RateAlgorithm::TokenBucket { capacity: 1, refill_per_second: 1.0 },
+            RateAlgorithm::FixedWindow { limit: 1, window_ms: 1000 },
+            RateAlgorithm::SlidingWindow { limit: 1, window_ms: 1000 },
+        ] {
+            let quota = Quota::scaled(algorithm, 1.0);
+            let allowed = decide(quota, None, T0);
+            let refused = decide(quota, Some(allowed.state), T0);
+            assert!(allowed.allowed && !refused.allowed, "{algorithm:?}");
+            assert_eq!(decide(quota, Some(allowed.state), refused.expires_at), decide(quota, None, refused.expires_at));
+        }
+    }
+
+    #[test]
+    fn scale_multiplies_quotas_and_rates() {
+        let quota = Quota::scaled(RateAlgorithm::TokenBucket { capacity: 60, refill_per_second: 1.0 }, 10.0);
+        assert_eq!(quota, Quota::Bucket { capacity: 600, interval: SECOND / 10 });
+        assert_eq!(quota.window_seconds(), 60);
+        let tiny = Quota::scaled(RateAlgorithm::FixedWindow { limit: 3, window_ms: 1000 }, 0.01);
+        assert_eq!(tiny.limit(), 1, "never below one request");
+    }
+}

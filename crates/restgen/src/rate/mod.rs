@@ -1,0 +1,327 @@
+//! Rate limits (`rate_limit` in the schema): every request on a limited route counts
+//! against its caller's budget, and every answer says how much is left in the `RateLimit`
+//! and `RateLimit-Policy` fields (draft-ietf-httpapi-ratelimit-headers); past the budget
+//! the answer is 429 with `Retry-After`.
+//!
+//! Budgets live in this process on SQLite, a single-machine database, and in
+//! PostgreSQL when the service runs on it, so that every instance counts against the
+//! same budgets. One pure implementation of the algorithms ([`algorithm`]) serves both.
+
+mod address;
+mod algorithm;
+
+pub(crate) use algorithm::State;
+
+use crate::auth::Caller;
+use crate::problem::Problem;
+use crate::spec::{RateKey, RateSpec, ResourceSpec};
+use crate::store::{Dialect, Store};
+use address::Proxies;
+use algorithm::{Quota, Verdict};
+use axum::extract::{ConnectInfo, MatchedPath, Request};
+use axum::http::request::Parts;
+use axum::http::{Extensions, HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::collections::HashMap;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
+const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+
+/// How often expired budgets are dropped.
+const SWEEP_EVERY: i64 = 60_000_000;
+/// Tries of a budget's compare-and-swap before the request is refused. Every lost race
+/// is another request's win, so only a caller with more requests in flight on one
+/// budget than this loses that many in a row.
+const MAX_SWAPS: usize = 64;
+
+/// What a deployment decides about rate limits beside the schema.
+#[derive(Clone, Debug)]
+pub struct RateSettings {
+    /// Multiplies every quota and refill rate of the schema (`<SERVICE>_RATE_LIMIT_SCALE`):
+    /// above 1 for a load test or a judge that must not be throttled, below 1 to tighten.
+    pub scale: f64,
+    pub clock: Clock,
+}
+
+impl Default for RateSettings {
+    fn default() -> Self {
+        RateSettings { scale: 1.0, clock: Clock::System }
+    }
+}
+
+impl RateSettings {
+    /// `<SERVICE>_RATE_LIMIT_SCALE` as [`RateSettings::scale`]: a positive number.
+    pub fn from_lookup(service: &str, var: impl Fn(&str) -> Option<String>) -> Result<RateSettings, String> {
+        let name = format!("{}_RATE_LIMIT_SCALE", service.to_ascii_uppercase().replace('-', "_"));
+        let scale = match var(&name).filter(|v| !v.is_empty()) {
+            Some(text) => match text.trim().parse::<f64>() {
+                Ok(s) if s.is_finite() && s > 0.0 => s,
+                _ => return Err(format!("{name} must be a positive number, not `{text}`")),
+            },
+            None => 1.0,
+        };
+        Ok(RateSettings { scale, ..RateSettings::default() })
+    }
+}
+
+/// The time budgets are measured in.
+#[derive(Clone, Debug, Default)]
+pub enum Clock {
+    #[default]
+    System,
+    /// Moves only when told to: for tests that must not wait for a budget to refill.
+    Manual(Arc<AtomicI64>),
+}
+
+impl Clock {
+    /// A manual clock at 2027-01-15T08:00:00Z, a whole hour, so windows of a minute or
+    /// an hour start there.
+    pub fn manual() -> Clock {
+        Clock::Manual(Arc::new(AtomicI64::new(1_800_000_000_000_000)))
+    }
+
+    /// Moves a manual clock on; a system clock moves by itself.
+    pub fn advance(&self, by: Duration) {
+        if let Clock::Manual(now) = self {
+            now.fetch_add(i64::try_from(by.as_micros()).unwrap_or(i64::MAX), Ordering::SeqCst);
+        }
+    }
+
+    /// Microseconds since the Unix epoch.
+    fn now(&self) -> i64 {
+        match self {
+            Clock::System => SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX)),
+            Clock::Manual(now) => now.load(Ordering::SeqCst),
+        }
+    }
+}
+
+/// Where budgets are kept.
+enum Budgets {
+    Memory(Mutex<HashMap<String, (State, i64)>>),
+    Shared(Store),
+}
+
+/// The limits of one service and the budgets they count against.
+pub(crate) struct Limiter {
+    budgets: Budgets,
+    settings: RateSettings,
+    proxies: Proxies,
+    /// The service's own limit: routes of no resource, and credentials that fail.
+    default: Option<RateSpec>,
+    /// Route pattern (as axum matched it) to its resource's limit; `None` for a
+    /// resource without one under a service without one.
+    routes: HashMap<String, Option<RateSpec>>,
+    last_sweep: AtomicI64,
+}
+
+/// The limits a service declares, as the runtime needs them.
+pub(crate) struct Limits<'a> {
+    pub default: Option<RateSpec>,
+    pub resources: &'a [&'static ResourceSpec],
+    pub base_path: &'a str,
+    pub trusted_proxies: &'a [&'static str],
+}
+
+impl Limiter {
+    /// `None` when the service declares no limit at all.
+    pub fn new(limits: Limits<'_>, store: &Store, settings: RateSettings) -> Result<Option<Limiter>, String> {
+        let mut routes = HashMap::new();
+        for spec in limits.resources {
+            for path in crate::routes::paths(spec, limits.base_path) {
+                routes.insert(path, spec.rate_limit);
+            }
+        }
+        if limits.default.is_none() && routes.values().all(Option::is_none) {
+            return Ok(None);
+        }
+        let budgets = match store.dialect() {
+            Dialect::Postgres => Budgets::Shared(store.clone()),
+            Dialect::Sqlite => Budgets::Memory(Mutex::new(HashMap::new())),
+        };
+        Ok(Some(Limiter {
+            budgets,
+            last_sweep: AtomicI64::new(settings.clock.now()),
+            settings,
+            proxies: Proxies::parse(limits.trusted_proxies)?,
+            default: limits.default,
+            routes,
+        }))
+    }
+
+    /// The limit of the route `request` was routed to: its resource's, the service's
+    /// default for other routes (login, API keys, unknown paths), none where exempt.
+    fn limit_of(&self, extensions: &Extensions) -> Option<RateSpec> {
+        match extensions.get::<MatchedPath>() {
+            Some(path) => self.routes.get(path.as_str()).copied().unwrap_or(self.default),
+            None => self.default,
+        }
+    }
+
+    /// The budget key of the caller under `key`, falling back from an API key to its
+    /// account and from an account to the address.
+    fn caller_key(&self, key: RateKey, extensions: &Extensions, headers: &HeaderMap) -> String {
+        let principal = extensions.get::<Caller>().and_then(|c| c.principal.as_ref());
+        if key == RateKey::ApiKey
+            && let Some(id) = principal.and_then(|p| p.api_key.as_deref())
+        {
+            return format!("k:{id}");
+        }
+        if key != RateKey::Ip
+            && let Some(p) = principal
+        {
+            return format!("p:{}", p.id);
+        }
+        address::key(self.address(extensions, headers))
+    }
+
+    /// The client's address; unspecified when the server was not started with
+    /// connection info (every such request then shares one budget).
+    fn address(&self, extensions: &Extensions, headers: &HeaderMap) -> IpAddr {
+        let peer = extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map_or(IpAddr::V4(Ipv4Addr::UNSPECIFIED), |ConnectInfo(addr)| addr.ip());
+        self.proxies.client(peer, headers)
+    }
+
+    /// Counts one request of `who` against `limit`.
+    async fn check(&self, limit: RateSpec, who: &str) -> Checked {
+        let quota = Quota::scaled(limit.algorithm, self.settings.scale);
+        let bucket = format!("{}/{}|{who}", limit.name, quota.tag());
+        let now = self.settings.clock.now();
+        let verdict = match &self.budgets {
+            Budgets::Memory(map) => {
+                let mut map = map.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                if self.sweep_due(now) {
+                    map.retain(|_, (_, expires_at)| *expires_at > now);
+                }
+                let verdict = algorithm::decide(quota, map.get(&bucket).map(|(s, _)| *s), now);
+                if verdict.allowed {
+                    map.insert(bucket, (verdict.state, verdict.expires_at));
+                }
+                verdict
+            }
+            Budgets::Shared(store) => {
+                if self.sweep_due(now) {
+                    let store = store.clone();
+                    tokio::spawn(async move {
+                        if let Err(e) = store.sweep_budgets(now).await {
+                            tracing::warn!(error = %e, "rate limit: cannot drop expired budgets");
+                        }
+                    });
+                }
+                match shared(store, quota, &bucket, now).await {
+                    Ok(v) => v,
+                    Err(e) => {
+                        // The database that holds the budgets holds the records too: the
+                        // request would fail anyway, and the handler says so better.
+                        tracing::error!(error = %e, "rate limit: budgets unavailable; request let through");
+                        return Checked { limit, quota, verdict: None };
+                    }
+                }
+            }
+        };
+        Checked { limit, quota, verdict: Some(verdict) }
+    }
+
+    fn sweep_due(&self, now: i64) -> bool {
+        let last = self.last_sweep.load(Ordering::Relaxed);
+        now - last >= SWEEP_EVERY
+            && self.last_sweep.compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed).is_ok()
+    }
+}
+
+/// Decides on the state PostgreSQL holds and writes the new one back only if nobody
+/// changed it meanwhile; a lost race decides again on the newer state.
+async fn shared(store: &Store, quota: Quota, bucket: &str, now: i64) -> Result<Verdict, crate::store::StoreError> {
+    for _ in 0..MAX_SWAPS {
+        let old = store.budget(bucket).await?;
+        let verdict = algorithm::decide(quota, old, now);
+        if !verdict.allowed || store.swap_budget(bucket, old, verdict.state, verdict.expires_at).await? {
+            return Ok(verdict);
+        }
+    }
+    let refused = algorithm::decide(quota, None, now);
+    Ok(Verdict { allowed: false, remaining: 0, retry_after: 1_000_000, ..refused })
+}
+
+/// One request's check, with what its answer says about the budget.
+struct Checked {
+    limit: RateSpec,
+    quota: Quota,
+    /// `None` when the budgets could not be read.
+    verdict: Option<Verdict>,
+}
+
+impl Checked {
+    fn refused(&self) -> bool {
+        self.verdict.is_some_and(|v| !v.allowed)
+    }
+
+    /// `RateLimit-Policy` and `RateLimit` on `headers`.
+    fn write(&self, headers: &mut HeaderMap) {
+        let Some(v) = self.verdict else { return };
+        let name = self.limit.name;
+        let policy = format!("\"{name}\";q={};w={}", self.quota.limit(), self.quota.window_seconds());
+        let now = format!("\"{name}\";r={};t={}", v.remaining.max(0), seconds(v.reset));
+        for (field, value) in [(RATELIMIT_POLICY, policy), (RATELIMIT, now)] {
+            if let Ok(value) = HeaderValue::from_str(&value) {
+                headers.insert(field, value);
+            }
+        }
+    }
+
+    /// 429 with `Retry-After` and the budget's fields.
+    fn too_many(&self) -> Response {
+        let wait = self.verdict.map_or(1, |v| seconds(v.retry_after).max(1));
+        let plural = if wait == 1 { "" } else { "s" };
+        let detail =
+            format!("too many requests under the `{}` rate limit; retry in {wait} second{plural}", self.limit.name);
+        let mut response = Problem::new(StatusCode::TOO_MANY_REQUESTS, detail)
+            .with_header(header::RETRY_AFTER, HeaderValue::from(wait))
+            .into_response();
+        self.write(response.headers_mut());
+        response
+    }
+}
+
+/// Whole seconds, rounded up: a client that waits that long is never early.
+fn seconds(micros: i64) -> i64 {
+    (micros.max(0) + 999_999) / 1_000_000
+}
+
+/// The middleware: counts the request against its route's limit, answers 429 past it,
+/// and writes the budget's fields on the answer. Runs after the caller is known.
+pub(crate) async fn enforce(limiter: Arc<Limiter>, request: Request, next: Next) -> Response {
+    let Some(limit) = limiter.limit_of(request.extensions()) else { return next.run(request).await };
+    let who = limiter.caller_key(limit.key, request.extensions(), request.headers());
+    let checked = limiter.check(limit, &who).await;
+    if checked.refused() {
+        return checked.too_many();
+    }
+    let mut response = next.run(request).await;
+    checked.write(response.headers_mut());
+    response
+}
+
+/// The answer to a request whose credentials failed: they count against the address in
+/// the service's default limit, so guessing passwords or keys is throttled like any
+/// other traffic; past it the answer is 429 instead of `refusal`.
+pub(crate) async fn refuse(limiter: Option<&Limiter>, request: &Parts, refusal: Response) -> Response {
+    let Some((limiter, limit)) = limiter.and_then(|l| Some((l, l.default?))) else { return refusal };
+    let who = address::key(limiter.address(&request.extensions, &request.headers));
+    let checked = limiter.check(limit, &who).await;
+    if checked.refused() {
+        return checked.too_many();
+    }
+    let mut refusal = refusal;
+    checked.write(refusal.headers_mut());
+    refusal
+}

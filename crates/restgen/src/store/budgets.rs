@@ -1,0 +1,84 @@
+//! Rate limit budgets in PostgreSQL, shared by every instance of a service: one row per
+//! budget, changed by compare-and-swap so that two instances counting the same caller at
+//! once never lose a request. The table is the runtime's own, not the schema's, so
+//! [`Store::migrate`] creates it beside the generated migrations.
+
+use super::{Dialect, Pool, Store, StoreError, bind};
+use crate::rate::State;
+use crate::store::SqlValue;
+use sqlx::Row;
+
+/// Unlogged: a budget is worth less than the write-ahead log it would cost on every
+/// request; after a crash PostgreSQL empties the table and every budget starts full.
+const CREATE: &str = "CREATE UNLOGGED TABLE IF NOT EXISTS \"restgen_rate_limit\" (\
+    \"bucket\" TEXT PRIMARY KEY, \
+    \"start\" BIGINT NOT NULL, \
+    \"count\" BIGINT NOT NULL, \
+    \"previous\" BIGINT NOT NULL, \
+    \"expires_at\" BIGINT NOT NULL)";
+const CREATE_INDEX: &str =
+    "CREATE INDEX IF NOT EXISTS \"restgen_rate_limit_expires_at\" ON \"restgen_rate_limit\" (\"expires_at\")";
+
+impl Store {
+    /// Creates the runtime's own tables where they live in the database (PostgreSQL).
+    pub(crate) async fn create_runtime_tables(&self) -> Result<(), sqlx::Error> {
+        if self.dialect == Dialect::Postgres {
+            on_pool!(self, pool => {
+                bind(CREATE, Vec::new()).execute(pool).await?;
+                bind(CREATE_INDEX, Vec::new()).execute(pool).await?;
+            });
+        }
+        Ok(())
+    }
+
+    /// A budget's state, `None` when it has none.
+    pub(crate) async fn budget(&self, bucket: &str) -> Result<Option<State>, StoreError> {
+        let sql = "SELECT \"start\", \"count\", \"previous\" FROM \"restgen_rate_limit\" WHERE \"bucket\" = $1";
+        let args = vec![SqlValue::Text(Some(bucket.to_owned()))];
+        on_pool!(self, pool => {
+            let row = bind(sql, args).fetch_optional(pool).await?;
+            Ok(match row {
+                Some(r) => Some(State { start: r.try_get(0)?, count: r.try_get(1)?, previous: r.try_get(2)? }),
+                None => None,
+            })
+        })
+    }
+
+    /// Replaces a budget's state `old` (none: no row) with `new`; `false` when another
+    /// request changed it first, and the caller must decide again on what is there now.
+    pub(crate) async fn swap_budget(
+        &self,
+        bucket: &str,
+        old: Option<State>,
+        new: State,
+        expires_at: i64,
+    ) -> Result<bool, StoreError> {
+        let int = |v: i64| SqlValue::Int(Some(v));
+        let mut args = vec![
+            SqlValue::Text(Some(bucket.to_owned())),
+            int(new.start),
+            int(new.count),
+            int(new.previous),
+            int(expires_at),
+        ];
+        let sql = match old {
+            None => {
+                "INSERT INTO \"restgen_rate_limit\" (\"bucket\", \"start\", \"count\", \"previous\", \"expires_at\") \
+                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (\"bucket\") DO NOTHING"
+            }
+            Some(old) => {
+                args.extend([int(old.start), int(old.count), int(old.previous)]);
+                "UPDATE \"restgen_rate_limit\" SET \"start\" = $2, \"count\" = $3, \"previous\" = $4, \"expires_at\" = $5 \
+                 WHERE \"bucket\" = $1 AND \"start\" = $6 AND \"count\" = $7 AND \"previous\" = $8"
+            }
+        };
+        let affected = on_pool!(self, pool => bind(sql, args).execute(pool).await?.rows_affected());
+        Ok(affected == 1)
+    }
+
+    /// Drops the budgets whose state means nothing any more at `now`.
+    pub(crate) async fn sweep_budgets(&self, now: i64) -> Result<u64, StoreError> {
+        let sql = "DELETE FROM \"restgen_rate_limit\" WHERE \"expires_at\" <= $1";
+        Ok(on_pool!(self, pool => bind(sql, vec![SqlValue::Int(Some(now))]).execute(pool).await?.rows_affected()))
+    }
+}
