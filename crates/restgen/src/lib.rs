@@ -7,6 +7,7 @@
 
 pub mod auth;
 mod body;
+pub mod conditional;
 mod cors;
 pub mod list;
 mod ops;

@@ -4,8 +4,8 @@
 use crate::problem::{FieldError, Problem};
 use crate::spec::{Envelope, FieldKind, FieldSpec, IdKind, PageStyle, ResourceSpec};
 use crate::store::{Filter, ListQuery, Page, Record, SortKey, SqlValue};
-use axum::http::{HeaderValue, Uri, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, HeaderValue, Uri, header};
+use axum::response::Response;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde_json::{Value, json};
@@ -253,7 +253,14 @@ fn decode_cursor(
 }
 
 /// The answer: the envelope of the resource, `has_more`, and `Link: rel="next"`.
-pub fn respond(spec: &ResourceSpec, uri: &Uri, req: &ListRequest, items: Vec<Value>, more: bool) -> Response {
+pub fn respond(
+    spec: &ResourceSpec,
+    uri: &Uri,
+    request: &HeaderMap,
+    req: &ListRequest,
+    items: Vec<Value>,
+    more: bool,
+) -> Result<Response, Problem> {
     let limit = req.query.limit;
     let next_cursor = match (spec.pagination.style, more, items.last()) {
         (PageStyle::Cursor, true, Some(Value::Object(last))) => {
@@ -302,15 +309,15 @@ pub fn respond(spec: &ResourceSpec, uri: &Uri, req: &ListRequest, items: Vec<Val
             Value::Object(env)
         }
     };
-    let mut response = axum::Json(body).into_response();
+    let mut headers = HeaderMap::new();
     if let Some(params) = next_params {
         let query = form_urlencoded::Serializer::new(String::new()).extend_pairs(&params).finish();
         let link = format!("<{}?{query}>; rel=\"next\"", uri.path());
         if let Ok(v) = HeaderValue::from_str(&link) {
-            response.headers_mut().insert(header::LINK, v);
+            headers.insert(header::LINK, v);
         }
     }
-    response
+    crate::conditional::read(spec, request, &body, headers)
 }
 
 /// A filter value as text, the way a request writes it.

@@ -4,6 +4,7 @@
 use crate::auth::Caller;
 use crate::auth::access::{self, Scope};
 use crate::body;
+use crate::conditional;
 use crate::list;
 use crate::problem::{FieldError, Problem};
 use crate::routes::{CreateRule, DeleteRule, UpdateRule};
@@ -39,7 +40,7 @@ pub async fn create<C: DeserializeOwned + Serialize>(
     input.extend(roles);
     let record = insert(spec, store, input, owner.as_ref().map(|o| (o, caller))).await?;
     let location = format!("{}/{}", uri.path().trim_end_matches('/'), id_text(&record));
-    let mut response = (StatusCode::CREATED, axum::Json(representation(spec, record))).into_response();
+    let mut response = conditional::tagged(StatusCode::CREATED, &representation(spec, record));
     if let Ok(v) = HeaderValue::from_str(&location) {
         response.headers_mut().insert(header::LOCATION, v);
     }
@@ -88,9 +89,15 @@ pub(crate) async fn insert(
     }
 }
 
-pub async fn get(spec: &'static ResourceSpec, store: &Store, caller: &Caller, id: &str) -> Result<Response, Problem> {
+pub async fn get(
+    spec: &'static ResourceSpec,
+    store: &Store,
+    caller: &Caller,
+    id: &str,
+    headers: &HeaderMap,
+) -> Result<Response, Problem> {
     let (_, record) = authorized(spec, spec.access.read, store, caller, id).await?;
-    Ok(axum::Json(representation(spec, record)).into_response())
+    conditional::read(spec, headers, &representation(spec, record), HeaderMap::new())
 }
 
 /// The record an item operation acts on, once the caller is admitted to it: refused
@@ -172,7 +179,7 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     }
     refs_exist(spec, store, &input).await?;
     let record = store.update(spec, &id_value, values).await?;
-    Ok(axum::Json(representation(spec, record)).into_response())
+    Ok(conditional::tagged(StatusCode::OK, &representation(spec, record)))
 }
 
 pub async fn patch<P: DeserializeOwned + Serialize>(
@@ -200,7 +207,7 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     }
     refs_exist(spec, store, &input).await?;
     let record = store.update(spec, &id_value, values).await?;
-    Ok(axum::Json(representation(spec, record)).into_response())
+    Ok(conditional::tagged(StatusCode::OK, &representation(spec, record)))
 }
 
 pub async fn delete(
@@ -226,9 +233,10 @@ pub async fn list(
     store: &Store,
     caller: &Caller,
     uri: &Uri,
-    params: Vec<(String, String)>,
+    headers: &HeaderMap,
     parent: Option<(&'static crate::spec::ParentSpec, &str)>,
 ) -> Result<Response, Problem> {
+    let params = list::query_pairs(uri);
     let scope = access::collection(spec.access.read, caller)?;
     let mut request = list::parse(spec, &params)?;
     if let Some((p, parent_id)) = parent {
@@ -265,7 +273,7 @@ pub async fn list(
     }
     let (records, more) = store.list(spec, &request.query).await?;
     let items: Vec<Value> = records.into_iter().map(|r| Value::Object(representation(spec, r))).collect();
-    Ok(list::respond(spec, uri, &request, items, more))
+    list::respond(spec, uri, headers, &request, items, more)
 }
 
 /// The answer for a record that does not exist, the same as for one that is hidden.

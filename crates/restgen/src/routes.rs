@@ -2,7 +2,6 @@
 //! `routes.rs` calls once per resource.
 
 use crate::auth::Caller;
-use crate::list;
 use crate::ops;
 use crate::problem::Problem;
 use crate::spec::{Operation, ParentSpec, ResourceSpec};
@@ -56,8 +55,8 @@ pub fn resource<C: Input, R: Input, P: Input>(
     let mut collection: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::List) {
         collection = collection.get(
-            move |State(store): State<Store>, caller: Caller, OriginalUri(uri): OriginalUri| async move {
-                ops::list(spec, &store, &caller, &uri, list::query_pairs(&uri), None).await
+            move |State(store): State<Store>, caller: Caller, OriginalUri(uri): OriginalUri, headers: HeaderMap| async move {
+                ops::list(spec, &store, &caller, &uri, &headers, None).await
             },
         );
     }
@@ -74,9 +73,11 @@ pub fn resource<C: Input, R: Input, P: Input>(
     }
     let mut item: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::Get) {
-        item = item.get(move |State(store): State<Store>, caller: Caller, Path(id): Path<String>| async move {
-            ops::get(spec, &store, &caller, &id).await
-        });
+        item = item.get(
+            move |State(store): State<Store>, caller: Caller, Path(id): Path<String>, headers: HeaderMap| async move {
+                ops::get(spec, &store, &caller, &id, &headers).await
+            },
+        );
     }
     if spec.has(Operation::Replace) {
         item = item.put(
@@ -121,9 +122,9 @@ pub fn resource<C: Input, R: Input, P: Input>(
                     move |State(store): State<Store>,
                           caller: Caller,
                           Path(parent_id): Path<String>,
-                          OriginalUri(uri): OriginalUri| async move {
-                        ops::list(spec, &store, &caller, &uri, list::query_pairs(&uri), Some((parent, &parent_id)))
-                            .await
+                          OriginalUri(uri): OriginalUri,
+                          headers: HeaderMap| async move {
+                        ops::list(spec, &store, &caller, &uri, &headers, Some((parent, &parent_id))).await
                     },
                 ),
             );

@@ -29,6 +29,9 @@ pub struct ResourceSpec {
     pub parents: &'static [ParentSpec],
     /// The limit on this resource's routes: its own `rate_limit`, else the service's.
     pub rate_limit: Option<RateSpec>,
+    /// `Cache-Control` of its reads (`cache`): `private, max-age=30`, or `no-cache`
+    /// (`private, no-cache` where reading needs credentials) without `cache`.
+    pub cache_control: &'static str,
 }
 
 impl ResourceSpec {

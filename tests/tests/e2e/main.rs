@@ -5,6 +5,7 @@
 mod accounts;
 mod auth;
 mod client;
+mod conditional;
 mod cors;
 mod fleet;
 mod harness;

@@ -65,6 +65,9 @@ pub(crate) fn document(service: &Service) -> Value {
     if let Some(auth) = &service.auth {
         doc["components"]["securitySchemes"] = security_schemes(auth);
     }
+    if !service.resources.is_empty() {
+        doc["components"]["headers"] = json!({ "ETag": etag_header() });
+    }
     rate::document(&mut doc, service, &limited);
     if let Some(cors) = &service.cors {
         cors_headers(&mut doc, cors);
@@ -732,6 +735,53 @@ fn path_param(name: &str, kind: IdKind) -> Value {
     json!({ "name": name, "in": "path", "required": true, "schema": id_schema(kind) })
 }
 
+/// The longest `If-None-Match` the runtime takes (`restgen::conditional`).
+const MAX_IF_NONE_MATCH: usize = 1024;
+/// Its shape, as the runtime checks it (`restgen::conditional::IF_NONE_MATCH_PATTERN`).
+const IF_NONE_MATCH_PATTERN: &str = r#"^(\*|(W/)?"[^"]*"(\s*,\s*(W/)?"[^"]*")*)$"#;
+
+/// A strong tag of the representation's bytes: 128 bits of SHA-256 in base64url.
+fn etag_header() -> Value {
+    json!({
+        "description": "A strong tag of this representation; send it in `If-None-Match` to get 304 while it is current.",
+        "required": true,
+        "schema": { "type": "string", "pattern": "^\"[A-Za-z0-9_-]{22}\"$", "maxLength": 24 },
+    })
+}
+
+/// The headers of a read: its tag and the resource's `Cache-Control`.
+fn read_headers(r: &Resource) -> Map<String, Value> {
+    let mut headers = Map::new();
+    headers.insert("ETag".into(), json!({ "$ref": "#/components/headers/ETag" }));
+    let cache = super::resources::cache_control(r);
+    headers.insert(
+        "Cache-Control".into(),
+        json!({ "description": "How long caches may keep the answer, and who may.", "required": true,
+                "schema": { "type": "string", "enum": [cache], "maxLength": cache.len() } }),
+    );
+    headers
+}
+
+/// `If-None-Match` on a read, and the 304 it may bring.
+fn conditional(r: &Resource, parameters: &mut Vec<Value>, answers: &mut Value) {
+    parameters.push(json!({
+        "name": "If-None-Match",
+        "in": "header",
+        "description": "`*` or entity tags of representations the caller holds; 304 when one is current.",
+        "schema": { "type": "string", "pattern": IF_NONE_MATCH_PATTERN, "maxLength": MAX_IF_NONE_MATCH },
+    }));
+    if let Some(ok) = answers.get_mut("200") {
+        let headers = ok.as_object_mut().expect("an answer").entry("headers").or_insert_with(|| json!({}));
+        for (k, v) in read_headers(r) {
+            headers[k] = v;
+        }
+    }
+    answers["304"] = json!({
+        "description": "The representation the caller holds (named in `If-None-Match`) is current; no body.",
+        "headers": Value::Object(read_headers(r)),
+    });
+}
+
 /// Adds the paths and schemas of `r`; returns the paths added.
 fn resource_paths(
     service: &Service,
@@ -757,7 +807,9 @@ fn resource_paths(
             list_schema(service, r, schema_ref(&model)),
         );
         ok["headers"] = link(base.len() + r.path.value.len());
-        let answers = responses("200", ok, &[400, 401, 403, 500]);
+        let mut answers = responses("200", ok, &[400, 401, 403, 500]);
+        let mut parameters = list_parameters(service, r);
+        conditional(r, &mut parameters, &mut answers);
         collection.insert(
             "get".into(),
             json!({
@@ -765,7 +817,7 @@ fn resource_paths(
                 "summary": format!("List {}", r.path.value.trim_start_matches('/')),
                 "tags": tags,
                 "security": security(service, &r.access.read),
-                "parameters": list_parameters(service, r),
+                "parameters": parameters,
                 "responses": answers,
             }),
         );
@@ -776,7 +828,10 @@ fn resource_paths(
         let input_name = schema_name(r, "Create");
         schemas.insert(input_name.clone(), input(service, r, WriteOp::Create));
         let mut created = json_response(&format!("The new {name}."), schema_ref(&model));
-        created["headers"] = json!({ "Location": { "description": "The new record's URL.", "schema": { "type": "string", "maxLength": location_max } } });
+        created["headers"] = json!({
+            "Location": { "description": "The new record's URL.", "required": true, "schema": { "type": "string", "maxLength": location_max } },
+            "ETag": { "$ref": "#/components/headers/ETag" },
+        });
         let answers = responses("201", created, &[400, 401, 403, 409, 413, 415, 422, 500]);
         collection.insert(
             "post".into(),
@@ -795,7 +850,9 @@ fn resource_paths(
     let mut item = Map::new();
     let item_errors: &[u16] = &[400, 401, 403, 404, 500];
     if r.has(Operation::Get) {
-        let answers = responses("200", json_response(&format!("The {name}."), schema_ref(&model)), item_errors);
+        let mut answers = responses("200", json_response(&format!("The {name}."), schema_ref(&model)), item_errors);
+        let mut parameters = Vec::new();
+        conditional(r, &mut parameters, &mut answers);
         item.insert(
             "get".into(),
             json!({
@@ -803,6 +860,7 @@ fn resource_paths(
                 "summary": format!("Get a {name}"),
                 "tags": tags,
                 "security": security(service, &r.access.read),
+                "parameters": parameters,
                 "responses": answers,
             }),
         );
@@ -814,11 +872,9 @@ fn resource_paths(
         let suffix = if op == WriteOp::Replace { "Replace" } else { "Patch" };
         let input_name = schema_name(r, suffix);
         schemas.insert(input_name.clone(), input(service, r, op));
-        let answers = responses(
-            "200",
-            json_response(&format!("The {name} as stored."), schema_ref(&model)),
-            &[400, 401, 403, 404, 409, 413, 415, 422, 500],
-        );
+        let mut stored = json_response(&format!("The {name} as stored."), schema_ref(&model));
+        stored["headers"] = json!({ "ETag": { "$ref": "#/components/headers/ETag" } });
+        let answers = responses("200", stored, &[400, 401, 403, 404, 409, 413, 415, 422, 500]);
         let media = if op == WriteOp::Patch { "application/merge-patch+json" } else { "application/json" };
         let mut body = json_body(schema_ref(&input_name));
         if op == WriteOp::Patch {
@@ -875,7 +931,8 @@ fn resource_paths(
             );
             let parent_id = if parent.id == IdKind::Uuid { 36 } else { 20 };
             ok["headers"] = link(base.len() + parent.path.value.len() + 1 + parent_id + r.path.value.len());
-            let answers = responses("200", ok, &[400, 401, 403, 404, 500]);
+            let mut answers = responses("200", ok, &[400, 401, 403, 404, 500]);
+            conditional(r, &mut parameters, &mut answers);
             let mut nested = Map::new();
             nested.insert(
                 "get".into(),

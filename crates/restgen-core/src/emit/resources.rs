@@ -54,6 +54,22 @@ fn rate_limit(limit: Option<&RateLimit>, name: &str) -> TokenStream {
     quote!(::core::option::Option::Some(RateSpec { name: #name, algorithm: #algorithm, key: #key }))
 }
 
+/// `Cache-Control` of a resource's reads. Without `cache`, `no-cache`: a cache may keep
+/// the answer but must revalidate it (the ETag makes that cheap); `private` too where
+/// reading needs credentials, since an API key header, unlike `Authorization`, does not
+/// keep shared caches from storing an answer.
+pub(crate) fn cache_control(r: &Resource) -> String {
+    let public_data = !r.access.read.is_empty() && r.access.read.iter().all(|rule| rule.value == AccessRule::Anyone);
+    match &r.cache {
+        Some(c) => {
+            let visibility = if c.visibility.value == Visibility::Public { "public" } else { "private" };
+            format!("{visibility}, max-age={}", c.max_age.as_secs())
+        }
+        None if public_data => "no-cache".to_owned(),
+        None => "private, no-cache".to_owned(),
+    }
+}
+
 /// The name of a resource's own limit in the `RateLimit` headers: the resource's name,
 /// unless that is the service default's.
 pub(crate) fn rate_limit_name(r: &Resource) -> String {
@@ -213,6 +229,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
         let (pname, ppath, pspec) = (&parent.name.value, &parent.path.value, static_ident(parent));
         quote!(ParentSpec { spec: &#pspec, resource: #pname, path: #ppath, column: #column })
     });
+    let cache_control = cache_control(r);
     let limit = match &r.rate_limit {
         Some(own) => rate_limit(Some(own), &rate_limit_name(r)),
         None => rate_limit(service.rate_limit.as_ref(), "default"),
@@ -236,6 +253,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
             hide_not_owned: #hide,
             parents: &[#(#parents),*],
             rate_limit: #limit,
+            cache_control: #cache_control,
         };
     }
 }

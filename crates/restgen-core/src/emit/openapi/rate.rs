@@ -78,7 +78,7 @@ pub(super) fn document(doc: &mut Value, service: &Service, limited: &BTreeSet<St
         for op in item.values_mut().filter_map(|op| op.get_mut("responses")).filter_map(Value::as_object_mut) {
             for (status, response) in op.iter_mut() {
                 let inline = response.as_object_mut().filter(|r| !r.contains_key("$ref"));
-                if let Some(r) = inline.filter(|_| status.starts_with('2') || status.starts_with('4')) {
+                if let Some(r) = inline.filter(|_| !status.starts_with('5')) {
                     merge(r.entry("headers").or_insert_with(|| json!({})), &refs);
                 }
             }

@@ -156,6 +156,7 @@ pub static USER: ResourceSpec = ResourceSpec {
         },
         key: RateKey::Principal,
     }),
+    cache_control: "private, no-cache",
 };
 /// The `customer` resource.
 pub static CUSTOMER: ResourceSpec = ResourceSpec {
@@ -266,6 +267,7 @@ pub static CUSTOMER: ResourceSpec = ResourceSpec {
         },
         key: RateKey::Principal,
     }),
+    cache_control: "private, no-cache",
 };
 /// The `order` resource.
 pub static ORDER: ResourceSpec = ResourceSpec {
@@ -427,6 +429,7 @@ pub static ORDER: ResourceSpec = ResourceSpec {
         },
         key: RateKey::Principal,
     }),
+    cache_control: "private, max-age=30",
 };
 /// The `invoice` resource.
 pub static INVOICE: ResourceSpec = ResourceSpec {
@@ -508,6 +511,7 @@ pub static INVOICE: ResourceSpec = ResourceSpec {
         },
         key: RateKey::Principal,
     }),
+    cache_control: "private, no-cache",
 };
 /// Every resource, in schema order.
 pub static RESOURCES: &[&ResourceSpec] = &[&USER, &CUSTOMER, &ORDER, &INVOICE];

@@ -105,6 +105,7 @@ pub static DEPOT: ResourceSpec = ResourceSpec {
     hide_not_owned: false,
     parents: &[],
     rate_limit: ::core::option::Option::None,
+    cache_control: "no-cache",
 };
 /// The `driver` resource.
 pub static DRIVER: ResourceSpec = ResourceSpec {
@@ -303,6 +304,7 @@ pub static DRIVER: ResourceSpec = ResourceSpec {
         },
     ],
     rate_limit: ::core::option::Option::None,
+    cache_control: "no-cache",
 };
 /// The `vehicle` resource.
 pub static VEHICLE: ResourceSpec = ResourceSpec {
@@ -457,6 +459,7 @@ pub static VEHICLE: ResourceSpec = ResourceSpec {
         },
     ],
     rate_limit: ::core::option::Option::None,
+    cache_control: "no-cache",
 };
 /// The `trip` resource.
 pub static TRIP: ResourceSpec = ResourceSpec {
@@ -639,6 +642,7 @@ pub static TRIP: ResourceSpec = ResourceSpec {
         },
     ],
     rate_limit: ::core::option::Option::None,
+    cache_control: "no-cache",
 };
 /// The `service_log` resource.
 pub static SERVICE_LOG: ResourceSpec = ResourceSpec {
@@ -735,6 +739,7 @@ pub static SERVICE_LOG: ResourceSpec = ResourceSpec {
     hide_not_owned: false,
     parents: &[],
     rate_limit: ::core::option::Option::None,
+    cache_control: "no-cache",
 };
 /// Every resource, in schema order.
 pub static RESOURCES: &[&ResourceSpec] = &[
