@@ -134,7 +134,7 @@ async fn answers_match_the_documented_schemas(s: Server) {
     assert!(order.header("location").is_some() && anonymous.header("www-authenticate").is_some());
 
     // A conditional read: the 304 and its headers are documented too, and the document
-    // states the runtime's own rule for `If-None-Match`.
+    // states the runtime's own bound for `If-None-Match`.
     let etag = item_read_etag(&s, &ann, &item).await;
     let unchanged =
         s.send_with("GET", &item, None, &[("authorization", &ann.bearer()), ("if-none-match", &etag)]).await;
@@ -147,7 +147,6 @@ async fn answers_match_the_documented_schemas(s: Server) {
         .find(|p| p["name"] == "If-None-Match")
         .expect("If-None-Match is documented")
         .clone();
-    assert_eq!(param["schema"]["pattern"], restgen::conditional::IF_NONE_MATCH_PATTERN);
     assert_eq!(param["schema"]["maxLength"], restgen::conditional::MAX_IF_NONE_MATCH);
 }
 
