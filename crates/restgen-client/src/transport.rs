@@ -317,7 +317,11 @@ impl Transport {
                         relogged = true;
                         continue;
                     }
-                    let busy = matches!(status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE);
+                    // A keyed create answered 409 with `Retry-After`: the first attempt with
+                    // this key still runs (a taken unique value is a 409 without one).
+                    let running = status == StatusCode::CONFLICT && key.is_some() && asked.is_some();
+                    let busy =
+                        running || matches!(status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE);
                     let wait = asked.unwrap_or_else(|| retry.backoff(attempt));
                     if !busy || attempt >= retry.max_retries || wait > retry.max_retry_after {
                         let bytes = response.bytes().await.unwrap_or_default();

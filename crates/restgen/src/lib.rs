@@ -7,8 +7,10 @@
 
 pub mod auth;
 mod body;
+pub mod clock;
 pub mod conditional;
 mod cors;
+pub mod idempotency;
 pub mod list;
 mod ops;
 mod password;

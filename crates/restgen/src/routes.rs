@@ -2,6 +2,7 @@
 //! `routes.rs` calls once per resource.
 
 use crate::auth::Caller;
+use crate::idempotency::{self, Keeper};
 use crate::ops;
 use crate::problem::Problem;
 use crate::spec::{Operation, ParentSpec, ResourceSpec};
@@ -64,10 +65,13 @@ pub fn resource<C: Input, R: Input, P: Input>(
         collection = collection.post(
             move |State(store): State<Store>,
                   caller: Caller,
+                  keeper: Keeper,
                   OriginalUri(uri): OriginalUri,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
-                ops::create::<C>(spec, &store, &caller, &uri, &headers, body, before_create.as_deref()).await
+                let bytes = body.as_ref().ok().cloned();
+                let create = ops::create::<C>(spec, &store, &caller, &uri, &headers, body, before_create.as_deref());
+                idempotency::once(&store, &keeper, &caller, uri.path(), &headers, bytes.as_ref(), create).await
             },
         );
     }

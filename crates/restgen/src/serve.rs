@@ -2,6 +2,8 @@
 //! route shares, `/healthz`, and graceful shutdown.
 
 use crate::auth::{Authenticator, Secrets};
+use crate::clock::Clock;
+use crate::idempotency::Keeper;
 use crate::problem::Problem;
 use crate::rate::{Limiter, Limits, RateSettings};
 use crate::spec::{AuthSpec, RateSpec, ResourceSpec};
@@ -46,11 +48,13 @@ pub struct Service {
     pub trusted_proxies: &'static [&'static str],
 }
 
-/// What a deployment decides beside the schema: key material and how rate limits run.
+/// What a deployment decides beside the schema: key material, how rate limits run, and
+/// the clock budgets and stored answers are measured by.
 #[derive(Clone, Debug, Default)]
 pub struct Settings {
     pub secrets: Secrets,
     pub rate: RateSettings,
+    pub clock: Clock,
 }
 
 /// Which browser origins may call the service (`cors` in the schema).
@@ -135,7 +139,7 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
     let rate = RateSettings::from_lookup(service.name, |name| std::env::var(name).ok())?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (name, sample) = (service.name, service.sample_path);
-    let app = app(service, store, &Settings { secrets, rate })?;
+    let app = app(service, store, &Settings { secrets, rate, clock: Clock::System })?;
     println!("{name} listening on http://{addr}");
     println!("try: curl -i http://{addr}{sample}");
     serve_until(listener, app, shutdown()).await.map_err(|e| e.to_string())
@@ -189,7 +193,7 @@ pub fn app(service: Service, store: Store, settings: &Settings) -> Result<Router
         base_path: service.base_path,
         trusted_proxies: service.trusted_proxies,
     };
-    let limiter = Limiter::new(limits, &store, settings.rate.clone())?.map(Arc::new);
+    let limiter = Limiter::new(limits, &store, settings.rate.clone(), settings.clock.clone())?.map(Arc::new);
     // Unknown paths count against the limit too, and are answered as the caller is known.
     routes = routes
         .fallback(|| async { Problem::not_found("no such route") })
@@ -197,6 +201,9 @@ pub fn app(service: Service, store: Store, settings: &Settings) -> Result<Router
         // other, counted and answered with the budget's fields.
         .layer(RequestBodyLimitLayer::new(service.max_body_bytes))
         .layer(DefaultBodyLimit::disable());
+    let keeper =
+        Keeper { clock: settings.clock.clone(), abandoned_after: service.request_timeout + Duration::from_secs(1) };
+    routes = routes.layer(axum::Extension(keeper));
     if let Some(limiter) = limiter.clone() {
         // Inside authentication, so that budgets can be the caller's own.
         routes = routes.layer(axum::middleware::from_fn(move |request, next| {

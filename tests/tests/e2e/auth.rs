@@ -183,6 +183,14 @@ async fn api_keys_are_shown_once_stored_hashed_and_revocable(s: Server) {
     assert_eq!(created.header("cache-control"), Some("no-store"));
     let key = created.body["key"].as_str().unwrap().to_owned();
     assert!(key.starts_with("rk_") && key.starts_with(created.body["prefix"].as_str().unwrap()));
+    // A name is bounded text without NUL, each refusal saying which rule it broke.
+    for (name, message) in
+        [("a\u{0}b".to_owned(), "must not contain NUL characters"), ("n".repeat(101), "must be at most 100 characters")]
+    {
+        let r = call(&s, &ann, "POST", "/api/auth/api-keys", Some(json!({ "name": name }))).await;
+        r.assert_problem(400);
+        assert_eq!(r.body["errors"][0]["message"], message);
+    }
     let me = format!("/api/users/{}", ann.id);
     let by_header = s.send_with("GET", &me, None, &[("x-api-key", &key)]).await;
     assert_eq!(by_header.status, 200, "{}", by_header.text);

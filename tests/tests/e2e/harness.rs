@@ -1,6 +1,7 @@
 //! Starting a generated service for one test.
 
 use restgen::auth::Secrets;
+use restgen::clock::Clock;
 use restgen::rate::RateSettings;
 use restgen::serve::{Service, Settings};
 use restgen::store::Store;
@@ -43,16 +44,15 @@ pub enum Db {
 
 /// Defines `$name::sqlite` and `$name::postgres`, each running `$name(server)` against
 /// `$service` on that database. The PostgreSQL one skips, saying so, when
-/// `RESTGEN_TEST_DATABASE_URL` is unset. With `rate = ...`, the service's rate limits run
-/// with those settings (a manual clock, say) on the test's signing secret.
+/// `RESTGEN_TEST_DATABASE_URL` is unset. With `settings = ...`, the service runs with
+/// those (a manual clock at the schema's own rate limits, say).
 #[macro_export]
 macro_rules! backends {
     ($name:ident, $service:expr) => {
         $crate::backends!($name, $service, $crate::harness::secrets());
     };
-    ($name:ident, $service:expr, rate = $rate:expr) => {
-        $crate::backends!(@settings $name, $service,
-            restgen::serve::Settings { secrets: $crate::harness::secrets(), rate: $rate });
+    ($name:ident, $service:expr, settings = $settings:expr) => {
+        $crate::backends!(@settings $name, $service, $settings);
     };
     ($name:ident, $service:expr, $secrets:expr) => {
         $crate::backends!(@settings $name, $service, $crate::harness::unthrottled($secrets));
@@ -91,7 +91,13 @@ pub fn secrets() -> Secrets {
 
 /// `secrets`, with rate limits too wide to meet.
 pub fn unthrottled(secrets: Secrets) -> Settings {
-    Settings { secrets, rate: RateSettings { scale: UNTHROTTLED, ..RateSettings::default() } }
+    Settings { secrets, rate: RateSettings { scale: UNTHROTTLED }, clock: Clock::System }
+}
+
+/// The test's keys, the schema's rate limits scaled by `scale`, and a clock that moves
+/// only when the test says (`server.settings.clock.advance`).
+pub fn manual_clock(scale: f64) -> Settings {
+    Settings { secrets: secrets(), rate: RateSettings { scale }, clock: Clock::manual() }
 }
 
 /// The shop with every credential scheme the format has: Basic, and API keys in the query

@@ -9,6 +9,7 @@ mod conditional;
 mod cors;
 mod fleet;
 mod harness;
+mod idempotency;
 mod keys;
 mod openapi;
 mod rate;

@@ -156,11 +156,7 @@ async fn item_read_etag(s: &Server, who: &crate::accounts::Account, path: &str) 
     read.header("etag").expect("reads are tagged").to_owned()
 }
 
-backends!(
-    answers_past_a_rate_limit_match_the_document,
-    shop::service(),
-    rate = restgen::rate::RateSettings { scale: 1.0, clock: restgen::rate::Clock::manual() }
-);
+backends!(answers_past_a_rate_limit_match_the_document, shop::service(), settings = crate::harness::manual_clock(1.0));
 async fn answers_past_a_rate_limit_match_the_document(s: Server) {
     let doc: Value = serde_json::from_str(SHOP).unwrap();
     let ann = register(&s, "ann").await;

@@ -7,17 +7,17 @@ use crate::accounts::{Account, call, register};
 use crate::backends;
 use crate::harness::{Reply, Server};
 use futures_util::future::join_all;
-use restgen::rate::{Clock, RateSettings};
+use restgen::rate::RateSettings;
 use restgen::store::Dialect;
 use serde_json::json;
 use std::time::Duration;
 
-fn manual() -> RateSettings {
-    RateSettings { scale: 1.0, clock: Clock::manual() }
+fn manual() -> restgen::serve::Settings {
+    crate::harness::manual_clock(1.0)
 }
 
 fn advance(s: &Server, seconds: u64) {
-    s.settings.rate.clock.advance(Duration::from_secs(seconds));
+    s.settings.clock.advance(Duration::from_secs(seconds));
 }
 
 /// `(policy, r, t)` of the answer's `RateLimit` field.
@@ -47,7 +47,7 @@ async fn customers(s: &Server, who: &Account) -> Reply {
     call(s, who, "GET", "/api/customers", None).await
 }
 
-backends!(a_burst_past_the_service_limit_gets_429_until_the_bucket_refills, shop::service(), rate = manual());
+backends!(a_burst_past_the_service_limit_gets_429_until_the_bucket_refills, shop::service(), settings = manual());
 async fn a_burst_past_the_service_limit_gets_429_until_the_bucket_refills(s: Server) {
     let ann = register(&s, "ann").await;
     for i in 0..60 {
@@ -75,7 +75,7 @@ async fn a_burst_past_the_service_limit_gets_429_until_the_bucket_refills(s: Ser
     assert_eq!(budget(&r), ("default".into(), 59, 1), "a full bucket again, never more");
 }
 
-backends!(every_caller_has_a_budget_of_their_own, shop::service(), rate = manual());
+backends!(every_caller_has_a_budget_of_their_own, shop::service(), settings = manual());
 async fn every_caller_has_a_budget_of_their_own(s: Server) {
     let ann = register(&s, "ann").await;
     let bob = register(&s, "bob").await;
@@ -89,7 +89,7 @@ async fn every_caller_has_a_budget_of_their_own(s: Server) {
     assert_eq!(carl.await.status, 201);
 }
 
-backends!(orders_count_against_their_own_sliding_window, shop::service(), rate = manual());
+backends!(orders_count_against_their_own_sliding_window, shop::service(), settings = manual());
 async fn orders_count_against_their_own_sliding_window(s: Server) {
     let ann = register(&s, "ann").await;
     let created = call(&s, &ann, "POST", "/api/orders", Some(json!({ "total_cents": 100 }))).await;
@@ -117,7 +117,7 @@ async fn orders_count_against_their_own_sliding_window(s: Server) {
     assert_eq!(call(&s, &ann, "GET", &item, None).await.status, 200);
 }
 
-backends!(failed_credentials_count_against_the_address_they_came_from, shop::service(), rate = manual());
+backends!(failed_credentials_count_against_the_address_they_came_from, shop::service(), settings = manual());
 async fn failed_credentials_count_against_the_address_they_came_from(s: Server) {
     // Registering and logging in are anonymous: two requests of this address's 60.
     let ann = register(&s, "ann").await;
@@ -142,7 +142,7 @@ async fn failed_credentials_count_against_the_address_they_came_from(s: Server) 
     assert_eq!(customers(&s, &ann).await.status, 200);
 }
 
-backends!(behind_a_trusted_proxy_the_client_it_names_is_counted, shop::service(), rate = manual());
+backends!(behind_a_trusted_proxy_the_client_it_names_is_counted, shop::service(), settings = manual());
 async fn behind_a_trusted_proxy_the_client_it_names_is_counted(s: Server) {
     // The shop trusts 127.0.0.1, where the test connects from; an anonymous list is a 401.
     let from = |s: &'static str| [("x-forwarded-for", s)];
@@ -161,7 +161,7 @@ async fn behind_a_trusted_proxy_the_client_it_names_is_counted(s: Server) {
     assert_eq!((r.status, budget(&r).1), (401, 59));
 }
 
-backends!(concurrent_requests_never_overspend_a_budget, shop::service(), rate = manual());
+backends!(concurrent_requests_never_overspend_a_budget, shop::service(), settings = manual());
 async fn concurrent_requests_never_overspend_a_budget(s: Server) {
     let ann = register(&s, "ann").await;
     let replies = join_all((0..90).map(|_| customers(&s, &ann))).await;
@@ -173,7 +173,7 @@ async fn concurrent_requests_never_overspend_a_budget(s: Server) {
     assert_eq!(left, (0..60).collect::<Vec<_>>(), "each request saw its own count");
 }
 
-backends!(instances_on_postgresql_share_budgets_and_on_sqlite_keep_their_own, shop::service(), rate = manual());
+backends!(instances_on_postgresql_share_budgets_and_on_sqlite_keep_their_own, shop::service(), settings = manual());
 async fn instances_on_postgresql_share_budgets_and_on_sqlite_keep_their_own(s: Server) {
     let twin = s.twin(shop::service()).await;
     let ann = register(&s, "ann").await;
@@ -192,11 +192,7 @@ async fn instances_on_postgresql_share_budgets_and_on_sqlite_keep_their_own(s: S
     }
 }
 
-backends!(
-    a_deployment_scales_every_limit_at_once,
-    shop::service(),
-    rate = RateSettings { scale: 2.0, clock: Clock::manual() }
-);
+backends!(a_deployment_scales_every_limit_at_once, shop::service(), settings = crate::harness::manual_clock(2.0));
 async fn a_deployment_scales_every_limit_at_once(s: Server) {
     let ann = register(&s, "ann").await;
     let r = customers(&s, &ann).await;

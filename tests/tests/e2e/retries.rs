@@ -193,6 +193,24 @@ async fn other_errors_are_not_retried() {
 }
 
 #[tokio::test]
+async fn a_keyed_create_whose_first_attempt_still_runs_waits_for_it_with_the_same_key() {
+    let running =
+        r#"{"title":"Conflict","status":409,"detail":"`Idempotency-Key` belongs to a request that is still running"}"#;
+    let s = script(vec![
+        // The first attempt reached the service and its answer was lost.
+        Answer::Hang,
+        Answer::Reply(409, &[("retry-after", "0"), ("content-type", "application/problem+json")], running),
+        json(201, CUSTOMER),
+    ])
+    .await;
+    assert_eq!(client(&s, Auth::None, quick()).create_customer(&ada()).await.unwrap().name, "Ada");
+    let seen = s.seen();
+    assert_eq!(seen.len(), 3);
+    let keys: Vec<&str> = seen.iter().map(|r| r.header("idempotency-key").unwrap()).collect();
+    assert!(keys.iter().all(|k| *k == keys[0]), "one key for the call and its retries: {keys:?}");
+}
+
+#[tokio::test]
 async fn a_dropped_connection_is_retried_for_safe_calls_only() {
     let s = script(vec![Answer::Hang, json(200, "[]")]).await;
     let c = client(&s, Auth::None, quick());

@@ -115,6 +115,9 @@ fn schema_ref(name: &str) -> Value {
     json!({ "$ref": format!("#/components/schemas/{name}") })
 }
 
+/// Text the runtime stores: PostgreSQL holds no NUL character, so it is refused on both.
+const NO_NUL: &str = "^[^\\u0000]*$";
+
 /// API keys one account may hold (`restgen::auth::api_keys::MAX_KEYS`).
 const MAX_API_KEYS: u32 = 100;
 
@@ -159,10 +162,13 @@ fn error_responses(service: &Service) -> Value {
         ("401", "Credentials are missing or invalid."),
         ("403", "The caller may not do this."),
         ("404", "No such record."),
-        ("409", "A unique value is taken, or a per-account limit is reached."),
+        (
+            "409",
+            "A unique value is taken, a per-account limit is reached, or a request with the same `Idempotency-Key` is still running.",
+        ),
         ("413", "The body is larger than the service accepts."),
         ("415", "The body is not JSON."),
-        ("422", "A business rule refused the input."),
+        ("422", "A business rule refused the input, or an `Idempotency-Key` was used before with another body."),
         ("500", "The service failed; the fault is logged."),
         ("503", "The request took too long, or the service is not ready."),
     ] {
@@ -380,7 +386,7 @@ fn auth_paths(
     if auth.has_scheme(Scheme::ApiKey) {
         let key_props = json!({
             "id": { "type": "string", "pattern": "^[0-9a-f]{32}$", "maxLength": 32 },
-            "name": { "type": ["string", "null"], "maxLength": 100 },
+            "name": { "type": ["string", "null"], "maxLength": 100, "pattern": NO_NUL },
             "prefix": { "type": "string", "description": "The first characters of the key.", "pattern": "^rk_[0-9a-f]{8}$", "maxLength": 11 },
             "created_at": { "type": "string", "format": "date-time", "maxLength": 64 },
         });
@@ -423,7 +429,7 @@ fn auth_paths(
                     "security": security,
                     "requestBody": json_body(json!({
                         "type": "object", "additionalProperties": false,
-                        "properties": { "name": { "type": ["string", "null"], "maxLength": 100 } },
+                        "properties": { "name": { "type": ["string", "null"], "maxLength": 100, "pattern": NO_NUL } },
                     })),
                     "responses": create_responses,
                 },
@@ -532,7 +538,7 @@ fn field_schema(service: &Service, f: &Field) -> Value {
     match &f.pattern {
         Some(p) => s["pattern"] = json!(format!("^(?:{})$", p.value)),
         // Text is stored on PostgreSQL too, which holds no NUL character: refused on both.
-        None if text => s["pattern"] = json!("^[^\\u0000]*$"),
+        None if text => s["pattern"] = json!(NO_NUL),
         None => {}
     }
     if let Some(d) = &f.description {
@@ -735,6 +741,16 @@ fn path_param(name: &str, kind: IdKind) -> Value {
     json!({ "name": name, "in": "path", "required": true, "schema": id_schema(kind) })
 }
 
+/// `Idempotency-Key` on a create (`restgen::idempotency`).
+fn idempotency_key() -> Value {
+    json!({
+        "name": "Idempotency-Key",
+        "in": "header",
+        "description": "A key of the caller's choosing (a UUID, say) that makes retrying safe: the first answer to it is kept for 24 hours and given again, with `Idempotent-Replayed: true`, to every request with the same key and body. The same key with another body is a 422; while the first request runs, a retry is a 409.",
+        "schema": { "type": "string", "pattern": "^[!-~]+$", "minLength": 1, "maxLength": 255 },
+    })
+}
+
 /// The longest `If-None-Match` the runtime takes (`restgen::conditional`).
 const MAX_IF_NONE_MATCH: usize = 1024;
 
@@ -829,6 +845,10 @@ fn resource_paths(
         created["headers"] = json!({
             "Location": { "description": "The new record's URL.", "required": true, "schema": { "type": "string", "maxLength": location_max } },
             "ETag": { "$ref": "#/components/headers/ETag" },
+            "Idempotent-Replayed": {
+                "description": "`true` when this is the answer kept for an earlier request with the same `Idempotency-Key`.",
+                "schema": { "type": "string", "enum": ["true"], "maxLength": 4 },
+            },
         });
         let answers = responses("201", created, &[400, 401, 403, 409, 413, 415, 422, 500]);
         collection.insert(
@@ -838,6 +858,7 @@ fn resource_paths(
                 "summary": format!("Create a {name}"),
                 "tags": tags,
                 "security": security(service, &r.access.create),
+                "parameters": [idempotency_key()],
                 "requestBody": json_body(schema_ref(&input_name)),
                 "responses": answers,
             }),

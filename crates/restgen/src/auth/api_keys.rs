@@ -84,11 +84,16 @@ async fn create(
     let mut errors = Vec::new();
     let name = match object.get("name") {
         None | Some(Value::Null) => String::new(),
-        Some(Value::String(s)) if s.chars().count() <= MAX_NAME && !s.contains('\0') => s.clone(),
-        Some(Value::String(_)) => {
+        Some(Value::String(s)) if s.chars().count() > MAX_NAME => {
             errors.push(FieldError { field: "name".into(), message: format!("must be at most {MAX_NAME} characters") });
             String::new()
         }
+        // PostgreSQL text holds no NUL, so neither database takes one.
+        Some(Value::String(s)) if s.contains('\0') => {
+            errors.push(FieldError { field: "name".into(), message: "must not contain NUL characters".into() });
+            String::new()
+        }
+        Some(Value::String(s)) => s.clone(),
         Some(_) => {
             errors.push(FieldError { field: "name".into(), message: "must be a string".into() });
             String::new()

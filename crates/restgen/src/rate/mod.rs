@@ -13,6 +13,7 @@ mod algorithm;
 pub(crate) use algorithm::State;
 
 use crate::auth::Caller;
+use crate::clock::Clock;
 use crate::problem::Problem;
 use crate::spec::{RateKey, RateSpec, ResourceSpec};
 use crate::store::{Dialect, Store};
@@ -27,7 +28,6 @@ use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
 const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
@@ -45,12 +45,11 @@ pub struct RateSettings {
     /// Multiplies every quota and refill rate of the schema (`<SERVICE>_RATE_LIMIT_SCALE`):
     /// above 1 for a load test or a judge that must not be throttled, below 1 to tighten.
     pub scale: f64,
-    pub clock: Clock,
 }
 
 impl Default for RateSettings {
     fn default() -> Self {
-        RateSettings { scale: 1.0, clock: Clock::System }
+        RateSettings { scale: 1.0 }
     }
 }
 
@@ -65,41 +64,7 @@ impl RateSettings {
             },
             None => 1.0,
         };
-        Ok(RateSettings { scale, ..RateSettings::default() })
-    }
-}
-
-/// The time budgets are measured in.
-#[derive(Clone, Debug, Default)]
-pub enum Clock {
-    #[default]
-    System,
-    /// Moves only when told to: for tests that must not wait for a budget to refill.
-    Manual(Arc<AtomicI64>),
-}
-
-impl Clock {
-    /// A manual clock at 2027-01-15T08:00:00Z, a whole hour, so windows of a minute or
-    /// an hour start there.
-    pub fn manual() -> Clock {
-        Clock::Manual(Arc::new(AtomicI64::new(1_800_000_000_000_000)))
-    }
-
-    /// Moves a manual clock on; a system clock moves by itself.
-    pub fn advance(&self, by: Duration) {
-        if let Clock::Manual(now) = self {
-            now.fetch_add(i64::try_from(by.as_micros()).unwrap_or(i64::MAX), Ordering::SeqCst);
-        }
-    }
-
-    /// Microseconds since the Unix epoch.
-    fn now(&self) -> i64 {
-        match self {
-            Clock::System => SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| i64::try_from(d.as_micros()).unwrap_or(i64::MAX)),
-            Clock::Manual(now) => now.load(Ordering::SeqCst),
-        }
+        Ok(RateSettings { scale })
     }
 }
 
@@ -113,6 +78,7 @@ enum Budgets {
 pub(crate) struct Limiter {
     budgets: Budgets,
     settings: RateSettings,
+    clock: Clock,
     proxies: Proxies,
     /// The service's own limit: routes of no resource, and credentials that fail.
     default: Option<RateSpec>,
@@ -132,7 +98,12 @@ pub(crate) struct Limits<'a> {
 
 impl Limiter {
     /// `None` when the service declares no limit at all.
-    pub fn new(limits: Limits<'_>, store: &Store, settings: RateSettings) -> Result<Option<Limiter>, String> {
+    pub fn new(
+        limits: Limits<'_>,
+        store: &Store,
+        settings: RateSettings,
+        clock: Clock,
+    ) -> Result<Option<Limiter>, String> {
         let mut routes = HashMap::new();
         for spec in limits.resources {
             for path in crate::routes::paths(spec, limits.base_path) {
@@ -148,8 +119,9 @@ impl Limiter {
         };
         Ok(Some(Limiter {
             budgets,
-            last_sweep: AtomicI64::new(settings.clock.now()),
+            last_sweep: AtomicI64::new(clock.now()),
             settings,
+            clock,
             proxies: Proxies::parse(limits.trusted_proxies)?,
             default: limits.default,
             routes,
@@ -195,7 +167,7 @@ impl Limiter {
     async fn check(&self, limit: RateSpec, who: &str) -> Checked {
         let quota = Quota::scaled(limit.algorithm, self.settings.scale);
         let bucket = format!("{}/{}|{who}", limit.name, quota.tag());
-        let now = self.settings.clock.now();
+        let now = self.clock.now();
         let verdict = match &self.budgets {
             Budgets::Memory(map) => {
                 let mut map = map.lock().unwrap_or_else(std::sync::PoisonError::into_inner);

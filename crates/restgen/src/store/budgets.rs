@@ -20,8 +20,10 @@ const CREATE_INDEX: &str =
     "CREATE INDEX IF NOT EXISTS \"restgen_rate_limit_expires_at\" ON \"restgen_rate_limit\" (\"expires_at\")";
 
 impl Store {
-    /// Creates the runtime's own tables where they live in the database (PostgreSQL).
+    /// Creates the runtime's own tables: answers kept by idempotency key on both
+    /// databases, rate limit budgets where they live in the database (PostgreSQL).
     pub(crate) async fn create_runtime_tables(&self) -> Result<(), sqlx::Error> {
+        self.create_idempotency_table().await?;
         if self.dialect == Dialect::Postgres {
             on_pool!(self, pool => {
                 bind(CREATE, Vec::new()).execute(pool).await?;

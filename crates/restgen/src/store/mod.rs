@@ -111,8 +111,11 @@ macro_rules! on_pool {
     };
 }
 
-// After the macro, which it uses.
+// After the macro, which they use.
 mod budgets;
+mod idempotency;
+
+pub(crate) use idempotency::KeyRecord;
 
 impl Store {
     /// Connects to `url` (`sqlite://file.db` or `postgres://...`). SQLite files are
