@@ -24,7 +24,7 @@ pub(crate) fn emit(service: &Service) -> RustFile {
     sections.push(quote! {
         /// The service's `rate_limit`: routes of no resource, and resources without
         /// their own.
-        pub static RATE_LIMIT: ::core::option::Option<RateSpec> = #limit;
+        pub const RATE_LIMIT: ::core::option::Option<RateSpec> = #limit;
     });
     RustFile { head, sections }
 }
@@ -232,7 +232,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
     let cache_control = cache_control(r);
     let limit = match &r.rate_limit {
         Some(own) => rate_limit(Some(own), &rate_limit_name(r)),
-        None => rate_limit(service.rate_limit.as_ref(), "default"),
+        None => quote!(RATE_LIMIT),
     };
     quote! {
         #[doc = #doc]

@@ -148,14 +148,7 @@ pub static USER: ResourceSpec = ResourceSpec {
     },
     hide_not_owned: true,
     parents: &[],
-    rate_limit: ::core::option::Option::Some(RateSpec {
-        name: "default",
-        algorithm: RateAlgorithm::TokenBucket {
-            capacity: 60,
-            refill_per_second: 1.0,
-        },
-        key: RateKey::Principal,
-    }),
+    rate_limit: RATE_LIMIT,
     cache_control: "private, no-cache",
 };
 /// The `customer` resource.
@@ -259,14 +252,7 @@ pub static CUSTOMER: ResourceSpec = ResourceSpec {
     },
     hide_not_owned: false,
     parents: &[],
-    rate_limit: ::core::option::Option::Some(RateSpec {
-        name: "default",
-        algorithm: RateAlgorithm::TokenBucket {
-            capacity: 60,
-            refill_per_second: 1.0,
-        },
-        key: RateKey::Principal,
-    }),
+    rate_limit: RATE_LIMIT,
     cache_control: "private, no-cache",
 };
 /// The `order` resource.
@@ -503,14 +489,7 @@ pub static INVOICE: ResourceSpec = ResourceSpec {
     },
     hide_not_owned: false,
     parents: &[],
-    rate_limit: ::core::option::Option::Some(RateSpec {
-        name: "default",
-        algorithm: RateAlgorithm::TokenBucket {
-            capacity: 60,
-            refill_per_second: 1.0,
-        },
-        key: RateKey::Principal,
-    }),
+    rate_limit: RATE_LIMIT,
     cache_control: "private, no-cache",
 };
 /// Every resource, in schema order.
@@ -546,7 +525,7 @@ pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::Some
 });
 /// The service's `rate_limit`: routes of no resource, and resources without
 /// their own.
-pub static RATE_LIMIT: ::core::option::Option<RateSpec> = ::core::option::Option::Some(RateSpec {
+pub const RATE_LIMIT: ::core::option::Option<RateSpec> = ::core::option::Option::Some(RateSpec {
     name: "default",
     algorithm: RateAlgorithm::TokenBucket {
         capacity: 60,
