@@ -27,7 +27,8 @@ pub struct ResourceSpec {
     /// Parents whose children can be listed at `/{parent path}/{parent_id}{path}`, with
     /// the column that links a child to its parent.
     pub parents: &'static [ParentSpec],
-    /// The limit on this resource's routes: its own `rate_limit`, else the service's.
+    /// The resource's own `rate_limit`; without one its routes count against the
+    /// service's.
     pub rate_limit: Option<RateSpec>,
     /// `Cache-Control` of its reads (`cache`): `private, max-age=30`, or `no-cache`
     /// (`private, no-cache` where reading needs credentials) without `cache`.

@@ -479,6 +479,17 @@ fn describe(service: &Service, r: &Resource, ops: &mut Map<String, Value>) {
                 AccessRule::Role(role) => format!("callers with the `{role}` role"),
             })
             .collect();
+        // Admins may do everything, whatever the lists say (said unless the list
+        // admits every signed-in caller anyway).
+        let everyone = rules.iter().any(|r| matches!(r.value, AccessRule::Anyone | AccessRule::Authenticated));
+        let admins: Vec<String> = service
+            .auth
+            .iter()
+            .flat_map(|a| &a.admin_roles)
+            .filter(|role| !everyone && !rules.iter().any(|r| r.value == AccessRule::Role(role.value.clone())))
+            .map(|role| format!("callers with the `{}` role", role.value))
+            .collect();
+        let who = [who, admins].concat();
         let mut text = if service.auth.is_some() { format!("Allowed to {}.", who.join(", ")) } else { String::new() };
         if r.owner.is_some() && service.auth.is_some() {
             let hidden = if r.not_owned == NotOwned::NotFound { "404, as if it did not exist" } else { "403" };

@@ -230,10 +230,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
         quote!(ParentSpec { spec: &#pspec, resource: #pname, path: #ppath, column: #column })
     });
     let cache_control = cache_control(r);
-    let limit = match &r.rate_limit {
-        Some(own) => rate_limit(Some(own), &rate_limit_name(r)),
-        None => quote!(RATE_LIMIT),
-    };
+    let limit = rate_limit(r.rate_limit.as_ref(), &rate_limit_name(r));
     quote! {
         #[doc = #doc]
         pub static #ident: ResourceSpec = ResourceSpec {

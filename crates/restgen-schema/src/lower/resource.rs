@@ -142,16 +142,16 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
 }
 
 /// `access`, each key defaulting as the format says: without auth everyone; with an owner
-/// the owner and the admin roles; otherwise any signed-in caller.
+/// the owner; otherwise any signed-in caller. Admins (`admin_roles`) may do everything
+/// whatever the lists say, so the defaults need not name them.
 fn access(cx: &mut Cx, node: Option<&Node>, owned: bool, auth: Option<&Auth>, origin: &Origin) -> Access {
     let default = |at: &Origin| -> Vec<Located<AccessRule>> {
-        match auth {
-            None => vec![Located::new(AccessRule::Anyone, at.clone())],
-            Some(auth) if owned => std::iter::once(Located::new(AccessRule::Owner, at.clone()))
-                .chain(auth.admin_roles.iter().map(|r| Located::new(AccessRule::Role(r.value.clone()), at.clone())))
-                .collect(),
-            Some(_) => vec![Located::new(AccessRule::Authenticated, at.clone())],
-        }
+        let rule = match auth {
+            None => AccessRule::Anyone,
+            Some(_) if owned => AccessRule::Owner,
+            Some(_) => AccessRule::Authenticated,
+        };
+        vec![Located::new(rule, at.clone())]
     };
     let at = node.map_or(origin, |n| &n.origin).clone();
     let mut access =

@@ -82,8 +82,7 @@ pub(crate) struct Limiter {
     proxies: Proxies,
     /// The service's own limit: routes of no resource, and credentials that fail.
     default: Option<RateSpec>,
-    /// Route pattern (as axum matched it) to its resource's limit; `None` for a
-    /// resource without one under a service without one.
+    /// Route pattern (as axum matched it) to its resource's own limit, if it has one.
     routes: HashMap<String, Option<RateSpec>>,
     last_sweep: AtomicI64,
 }
@@ -132,7 +131,7 @@ impl Limiter {
     /// default for other routes (login, API keys, unknown paths), none where exempt.
     fn limit_of(&self, extensions: &Extensions) -> Option<RateSpec> {
         match extensions.get::<MatchedPath>() {
-            Some(path) => self.routes.get(path.as_str()).copied().unwrap_or(self.default),
+            Some(path) => self.routes.get(path.as_str()).copied().flatten().or(self.default),
             None => self.default,
         }
     }

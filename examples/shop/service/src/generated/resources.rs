@@ -148,7 +148,7 @@ pub static USER: ResourceSpec = ResourceSpec {
     },
     hide_not_owned: true,
     parents: &[],
-    rate_limit: RATE_LIMIT,
+    rate_limit: ::core::option::Option::None,
     cache_control: "private, no-cache",
 };
 /// The `customer` resource.
@@ -245,14 +245,14 @@ pub static CUSTOMER: ResourceSpec = ResourceSpec {
     ],
     state: ::core::option::Option::None,
     access: AccessSpec {
-        create: &[Rule::Owner, Rule::Role("admin")],
-        read: &[Rule::Owner, Rule::Role("admin")],
-        write: &[Rule::Owner, Rule::Role("admin")],
-        delete: &[Rule::Owner, Rule::Role("admin")],
+        create: &[Rule::Owner],
+        read: &[Rule::Owner],
+        write: &[Rule::Owner],
+        delete: &[Rule::Owner],
     },
     hide_not_owned: false,
     parents: &[],
-    rate_limit: RATE_LIMIT,
+    rate_limit: ::core::option::Option::None,
     cache_control: "private, no-cache",
 };
 /// The `order` resource.
@@ -393,10 +393,10 @@ pub static ORDER: ResourceSpec = ResourceSpec {
     ],
     state: ::core::option::Option::Some(("status", "pending")),
     access: AccessSpec {
-        create: &[Rule::Owner, Rule::Role("admin")],
-        read: &[Rule::Owner, Rule::Role("admin")],
-        write: &[Rule::Owner, Rule::Role("admin")],
-        delete: &[Rule::Owner, Rule::Role("admin")],
+        create: &[Rule::Owner],
+        read: &[Rule::Owner],
+        write: &[Rule::Owner],
+        delete: &[Rule::Owner],
     },
     hide_not_owned: false,
     parents: &[
@@ -482,14 +482,14 @@ pub static INVOICE: ResourceSpec = ResourceSpec {
     operations: &[Operation::Get, Operation::List],
     state: ::core::option::Option::None,
     access: AccessSpec {
-        create: &[Rule::Owner, Rule::Role("admin")],
-        read: &[Rule::Owner, Rule::Role("admin")],
-        write: &[Rule::Owner, Rule::Role("admin")],
-        delete: &[Rule::Owner, Rule::Role("admin")],
+        create: &[Rule::Owner],
+        read: &[Rule::Owner],
+        write: &[Rule::Owner],
+        delete: &[Rule::Owner],
     },
     hide_not_owned: false,
     parents: &[],
-    rate_limit: RATE_LIMIT,
+    rate_limit: ::core::option::Option::None,
     cache_control: "private, no-cache",
 };
 /// Every resource, in schema order.

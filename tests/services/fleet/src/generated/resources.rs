@@ -104,7 +104,7 @@ pub static DEPOT: ResourceSpec = ResourceSpec {
     },
     hide_not_owned: false,
     parents: &[],
-    rate_limit: RATE_LIMIT,
+    rate_limit: ::core::option::Option::None,
     cache_control: "no-cache",
 };
 /// The `driver` resource.
@@ -303,7 +303,7 @@ pub static DRIVER: ResourceSpec = ResourceSpec {
             column: "depot_id",
         },
     ],
-    rate_limit: RATE_LIMIT,
+    rate_limit: ::core::option::Option::None,
     cache_control: "no-cache",
 };
 /// The `vehicle` resource.
@@ -458,7 +458,7 @@ pub static VEHICLE: ResourceSpec = ResourceSpec {
             column: "depot_id",
         },
     ],
-    rate_limit: RATE_LIMIT,
+    rate_limit: ::core::option::Option::None,
     cache_control: "no-cache",
 };
 /// The `trip` resource.
@@ -641,7 +641,7 @@ pub static TRIP: ResourceSpec = ResourceSpec {
             column: "driver_id",
         },
     ],
-    rate_limit: RATE_LIMIT,
+    rate_limit: ::core::option::Option::None,
     cache_control: "no-cache",
 };
 /// The `service_log` resource.
@@ -738,7 +738,7 @@ pub static SERVICE_LOG: ResourceSpec = ResourceSpec {
     },
     hide_not_owned: false,
     parents: &[],
-    rate_limit: RATE_LIMIT,
+    rate_limit: ::core::option::Option::None,
     cache_control: "no-cache",
 };
 /// Every resource, in schema order.
