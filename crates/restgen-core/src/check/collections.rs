@@ -5,14 +5,18 @@ use crate::model::{AccessRule, Envelope, PageStyle, Pagination, Service, Visibil
 
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
     page_sizes(&service.pagination, diags);
-    for resource in &service.resources {
+    for r in &service.resources {
         // Inherited sizes repeat the service's problems at the same place; the collector
         // drops such repeats.
-        page_sizes(&resource.pagination, diags);
-        cursor_needs_envelope(resource, diags);
-        public_cache_only_on_public_data(resource, diags);
+        resource(r, diags);
     }
     cors_origins(service, diags);
+}
+
+pub(super) fn resource(resource: &crate::model::Resource, diags: &mut Diagnostics) {
+    page_sizes(&resource.pagination, diags);
+    cursor_needs_envelope(resource, diags);
+    public_cache_only_on_public_data(resource, diags);
 }
 
 /// Sizes are at least 1, and the default page fits under the maximum.

@@ -5,18 +5,22 @@ use crate::model::{DefaultValue, Field, FieldType, Resource, Service};
 use serde_json::Value;
 
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
-    for resource in &service.resources {
-        for field in &resource.fields {
-            enum_values(field, diags);
-            keys_fit_type(field, diags);
-            bounds_ordered(field, diags);
-            pattern_compiles(field, diags);
-            default_fits(service, field, diags);
-            filter_and_sort_supported(field, diags);
-            settable_only_when_client_controlled(resource, field, diags);
-            required_is_settable(resource, field, diags);
-            flags_agree(field, diags);
-        }
+    for r in &service.resources {
+        resource(service, r, diags);
+    }
+}
+
+pub(super) fn resource(service: &Service, resource: &Resource, diags: &mut Diagnostics) {
+    for field in &resource.fields {
+        enum_values(field, diags);
+        keys_fit_type(field, diags);
+        bounds_ordered(field, diags);
+        pattern_compiles(field, diags);
+        default_fits(service, field, diags);
+        filter_and_sort_supported(field, diags);
+        settable_only_when_client_controlled(resource, field, diags);
+        required_is_settable(resource, field, diags);
+        flags_agree(field, diags);
     }
 }
 

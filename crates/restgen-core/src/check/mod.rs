@@ -11,7 +11,7 @@ mod states;
 mod versions;
 
 use crate::diagnostics::Diagnostics;
-use crate::model::Service;
+use crate::model::{Resource, Service};
 
 /// Runs every check on `service`, appending what it finds to `diags`.
 pub fn check(service: &Service, diags: &mut Diagnostics) {
@@ -23,6 +23,17 @@ pub fn check(service: &Service, diags: &mut Diagnostics) {
     states::check(service, diags);
     versions::check(service, diags);
     collections::check(service, diags);
+}
+
+/// The checks that need only one resource: what the derive front-end runs on a resource
+/// it sees alone (references to other resources are checked by the compiler there).
+/// `service` holds the resource and the service facts it was lowered with.
+pub fn check_resource(service: &Service, resource: &Resource, diags: &mut Diagnostics) {
+    names::resource(resource, diags);
+    fields::resource(service, resource, diags);
+    paths::resource(resource, diags);
+    states::resource(resource, diags);
+    collections::resource(resource, diags);
 }
 
 /// The words `access` lists may hold besides role names.

@@ -1,7 +1,7 @@
 //! Names that become Rust identifiers, crate names and JSON keys.
 
 use crate::diagnostics::{Diagnostics, codes};
-use crate::model::Service;
+use crate::model::{Resource, Service};
 use crate::origin::Origin;
 
 /// Rust keywords that cannot even be raw identifiers, so no field may take them.
@@ -10,15 +10,19 @@ const UNUSABLE: [&str; 4] = ["self", "super", "crate", "extern"];
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
     service_name(service, diags);
     for resource in &service.resources {
-        snake_name("resource", &resource.name.value, &resource.name.origin, diags);
-        for field in &resource.fields {
-            snake_name("field", &field.name.value, &field.name.origin, diags);
-            reserved_field(&field.name.value, &field.name.origin, diags);
-        }
-        if let Some(states) = &resource.states {
-            for t in &states.transitions {
-                snake_name("transition", &t.name.value, &t.name.origin, diags);
-            }
+        self::resource(resource, diags);
+    }
+}
+
+pub(super) fn resource(resource: &Resource, diags: &mut Diagnostics) {
+    snake_name("resource", &resource.name.value, &resource.name.origin, diags);
+    for field in &resource.fields {
+        snake_name("field", &field.name.value, &field.name.origin, diags);
+        reserved_field(&field.name.value, &field.name.origin, diags);
+    }
+    if let Some(states) = &resource.states {
+        for t in &states.transitions {
+            snake_name("transition", &t.name.value, &t.name.origin, diags);
         }
     }
 }

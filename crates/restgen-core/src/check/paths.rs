@@ -1,7 +1,7 @@
 //! URL paths: their shape, and that no two routes claim the same place.
 
 use crate::diagnostics::{Diagnostics, codes};
-use crate::model::{Scheme, Service, Versioning};
+use crate::model::{Resource, Scheme, Service, Versioning};
 use crate::origin::Origin;
 use std::collections::HashMap;
 
@@ -10,16 +10,20 @@ pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
     if !base.value.is_empty() {
         path_shape("`base_path`", &base.value, &base.origin, diags);
     }
-    for resource in &service.resources {
-        path_shape("`path`", &resource.path.value, &resource.path.origin, diags);
-        for old in &resource.former_paths {
-            path_shape("`former_paths` entry", &old.value, &old.origin, diags);
-        }
+    for r in &service.resources {
+        resource(r, diags);
     }
     if let Some(auth) = &service.auth {
         path_shape("`login.path`", &auth.login.path.value, &auth.login.path.origin, diags);
     }
     no_clashes(service, diags);
+}
+
+pub(super) fn resource(resource: &Resource, diags: &mut Diagnostics) {
+    path_shape("`path`", &resource.path.value, &resource.path.origin, diags);
+    for old in &resource.former_paths {
+        path_shape("`former_paths` entry", &old.value, &old.origin, diags);
+    }
 }
 
 /// Reports that two claims clash, at the one the user wrote (built-in routes have no

@@ -9,19 +9,23 @@ use std::collections::BTreeSet;
 pub const CRUD_EVENTS: [&str; 3] = ["created", "updated", "deleted"];
 
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
-    for resource in &service.resources {
-        if let Some(states) = &resource.states {
-            // Reachability means little while states are misnamed: report those first.
-            if let Some(values) = state_values(resource, states, diags)
-                && values_known(states, &values, diags)
-            {
-                all_reachable(resource, states, diags);
-            }
-            transition_names_free(resource, states, diags);
-        }
-        status_needs_states(resource, diags);
-        events_known(resource, diags);
+    for r in &service.resources {
+        resource(r, diags);
     }
+}
+
+pub(super) fn resource(resource: &Resource, diags: &mut Diagnostics) {
+    if let Some(states) = &resource.states {
+        // Reachability means little while states are misnamed: report those first.
+        if let Some(values) = state_values(resource, states, diags)
+            && values_known(states, &values, diags)
+        {
+            all_reachable(resource, states, diags);
+        }
+        transition_names_free(resource, states, diags);
+    }
+    status_needs_states(resource, diags);
+    events_known(resource, diags);
 }
 
 /// `states.field` names an `enum` field of the resource; its values are the states.

@@ -172,3 +172,23 @@ impl Default for Limits {
 pub fn service_env_name(service: &str, suffix: &str) -> String {
     format!("{}_{suffix}", service.to_ascii_uppercase().replace('-', "_"))
 }
+
+/// How a duration is written: seconds as a number, or a number with a unit.
+pub const DURATION_HINT: &str =
+    "write seconds as a number, or a number with a unit: `500ms`, `30s`, `15m`, `24h`, `7d`";
+
+/// `30`, `500ms`, `30s`, `15m`, `24h`, `7d`; `None` for anything else.
+pub fn parse_duration(text: &str) -> Option<Duration> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let n: u64 = digits.parse().ok()?;
+    match unit.trim() {
+        "" | "s" => Some(Duration::from_secs(n)),
+        "ms" => Some(Duration::from_millis(n)),
+        "m" => n.checked_mul(60).map(Duration::from_secs),
+        "h" => n.checked_mul(3600).map(Duration::from_secs),
+        "d" => n.checked_mul(86400).map(Duration::from_secs),
+        _ => None,
+    }
+}

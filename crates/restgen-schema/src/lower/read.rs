@@ -219,22 +219,11 @@ impl Cx<'_> {
     /// Seconds as an integer, or `<n>ms|s|m|h|d`.
     pub fn duration(&mut self, node: &Node, what: &str) -> Option<Located<Duration>> {
         let text = self.string(node, what)?;
-        let t = text.value.trim();
-        let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
-        let (digits, unit) = t.split_at(split);
-        let n: Option<u64> = digits.parse().ok();
-        let d = match (n, unit.trim()) {
-            (Some(n), "" | "s") => Some(Duration::from_secs(n)),
-            (Some(n), "ms") => Some(Duration::from_millis(n)),
-            (Some(n), "m") => n.checked_mul(60).map(Duration::from_secs),
-            (Some(n), "h") => n.checked_mul(3600).map(Duration::from_secs),
-            (Some(n), "d") => n.checked_mul(86400).map(Duration::from_secs),
-            _ => None,
-        };
+        let d = restgen_core::model::parse_duration(&text.value);
         if d.is_none() {
             self.diags
                 .error(codes::INVALID_VALUE, &node.origin, format!("{what} `{}` is not a duration", text.value))
-                .hint("write seconds as a number, or a number with a unit: `500ms`, `30s`, `15m`, `24h`, `7d`");
+                .hint(restgen_core::model::DURATION_HINT);
         }
         d.map(|d| Located::new(d, node.origin.clone()))
     }
