@@ -5,6 +5,7 @@
 //! Generated code reaches third-party crates only through [`__private`], so a service
 //! depends on `restgen` alone and always gets the versions restgen was built with.
 
+mod app;
 pub mod auth;
 mod body;
 pub mod clock;
@@ -22,7 +23,10 @@ pub mod spec;
 pub mod store;
 mod validate;
 
+pub use app::{App, Resource};
 pub use problem::{FieldError, Problem};
+/// `#[derive(Resource)]` and `#[derive(Input)]` (see the README's derive section).
+pub use restgen_macros::{Input, Resource};
 pub use restgen_wire::{Patch, input};
 
 /// Re-exports for generated code. Not a public API: names here may change in any release.

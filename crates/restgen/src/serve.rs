@@ -33,8 +33,8 @@ pub struct Service {
     pub sample_path: &'static str,
     /// The `auth` section; `None` for an open service.
     pub auth: Option<&'static AuthSpec>,
-    /// The OpenAPI 3.1 document, served at `/openapi.json`.
-    pub openapi: &'static str,
+    /// The OpenAPI 3.1 document, served at `/openapi.json` (a generated service has one).
+    pub openapi: Option<&'static str>,
     /// The `cors` section; `None`: browsers on other origins are not let in.
     pub cors: Option<CorsSpec>,
     /// `limits.max_in_flight`: requests served at once; beyond it, 503 with `Retry-After`.
@@ -172,13 +172,13 @@ async fn bootstrap_from_env(store: &Store, spec: &'static AuthSpec) -> Result<()
 /// `/healthz`, and the middleware every route shares. Fails when the key material in
 /// `settings` is unusable.
 pub fn app(service: Service, store: Store, settings: &Settings) -> Result<Router, String> {
-    let openapi = service.openapi;
-    let mut routes = Router::new()
-        .route(
+    let mut routes = Router::new().merge(service.routes);
+    if let Some(openapi) = service.openapi {
+        routes = routes.route(
             "/openapi.json",
             axum::routing::get(move || async move { ([(header::CONTENT_TYPE, "application/json")], openapi) }),
-        )
-        .merge(service.routes);
+        );
+    }
     let auth = match service.auth {
         Some(spec) => {
             let auth = Arc::new(Authenticator::new(spec, store.clone(), &settings.secrets)?);

@@ -22,7 +22,7 @@ fn service(routes: Router<Store>) -> Service {
         max_body_bytes: 1024,
         request_timeout: Duration::from_secs(30),
         sample_path: "/api",
-        openapi: "{}",
+        openapi: None,
         cors: None,
         max_in_flight: None,
         resources: &[],

@@ -80,12 +80,6 @@ pub(crate) fn lib(service: &Service) -> RustFile {
             }
         }
     });
-    // The sort enums derive serde's traits; without a list there are none.
-    let serde = service.resources.iter().any(|r| r.has(Operation::List)).then(|| {
-        quote!(
-            use ::restgen_client::__private::serde::{Deserialize, Serialize};
-        )
-    });
     let head = quote! {
         #![doc = #doc]
         //!
@@ -95,7 +89,6 @@ pub(crate) fn lib(service: &Service) -> RustFile {
 
         pub mod models;
 
-        #serde
         pub use models::*;
         pub use ::restgen_client::{ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Token};
 

@@ -25,6 +25,14 @@ pub(crate) fn sql(service: &Service, dialect: Dialect) -> String {
     out
 }
 
+/// One resource's table and indexes, and (PostgreSQL) the foreign keys to add once every
+/// table exists.
+pub(crate) fn table_sql(service: &Service, resource: &Resource, dialect: Dialect) -> (String, String) {
+    let (mut out, mut foreign_keys) = (String::new(), Vec::new());
+    table(service, resource, dialect, &mut out, &mut foreign_keys);
+    (out, foreign_keys.concat())
+}
+
 /// The table behind `/auth/api-keys`: each key's id, owner and the SHA-256 of its secret
 /// (the key itself is shown once and never stored).
 fn api_keys(service: &Service, dialect: Dialect, out: &mut String) {

@@ -4,6 +4,7 @@
 
 mod bounds;
 mod client;
+pub mod derived;
 mod migrations;
 mod models;
 mod names;

@@ -37,15 +37,18 @@ impl Side {
     fn serde(self) -> String {
         format!("{}::__private::serde", self.root_str())
     }
+
+    /// The serde derives, named by path so they need nothing in scope.
+    fn derives(self) -> TokenStream {
+        let root = self.root();
+        quote!(#root::__private::serde::Serialize, #root::__private::serde::Deserialize)
+    }
 }
 
 pub(crate) fn emit(service: &Service, side: Side) -> RustFile {
     let roles = roles_enum(service, side);
-    let root = side.root();
     let head = quote! {
         //! Resource representations and their allow-listed inputs.
-
-        use #root::__private::serde::{Deserialize, Serialize};
 
         #roles
     };
@@ -66,11 +69,12 @@ fn roles_enum(service: &Service, side: Side) -> TokenStream {
 /// A Rust enum whose variants serialize as the given strings.
 pub(crate) fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str], side: Side) -> TokenStream {
     let serde = side.serde();
+    let derives = side.derives();
     let variants = variant_idents(values.iter().copied());
     let doc = self::doc(doc);
     quote! {
         #doc
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, #derives)]
         #[serde(crate = #serde)]
         pub enum #name {
             #( #[serde(rename = #values)] #variants, )*
@@ -97,6 +101,18 @@ pub(crate) fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str],
 }
 
 fn resource(service: &Service, resource: &Resource, side: Side) -> TokenStream {
+    let enums = enums(resource, side);
+    let representation = representation(service, resource, side);
+    let inputs = inputs(service, resource, side);
+    quote! {
+        #enums
+        #representation
+        #inputs
+    }
+}
+
+/// The enum type of each `enum` field (`OrderStatus` for `order.status`).
+pub(crate) fn enums(resource: &Resource, side: Side) -> TokenStream {
     let enums = resource.fields.iter().filter_map(|f| {
         let values: Vec<&str> = f.ty.value.values().iter().map(|v| v.value.as_str()).collect();
         matches!(f.ty.value, FieldType::Enum { .. }).then(|| {
@@ -104,14 +120,14 @@ fn resource(service: &Service, resource: &Resource, side: Side) -> TokenStream {
             string_enum(&enum_ident(resource, f), &doc, &values, side)
         })
     });
-    let representation = representation(service, resource, side);
+    quote!(#(#enums)*)
+}
+
+/// The `Create`, `Replace` and `Patch` inputs of the operations the resource offers.
+pub(crate) fn inputs(service: &Service, resource: &Resource, side: Side) -> TokenStream {
     let inputs =
         WriteOp::ALL.into_iter().filter(|op| resource.has(op.operation())).map(|op| input(service, resource, op, side));
-    quote! {
-        #(#enums)*
-        #representation
-        #(#inputs)*
-    }
+    quote!(#(#inputs)*)
 }
 
 pub(crate) fn enum_ident(resource: &Resource, field: &Field) -> proc_macro2::Ident {
@@ -152,9 +168,10 @@ fn representation(service: &Service, resource: &Resource, side: Side) -> TokenSt
         }
     });
     let doc = self::doc(&doc);
+    let derives = side.derives();
     quote! {
         #doc
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[derive(Clone, Debug, PartialEq, #derives)]
         #[serde(crate = #serde)]
         pub struct #name {
             pub id: #id,
@@ -197,9 +214,10 @@ fn input(service: &Service, resource: &Resource, op: WriteOp, side: Side) -> Tok
         quote! { #doc #attrs pub #ident: #ty, }
     });
     let doc = self::doc(&doc);
+    let derives = side.derives();
     quote! {
         #doc
-        #[derive(Clone, Debug, #default PartialEq, Serialize, Deserialize)]
+        #[derive(Clone, Debug, #default PartialEq, #derives)]
         #[serde(crate = #serde)]
         #deny
         pub struct #name {

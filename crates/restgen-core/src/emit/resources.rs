@@ -13,7 +13,7 @@ pub(crate) fn emit(service: &Service) -> RustFile {
 
         use ::restgen::spec::*;
     };
-    let mut sections: Vec<TokenStream> = service.resources.iter().map(|r| resource(service, r)).collect();
+    let mut sections: Vec<TokenStream> = service.resources.iter().map(|r| spec(service, r)).collect();
     let all = service.resources.iter().map(static_ident);
     sections.push(quote! {
         /// Every resource, in schema order.
@@ -166,7 +166,24 @@ pub(crate) fn static_ident(resource: &Resource) -> proc_macro2::Ident {
     format_ident!("{}", resource.name.value.to_shouty_snake_case())
 }
 
-fn resource(service: &Service, r: &Resource) -> TokenStream {
+/// How emitted code reaches another resource's spec and path: in a generated crate its
+/// static (`&USER`) and its path as written; beside a derived struct, its derive's
+/// constants.
+pub(crate) type Refer<'a> = dyn Fn(&Resource) -> (TokenStream, TokenStream) + 'a;
+
+/// Another resource of the same generated `resources.rs`.
+fn sibling(r: &Resource) -> (TokenStream, TokenStream) {
+    let (ident, path) = (static_ident(r), &r.path.value);
+    (quote!(&#ident), quote!(#path))
+}
+
+/// `pub static <NAME>: ResourceSpec`, the resource as the runtime sees it.
+pub(crate) fn spec(service: &Service, r: &Resource) -> TokenStream {
+    spec_with(service, r, &sibling)
+}
+
+/// [`spec`], reaching the other resources it names through `refer`.
+pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> TokenStream {
     let ident = static_ident(r);
     let name = &r.name.value;
     let path = &r.path.value;
@@ -226,8 +243,9 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
                 .find(|f| matches!(&f.ty.value, FieldType::Ref { to } if to.value == parent.name.value))
                 .map_or_else(String::new, |f| f.name.value.clone())
         };
-        let (pname, ppath, pspec) = (&parent.name.value, &parent.path.value, static_ident(parent));
-        quote!(ParentSpec { spec: &#pspec, resource: #pname, path: #ppath, column: #column })
+        let pname = &parent.name.value;
+        let (pspec, ppath) = refer(parent);
+        quote!(ParentSpec { spec: #pspec, resource: #pname, path: #ppath, column: #column })
     });
     let cache_control = cache_control(r);
     let limit = rate_limit(r.rate_limit.as_ref(), &rate_limit_name(r));

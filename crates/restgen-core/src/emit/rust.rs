@@ -91,7 +91,7 @@ pub(crate) fn generated_mod(service: &crate::model::Service) -> RustFile {
                 request_timeout: ::std::time::Duration::from_millis(#timeout_ms),
                 sample_path: #sample,
                 auth: resources::AUTH.as_ref(),
-                openapi: include_str!("../../openapi.json"),
+                openapi: ::core::option::Option::Some(include_str!("../../openapi.json")),
                 cors: #cors,
                 max_in_flight: #max_in_flight,
                 resources: resources::RESOURCES,

@@ -43,6 +43,16 @@ pub enum Dialect {
     Postgres,
 }
 
+/// One resource's table, as a derived resource brings it: the table and its indexes per
+/// dialect, and the foreign keys PostgreSQL adds once every table exists.
+#[derive(Clone, Copy, Debug)]
+pub struct Tables {
+    pub name: &'static str,
+    pub sqlite: &'static str,
+    pub postgres: &'static str,
+    pub postgres_foreign_keys: &'static str,
+}
+
 /// One migration, in both dialects.
 #[derive(Debug)]
 pub struct MigrationSpec {

@@ -7,7 +7,6 @@
 //! one method per operation, and page through lists with the typed list builders'
 //! `send` (one page) or `stream` (every record).
 pub mod models;
-use ::restgen_client::__private::serde::{Deserialize, Serialize};
 pub use models::*;
 pub use ::restgen_client::{
     ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Token,
@@ -145,8 +144,8 @@ impl Client {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub enum UserSort {
@@ -307,8 +306,8 @@ impl Client {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub enum CustomerSort {
@@ -502,8 +501,8 @@ impl Client {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub enum OrderSort {
@@ -649,8 +648,8 @@ impl Client {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub enum InvoiceSort {

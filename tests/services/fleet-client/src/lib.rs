@@ -7,7 +7,6 @@
 //! one method per operation, and page through lists with the typed list builders'
 //! `send` (one page) or `stream` (every record).
 pub mod models;
-use ::restgen_client::__private::serde::{Deserialize, Serialize};
 pub use models::*;
 pub use ::restgen_client::{
     ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Token,
@@ -114,8 +113,8 @@ impl Client {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub enum DepotSort {
@@ -312,8 +311,8 @@ impl Client {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub enum DriverSort {
@@ -490,8 +489,8 @@ impl Client {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub enum VehicleSort {
@@ -685,8 +684,8 @@ impl Client {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub enum TripSort {
@@ -867,8 +866,8 @@ impl Client {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub enum ServiceLogSort {

@@ -2,9 +2,14 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 //! Resource representations and their allow-listed inputs.
-use ::restgen_client::__private::serde::{Deserialize, Serialize};
 /// A record of the `depot` resource, as clients see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub struct Depot {
     pub id: i64,
@@ -21,7 +26,13 @@ pub struct Depot {
     >,
 }
 /// Input of the `depot` create operation: only the fields a client may set there.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateDepot {
@@ -36,7 +47,13 @@ pub struct CreateDepot {
     pub open: ::core::option::Option<bool>,
 }
 /// Input of the `depot` replace operation: every field a client may set there; an omitted one is cleared.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceDepot {
@@ -51,7 +68,14 @@ pub struct ReplaceDepot {
     pub open: ::core::option::Option<bool>,
 }
 /// Input of the `depot` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct PatchDepot {
@@ -71,7 +95,13 @@ pub struct PatchDepot {
     pub open: ::core::option::Option<bool>,
 }
 /// A record of the `driver` resource, as clients see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub struct Driver {
     pub id: i64,
@@ -92,7 +122,13 @@ pub struct Driver {
     >,
 }
 /// Input of the `driver` create operation: only the fields a client may set there.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateDriver {
@@ -115,7 +151,13 @@ pub struct CreateDriver {
     pub hired_on: ::core::option::Option<::restgen_client::__private::chrono::NaiveDate>,
 }
 /// Input of the `driver` replace operation: every field a client may set there; an omitted one is cleared.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceDriver {
@@ -131,7 +173,14 @@ pub struct ReplaceDriver {
     pub licence: ::core::option::Option<::std::string::String>,
 }
 /// Input of the `driver` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct PatchDriver {
@@ -166,8 +215,8 @@ pub struct PatchDriver {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub enum VehicleKind {
@@ -200,7 +249,13 @@ impl ::core::fmt::Display for VehicleKind {
     }
 }
 /// A record of the `vehicle` resource, as clients see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub struct Vehicle {
     pub id: i64,
@@ -219,7 +274,13 @@ pub struct Vehicle {
     >,
 }
 /// Input of the `vehicle` create operation: only the fields a client may set there.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateVehicle {
@@ -237,7 +298,13 @@ pub struct CreateVehicle {
     pub specs: ::restgen_client::Patch<::restgen_client::__private::serde_json::Value>,
 }
 /// Input of the `vehicle` replace operation: every field a client may set there; an omitted one is cleared.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceVehicle {
@@ -254,7 +321,14 @@ pub struct ReplaceVehicle {
     pub specs: ::restgen_client::Patch<::restgen_client::__private::serde_json::Value>,
 }
 /// Input of the `vehicle` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct PatchVehicle {
@@ -285,8 +359,8 @@ pub struct PatchVehicle {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub enum TripStatus {
@@ -319,7 +393,13 @@ impl ::core::fmt::Display for TripStatus {
     }
 }
 /// A record of the `trip` resource, as clients see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub struct Trip {
     pub id: i64,
@@ -341,7 +421,13 @@ pub struct Trip {
     >,
 }
 /// Input of the `trip` create operation: only the fields a client may set there.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateTrip {
@@ -362,7 +448,13 @@ pub struct CreateTrip {
     pub note: ::restgen_client::Patch<::std::string::String>,
 }
 /// Input of the `trip` replace operation: every field a client may set there; an omitted one is cleared.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceTrip {
@@ -381,7 +473,14 @@ pub struct ReplaceTrip {
     pub note: ::restgen_client::Patch<::std::string::String>,
 }
 /// Input of the `trip` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct PatchTrip {
@@ -407,7 +506,13 @@ pub struct PatchTrip {
     pub note: ::restgen_client::Patch<::std::string::String>,
 }
 /// A record of the `service_log` resource, as clients see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub struct ServiceLog {
     pub id: i64,
@@ -424,7 +529,13 @@ pub struct ServiceLog {
     >,
 }
 /// Input of the `service_log` create operation: only the fields a client may set there.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen_client::__private::serde::Serialize,
+    ::restgen_client::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen_client::__private::serde")]
 pub struct CreateServiceLog {
     pub vehicle_id: i64,

@@ -19,7 +19,7 @@ pub fn service() -> ::restgen::serve::Service {
         request_timeout: ::std::time::Duration::from_millis(30000),
         sample_path: "/api/users",
         auth: resources::AUTH.as_ref(),
-        openapi: include_str!("../../openapi.json"),
+        openapi: ::core::option::Option::Some(include_str!("../../openapi.json")),
         cors: ::core::option::Option::Some(::restgen::serve::CorsSpec {
             allowed_origins: &["https://shop.example.com"],
             max_age: ::core::option::Option::Some(::std::time::Duration::from_secs(600)),

@@ -2,7 +2,6 @@
 
 #![cfg_attr(rustfmt, rustfmt::skip)]
 //! Resource representations and their allow-listed inputs.
-use ::restgen::__private::serde::{Deserialize, Serialize};
 /// A role declared in `auth.roles`.
 #[derive(
     Clone,
@@ -13,8 +12,8 @@ use ::restgen::__private::serde::{Deserialize, Serialize};
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen::__private::serde")]
 pub enum Role {
@@ -40,7 +39,13 @@ impl ::core::fmt::Display for Role {
     }
 }
 /// An account. Anyone may register; is_admin and roles are never taken from the body.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 pub struct User {
     pub id: ::restgen::__private::uuid::Uuid,
@@ -58,7 +63,13 @@ pub struct User {
     >,
 }
 /// Input of the `user` create operation: only the fields a client may set there.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateUser {
@@ -67,14 +78,27 @@ pub struct CreateUser {
     pub password: ::std::string::String,
 }
 /// Input of the `user` replace operation: every field a client may set there; an omitted one is cleared.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceUser {
     pub name: ::std::string::String,
 }
 /// Input of the `user` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct PatchUser {
@@ -86,7 +110,13 @@ pub struct PatchUser {
     pub name: ::core::option::Option<::std::string::String>,
 }
 /// A record of the `customer` resource, as clients see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 pub struct Customer {
     pub id: ::restgen::__private::uuid::Uuid,
@@ -105,7 +135,13 @@ pub struct Customer {
     >,
 }
 /// Input of the `customer` create operation: only the fields a client may set there.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateCustomer {
@@ -120,7 +156,13 @@ pub struct CreateCustomer {
     pub city: ::restgen::Patch<::std::string::String>,
 }
 /// Input of the `customer` replace operation: every field a client may set there; an omitted one is cleared.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceCustomer {
@@ -135,7 +177,14 @@ pub struct ReplaceCustomer {
     pub city: ::restgen::Patch<::std::string::String>,
 }
 /// Input of the `customer` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct PatchCustomer {
@@ -164,8 +213,8 @@ pub struct PatchCustomer {
     Hash,
     PartialOrd,
     Ord,
-    Serialize,
-    Deserialize
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
 )]
 #[serde(crate = "::restgen::__private::serde")]
 pub enum OrderStatus {
@@ -202,7 +251,13 @@ impl ::core::fmt::Display for OrderStatus {
     }
 }
 /// A record of the `order` resource, as clients see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 pub struct Order {
     pub id: ::restgen::__private::uuid::Uuid,
@@ -223,7 +278,13 @@ pub struct Order {
     >,
 }
 /// Input of the `order` create operation: only the fields a client may set there.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateOrder {
@@ -234,7 +295,13 @@ pub struct CreateOrder {
     pub note: ::restgen::Patch<::std::string::String>,
 }
 /// Input of the `order` replace operation: every field a client may set there; an omitted one is cleared.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ReplaceOrder {
@@ -242,7 +309,14 @@ pub struct ReplaceOrder {
     pub note: ::restgen::Patch<::std::string::String>,
 }
 /// Input of the `order` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 #[serde(deny_unknown_fields)]
 pub struct PatchOrder {
@@ -250,7 +324,13 @@ pub struct PatchOrder {
     pub note: ::restgen::Patch<::std::string::String>,
 }
 /// A record of the `invoice` resource, as clients see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Debug,
+    PartialEq,
+    ::restgen::__private::serde::Serialize,
+    ::restgen::__private::serde::Deserialize
+)]
 #[serde(crate = "::restgen::__private::serde")]
 pub struct Invoice {
     pub id: ::restgen::__private::uuid::Uuid,

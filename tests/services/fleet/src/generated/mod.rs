@@ -19,7 +19,7 @@ pub fn service() -> ::restgen::serve::Service {
         request_timeout: ::std::time::Duration::from_millis(30000),
         sample_path: "/v0/depots",
         auth: resources::AUTH.as_ref(),
-        openapi: include_str!("../../openapi.json"),
+        openapi: ::core::option::Option::Some(include_str!("../../openapi.json")),
         cors: ::core::option::Option::None,
         max_in_flight: ::core::option::Option::None,
         resources: resources::RESOURCES,

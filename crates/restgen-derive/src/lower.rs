@@ -1,0 +1,799 @@
+//! Lowering: the attributes and Rust types of one struct into the model both front-ends
+//! share, every default applied as the YAML front-end applies it. A resource seen alone
+//! knows nothing of the service around it, so the service facts it needs come from a
+//! [`Context`]; other resources it names (`owner`, `ref`, `nested_under`) enter the model
+//! as stubs that carry only what the struct says of them (their id type), and the
+//! compiler checks the rest against their own derives.
+
+use crate::attr::{self, DefaultAttr, FieldAttrs, ResourceAttrs, Sp};
+use crate::errors::Errors;
+use crate::ty::{self, Rust};
+use heck::ToSnakeCase;
+use proc_macro2::Span;
+use restgen_core::diagnostics::did_you_mean;
+use restgen_core::model::*;
+use restgen_core::origin::{Located, Origin};
+use std::time::Duration;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Fields};
+
+/// The service facts a resource seen alone is lowered with: what a schema's top level
+/// would say. A derived service authenticates its callers and pages with the schema
+/// format's defaults, unless told otherwise.
+#[derive(Clone, Debug)]
+pub struct Context {
+    /// Whether callers sign in; without, access defaults to `anyone`.
+    pub auth: bool,
+    /// Paging for resources that declare none.
+    pub pagination: Pagination,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        Context { auth: true, pagination: Pagination::default() }
+    }
+}
+
+/// Another resource a struct names, as a type path, and the name it has in the model.
+#[derive(Clone, Debug)]
+pub struct Named {
+    pub name: String,
+    pub path: syn::Path,
+}
+
+/// A derived resource: the model, the service it was lowered into (holding it, stubs of
+/// the resources it names, and the context's facts), and the Rust paths of those others.
+pub struct Lowered {
+    pub service: Service,
+    pub resource: Resource,
+    pub others: Vec<Named>,
+}
+
+fn at(span: Span) -> Origin {
+    Origin::Span(span)
+}
+
+fn located<T>(sp: Sp<T>) -> Located<T> {
+    Located::new(sp.value, at(sp.span))
+}
+
+/// The resource name of a type path: `Customer` and `crate::CustomerAccount` name
+/// `customer` and `customer_account`.
+fn resource_name(path: &syn::Path) -> String {
+    path.segments.last().map_or_else(String::new, |s| s.ident.to_string().to_snake_case())
+}
+
+/// One choice among `choices`, or an error listing them.
+fn choose<T: Copy>(word: &Sp<String>, what: &str, choices: &[(&str, T)], errors: &mut Errors) -> Option<T> {
+    if let Some((_, v)) = choices.iter().find(|(w, _)| *w == word.value) {
+        return Some(*v);
+    }
+    let names: Vec<&str> = choices.iter().map(|(w, _)| *w).collect();
+    let hint = match did_you_mean(&word.value, names.iter().copied()) {
+        Some(m) => format!("did you mean `{m}`?"),
+        None => format!("expected one of: {}", names.join(", ")),
+    };
+    errors.at(word.span, format!("unknown {what} `{}`; {hint}", word.value));
+    None
+}
+
+/// Lowers `input`, a struct with `#[derive(Resource)]`, and runs the checks a resource
+/// seen alone allows; every problem found, each at its span.
+pub fn lower_resource(input: &DeriveInput, cx: &Context) -> syn::Result<Lowered> {
+    let mut errors = Errors::default();
+    let lowered = lower(input, cx, &mut errors);
+    if let Some(l) = &lowered {
+        crate::check::run(&l.service, &l.resource, &mut errors);
+    }
+    errors.finish()?;
+    lowered.ok_or_else(|| syn::Error::new(input.ident.span(), "this struct could not be read as a resource"))
+}
+
+fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lowered> {
+    if !input.generics.params.is_empty() {
+        errors.at(input.generics.span(), "a resource cannot be generic: its table and routes are one per type");
+    }
+    let fields = match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => Some(&named.named),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(fields) = fields else {
+        errors.at(
+            input.ident.span(),
+            "`#[derive(Resource)]` needs a struct with named fields: one per field of the resource",
+        );
+        return None;
+    };
+    let attrs = attr::resource(&input.attrs, errors);
+    let type_name = input.ident.to_string();
+    let name =
+        attrs.name.clone().map_or_else(|| Located::new(type_name.to_snake_case(), at(input.ident.span())), located);
+    let origin = at(input.ident.span());
+    let path = match attrs.path.clone() {
+        Some(p) => located(p),
+        None => {
+            errors.at(
+                input.ident.span(),
+                format!("a resource needs a collection path: add `#[resource(path = \"/{}s\")]`", name.value),
+            );
+            Located::new(format!("/{}s", name.value), origin.clone())
+        }
+    };
+
+    // The server-set fields the struct must hold, and what they say.
+    let mut id = IdKind::Uuid;
+    let mut seen_id = false;
+    let mut owner_id: Option<(IdKind, Span)> = None;
+    let mut created_at = None;
+    let mut updated_at = None;
+    let mut model_fields = Vec::new();
+    let mut refs: Vec<(String, syn::Path, IdKind)> = Vec::new();
+    for f in fields {
+        let Some(ident) = &f.ident else { continue };
+        let fname = ident.to_string().trim_start_matches("r#").to_owned();
+        let read = ty::read(&f.ty);
+        let server_set = restgen_core::check::RESERVED_FIELDS.contains(&fname.as_str());
+        if server_set {
+            if let Some(a) = f.attrs.iter().find(|a| a.path().is_ident("field")) {
+                errors.at(a.span(), format!("`{fname}` is set by the server; it takes no `#[field]`"));
+            }
+            let id_kind = match read.kind {
+                Rust::Uuid => Some(IdKind::Uuid),
+                Rust::Integer => Some(IdKind::Integer),
+                _ => None,
+            };
+            match fname.as_str() {
+                "id" | "owner_id" => {
+                    let Some(kind) = id_kind.filter(|_| !read.optional) else {
+                        errors.at(f.ty.span(), format!("`{fname}` is an id: `Uuid` or `i64`"));
+                        continue;
+                    };
+                    if fname == "id" {
+                        id = kind;
+                        seen_id = true;
+                    } else {
+                        owner_id = Some((kind, f.ty.span()));
+                    }
+                }
+                _ => {
+                    if read.kind != Rust::DateTime || read.optional {
+                        errors.at(f.ty.span(), format!("`{fname}` is a timestamp: `DateTime<Utc>`"));
+                    }
+                    if fname == "created_at" {
+                        created_at = Some(ident.span());
+                    } else {
+                        updated_at = Some(ident.span());
+                    }
+                }
+            }
+            continue;
+        }
+        let fa = attr::field(&f.attrs, errors);
+        if let Some(target) = &fa.reference {
+            let kind = if read.kind == Rust::Integer { IdKind::Integer } else { IdKind::Uuid };
+            refs.push((resource_name(target), target.clone(), kind));
+        }
+        let (optional, ty_span) = (read.optional, f.ty.span());
+        if let Some(field) = field(&fname, ident.span(), &name.value, &f.ty, read, fa, errors) {
+            model_fields.push((field, optional, ty_span));
+        }
+    }
+    if !seen_id {
+        errors.at(input.ident.span(), "a resource holds its id: add `pub id: Uuid` (or `i64` for integer ids)");
+    }
+    let timestamps = match (created_at, updated_at) {
+        (Some(_), Some(_)) => true,
+        (None, None) => false,
+        (Some(span), None) | (None, Some(span)) => {
+            errors.at(span, "timestamps come in pairs: hold both `created_at` and `updated_at`, or neither");
+            true
+        }
+    };
+
+    let owner = attrs.owner.as_ref().map(|p| Located::new(resource_name(p), at(p.span())));
+    match (&owner, owner_id) {
+        (Some(o), None) => errors.at(
+            attrs.owner.as_ref().map_or(Span::call_site(), Spanned::span),
+            format!(
+                "records owned by `{}` hold the owner's id: add `pub owner_id: Uuid` (the owner's id type)",
+                o.value
+            ),
+        ),
+        (None, Some((_, span))) => errors.at(
+            span,
+            "`owner_id` is set from the caller for owned records: add `#[resource(owner = ...)]` or drop the field",
+        ),
+        _ => {}
+    }
+
+    let states = attrs.states.as_ref().map(|s| states(s, errors));
+    // A record starts in the initial state: that is the state field's default.
+    if let Some(s) = &states
+        && let Some((f, _, _)) =
+            model_fields.iter_mut().find(|(f, _, _)| f.name.value == s.field.value && f.default.is_none())
+        && f.ty.value.values().iter().any(|v| v.value == s.initial.value)
+    {
+        f.default = Some(Located::new(DefaultValue::Value(s.initial.value.clone().into()), s.initial.origin.clone()));
+    }
+    // A value every record holds comes from the client at create (required) or from a
+    // default; a field a record may lack is an `Option`.
+    for (f, optional, ty_span) in &model_fields {
+        if !optional && !f.required.value && f.default.is_none() && f.ty.value != FieldType::Roles {
+            errors.at(
+                *ty_span,
+                format!(
+                    "a record may lack `{}`: no client must send it and it has no default; make it `Option<...>`, \
+                     give it a `default`, or make it settable at create",
+                    f.name.value
+                ),
+            );
+        }
+    }
+    let model_fields: Vec<Field> = model_fields.into_iter().map(|(f, _, _)| f).collect();
+
+    let operations = match &attrs.operations {
+        Some(words) => {
+            let choices: Vec<(&str, Operation)> = Operation::ALL.iter().map(|o| (o.as_str(), *o)).collect();
+            let mut ops: Vec<Operation> =
+                words.iter().filter_map(|w| choose(w, "operation", &choices, errors)).collect();
+            ops.sort();
+            ops.dedup();
+            ops
+        }
+        None => Operation::ALL.to_vec(),
+    };
+    let access = access(&attrs, owner.is_some(), cx, &origin, errors);
+    let not_owned = attrs
+        .not_owned
+        .as_ref()
+        .and_then(|w| {
+            choose(
+                w,
+                "`not_owned` answer",
+                &[("forbidden", NotOwned::Forbidden), ("not_found", NotOwned::NotFound)],
+                errors,
+            )
+        })
+        .unwrap_or(NotOwned::Forbidden);
+    let pagination = match &attrs.pagination {
+        Some(p) => pagination(p, &cx.pagination, errors),
+        None => cx.pagination.clone(),
+    };
+    let envelope = match &attrs.envelope {
+        Some(e) if e.value == "bare" => Located::new(Envelope::Bare, at(e.span)),
+        Some(e) => Located::new(Envelope::Key(e.value.clone()), at(e.span)),
+        None => Located::new(Envelope::Key("data".into()), origin.clone()),
+    };
+    let mut formats = vec![Format::Json];
+    for f in &attrs.formats {
+        if let Some(format) = choose(f, "format", &[("json", Format::Json), ("csv", Format::Csv)], errors)
+            && !formats.contains(&format)
+        {
+            formats.push(format);
+        }
+    }
+    let cache = attrs.cache.as_ref().map(|c| cache(c, errors));
+    let unknown_fields = attrs
+        .unknown_fields
+        .as_ref()
+        .and_then(|w| {
+            choose(
+                w,
+                "`unknown_fields` policy",
+                &[("reject", UnknownFields::Reject), ("ignore", UnknownFields::Ignore)],
+                errors,
+            )
+        })
+        .unwrap_or(UnknownFields::Reject);
+    let rate_limit = attrs.rate_limit.as_ref().and_then(|r| rate_limit(r, cx.auth, errors));
+    let nested: Vec<(String, syn::Path)> = attrs.nested_under.iter().map(|p| (resource_name(p), p.clone())).collect();
+    let resource = Resource {
+        description: attrs.description.clone(),
+        path,
+        operations,
+        fields: model_fields,
+        id,
+        timestamps,
+        owner: owner.clone(),
+        nested_under: attrs.nested_under.iter().map(|p| Located::new(resource_name(p), at(p.span()))).collect(),
+        access,
+        not_owned,
+        pagination,
+        envelope,
+        formats,
+        cache,
+        unknown_fields,
+        former_paths: attrs.former_paths.iter().cloned().map(located).collect(),
+        states,
+        status_endpoint: attrs.status_endpoint.clone().map_or_else(|| Located::new(false, origin.clone()), located),
+        events: attrs.events.iter().cloned().map(located).collect(),
+        links: attrs.links.as_ref().is_some_and(|l| l.value),
+        rate_limit,
+        gate: gate(attrs.since.as_ref(), attrs.until.as_ref(), errors),
+        name,
+        origin,
+    };
+
+    // The other resources named: stubs with what the struct says of them.
+    let mut others: Vec<Named> = Vec::new();
+    let mut stubs: Vec<Resource> = Vec::new();
+    let mut add = |name: String, path: &syn::Path, id: Option<IdKind>| {
+        if name == resource.name.value || others.iter().any(|o| o.name == name) {
+            return;
+        }
+        others.push(Named { name: name.clone(), path: path.clone() });
+        stubs.push(stub(&name, id.unwrap_or(IdKind::Uuid)));
+    };
+    if let (Some(o), Some(p)) = (&owner, &attrs.owner) {
+        add(o.value.clone(), p, owner_id.map(|(k, _)| k));
+    }
+    for (target, p, kind) in &refs {
+        add(target.clone(), p, Some(*kind));
+    }
+    for (parent, p) in &nested {
+        let kind = if owner.as_ref().is_some_and(|o| &o.value == parent) { owner_id.map(|(k, _)| k) } else { None };
+        add(parent.clone(), p, kind);
+    }
+    let principal = owner.as_ref().map(|o| o.value.clone());
+    let service = surrounding_service(cx, principal, &resource, stubs);
+    Some(Lowered { service, resource, others })
+}
+
+/// A resource another one names: its name and id type, all the model needs of it to
+/// type refs and owner columns.
+fn stub(name: &str, id: IdKind) -> Resource {
+    Resource {
+        name: Located::bare(name.to_owned()),
+        description: None,
+        path: Located::bare(format!("/{name}s")),
+        operations: Operation::ALL.to_vec(),
+        fields: Vec::new(),
+        id,
+        timestamps: true,
+        owner: None,
+        nested_under: Vec::new(),
+        access: Access {
+            create: Vec::new(),
+            read: Vec::new(),
+            write: Vec::new(),
+            delete: Vec::new(),
+            origin: Origin::Unknown,
+        },
+        not_owned: NotOwned::Forbidden,
+        pagination: Pagination::default(),
+        envelope: Located::bare(Envelope::Key("data".into())),
+        formats: vec![Format::Json],
+        cache: None,
+        unknown_fields: UnknownFields::Reject,
+        former_paths: Vec::new(),
+        states: None,
+        status_endpoint: Located::bare(false),
+        events: Vec::new(),
+        links: false,
+        rate_limit: None,
+        gate: Gate::default(),
+        origin: Origin::Unknown,
+    }
+}
+
+/// The service a derived resource is emitted in: the resource, the stubs of those it
+/// names, and the context's facts. Only the emitters and the per-resource checks see it.
+fn surrounding_service(cx: &Context, principal: Option<String>, resource: &Resource, stubs: Vec<Resource>) -> Service {
+    let auth = cx.auth.then(|| Auth {
+        schemes: vec![Located::bare(Scheme::Bearer)],
+        principal: principal.map(Located::bare),
+        login: Login { path: Located::bare("/auth/login".into()), identifier: None, origin: Origin::Unknown },
+        jwt: Jwt {
+            algorithm: Located::bare(JwtAlgorithm::Hs256),
+            secret_env: String::new(),
+            private_key_env: None,
+            public_key_env: None,
+            ttl: Duration::from_secs(900),
+            issuer: None,
+            audience: None,
+            origin: Origin::Unknown,
+        },
+        api_key: ApiKey { header: "X-API-Key".into(), query: None, origin: Origin::Unknown },
+        roles: Vec::new(),
+        default_role: None,
+        admin_roles: Vec::new(),
+        origin: Origin::Unknown,
+    });
+    let mut resources = vec![resource.clone()];
+    resources.extend(stubs);
+    Service {
+        name: Located::bare("derived".into()),
+        title: None,
+        description: None,
+        api: Api {
+            base_path: Located::bare(String::new()),
+            versions: Vec::new(),
+            versioning: Vec::new(),
+            vendor: "derived".into(),
+            origin: Origin::Unknown,
+        },
+        auth,
+        rate_limit: None,
+        pagination: cx.pagination.clone(),
+        webhooks: Webhooks {
+            secret_env: String::new(),
+            max_attempts: 8,
+            timeout: Duration::from_secs(5),
+            origin: Origin::Unknown,
+        },
+        cors: None,
+        trusted_proxies: Vec::new(),
+        limits: Limits::default(),
+        resources,
+        origin: Origin::Unknown,
+    }
+}
+
+/// One struct field as a model field: its type from the Rust type and the attributes,
+/// its flags, bounds and defaults.
+fn field(
+    fname: &str,
+    span: Span,
+    resource: &str,
+    rust_ty: &syn::Type,
+    read: ty::Read,
+    fa: FieldAttrs,
+    errors: &mut Errors,
+) -> Option<Field> {
+    let origin = at(span);
+    let ty_span = rust_ty.span();
+    let fty = field_type(fname, resource, &read, &fa, ty_span, errors)?;
+    let nullable = fa.nullable.clone().map_or_else(|| Located::new(read.optional, at(ty_span)), located);
+    if nullable.value && !read.optional {
+        errors.at(
+            fa.nullable.as_ref().map_or(ty_span, |n| n.span),
+            format!("`{fname}` may be null, so its type is `Option<...>`"),
+        );
+    }
+    let settable = match (&fa.settable, fa.not_settable) {
+        (Some(words), _) => {
+            let mut s = Settable::NEVER;
+            for w in &words.value {
+                match choose(
+                    w,
+                    "operation `settable` applies to",
+                    &[("create", 0), ("replace", 1), ("patch", 2)],
+                    errors,
+                ) {
+                    Some(0) => s.create = true,
+                    Some(1) => s.replace = true,
+                    Some(2) => s.patch = true,
+                    _ => {}
+                }
+            }
+            Located::new(s, at(words.span))
+        }
+        (None, Some(span)) => Located::new(Settable::NEVER, at(span)),
+        (None, None) => Located::new(Settable::NEVER, origin.clone()),
+    };
+    let default = fa.default.clone().map(|d| {
+        let value = match d.value {
+            DefaultAttr::Now => DefaultValue::Now,
+            DefaultAttr::Value(v) => DefaultValue::Value(v),
+        };
+        Located::new(value, at(d.span))
+    });
+    // A value a record must always hold comes from the client at create (required) or
+    // from a default; a field the client may leave out is an `Option`.
+    let required = match fa.required.clone() {
+        Some(r) => located(r),
+        None => Located::new(!read.optional && default.is_none() && settable.value.create, origin.clone()),
+    };
+    let flag = |v: &Option<Sp<bool>>| v.clone().map_or_else(|| Located::new(false, origin.clone()), located);
+    let is_password = fty == FieldType::Password;
+    Some(Field {
+        name: Located::new(fname.to_owned(), origin.clone()),
+        description: fa.description.clone(),
+        ty: Located::new(fty, fa.kind.as_ref().map_or_else(|| at(ty_span), |k| at(k.span))),
+        required,
+        nullable,
+        default,
+        settable,
+        write_only: fa.write_only.as_ref().is_some_and(|w| w.value) || is_password,
+        read_only: fa.read_only.as_ref().is_some_and(|r| r.value),
+        unique: flag(&fa.unique),
+        min: fa.min.clone().map(located),
+        max: fa.max.clone().map(located),
+        min_length: fa.min_length.clone().map(located),
+        max_length: fa.max_length.clone().map(located),
+        pattern: fa.pattern.clone().map(located),
+        filter: flag(&fa.filter),
+        sort: flag(&fa.sort),
+        gate: gate(fa.since.as_ref(), fa.until.as_ref(), errors),
+        origin,
+    })
+}
+
+/// The schema type of a field: what its Rust type says, refined by `text`, `email`, `url`,
+/// `password`, `json`, `roles`, `values(...)` or `ref = ...`.
+fn field_type(
+    fname: &str,
+    resource: &str,
+    read: &ty::Read,
+    fa: &FieldAttrs,
+    ty_span: Span,
+    errors: &mut Errors,
+) -> Option<FieldType> {
+    let kind = fa.kind.as_ref().map(|k| k.value.as_str());
+    if let Some(values) = &fa.values {
+        let expected = format!(
+            "{}{}",
+            heck::ToUpperCamelCase::to_upper_camel_case(resource),
+            heck::ToUpperCamelCase::to_upper_camel_case(fname)
+        );
+        if ty::name(read.inner).as_deref() != Some(expected.as_str()) {
+            errors.at(
+                ty_span,
+                format!("a field with `values` has the enum type the derive declares for it: `{fname}: {expected}`"),
+            );
+        }
+        return Some(FieldType::Enum { values: values.value.iter().cloned().map(located).collect() });
+    }
+    if let Some(target) = &fa.reference {
+        if !matches!(read.kind, Rust::Uuid | Rust::Integer) {
+            errors.at(ty_span, format!("`{fname}` refers to a record by its id: `Uuid` or `i64`"));
+        }
+        return Some(FieldType::Ref { to: Located::new(resource_name(target), at(target.span())) });
+    }
+    let mismatch = |errors: &mut Errors, wants: &str| {
+        errors.at(ty_span, format!("`{fname}` is declared `{}`, which holds {wants}", kind.unwrap_or("?")));
+    };
+    Some(match (kind, read.kind) {
+        (None, Rust::String) => FieldType::String,
+        (Some("text"), Rust::String) => FieldType::Text,
+        (Some("email"), Rust::String) => FieldType::Email,
+        (Some("url"), Rust::String) => FieldType::Url,
+        (Some("password"), Rust::String) => FieldType::Password,
+        (Some("text" | "email" | "url" | "password"), _) => {
+            mismatch(errors, "text: `String`");
+            FieldType::String
+        }
+        (Some("json"), _) => FieldType::Json,
+        (Some("roles"), Rust::Strings) => FieldType::Roles,
+        (Some("roles"), _) => {
+            mismatch(errors, "role names: `Vec<String>`");
+            FieldType::Roles
+        }
+        (_, Rust::Integer) => FieldType::Integer,
+        (_, Rust::Float) => FieldType::Number,
+        (_, Rust::Bool) => FieldType::Boolean,
+        (_, Rust::Uuid) => FieldType::Uuid,
+        (_, Rust::Date) => FieldType::Date,
+        (_, Rust::DateTime) => FieldType::DateTime,
+        (_, Rust::Decimal) => FieldType::Decimal,
+        (_, Rust::Json) => FieldType::Json,
+        _ => {
+            errors.at(
+                ty_span,
+                format!(
+                    "restgen cannot tell the type of `{fname}` from its Rust type: use String, i64, f64, bool, Uuid, \
+                     NaiveDate, DateTime<Utc>, Decimal, serde_json::Value, an enum with `#[field(values(...))]`, \
+                     or an id with `#[field(ref = Type)]`"
+                ),
+            );
+            return None;
+        }
+    })
+}
+
+/// `access`, each key defaulting as the format says (the context's auth deciding between
+/// `anyone` and `authenticated`); `all` sets every key the others do not.
+fn access(attrs: &ResourceAttrs, owned: bool, cx: &Context, origin: &Origin, errors: &mut Errors) -> Access {
+    let at_access = attrs.access_span.map_or_else(|| origin.clone(), at);
+    let default_rule = if !cx.auth {
+        AccessRule::Anyone
+    } else if owned {
+        AccessRule::Owner
+    } else {
+        AccessRule::Authenticated
+    };
+    let default = vec![Located::new(default_rule, at_access.clone())];
+    let mut access = Access {
+        create: default.clone(),
+        read: default.clone(),
+        write: default.clone(),
+        delete: default,
+        origin: at_access,
+    };
+    let rules_of = |words: &[Sp<String>], errors: &mut Errors| -> Vec<Located<AccessRule>> {
+        let mut rules: Vec<Located<AccessRule>> = Vec::new();
+        for w in words {
+            let rule = match w.value.as_str() {
+                "anyone" => AccessRule::Anyone,
+                "authenticated" => AccessRule::Authenticated,
+                "owner" => AccessRule::Owner,
+                role => AccessRule::Role(role.to_owned()),
+            };
+            if rules.iter().any(|r| r.value == rule) {
+                errors.at(w.span, format!("`{}` is listed twice", w.value));
+                continue;
+            }
+            rules.push(Located::new(rule, at(w.span)));
+        }
+        rules
+    };
+    // `all` first, so the keys written beside it win.
+    for (key, words) in attrs.access.iter().filter(|(k, _)| k.value == "all") {
+        let rules = rules_of(words, errors);
+        let _ = key;
+        access.create = rules.clone();
+        access.read = rules.clone();
+        access.write = rules.clone();
+        access.delete = rules;
+    }
+    for (key, words) in attrs.access.iter().filter(|(k, _)| k.value != "all") {
+        let rules = rules_of(words, errors);
+        match key.value.as_str() {
+            "create" => access.create = rules,
+            "read" => access.read = rules,
+            "write" => access.write = rules,
+            _ => access.delete = rules,
+        }
+    }
+    access
+}
+
+fn pagination(p: &attr::PaginationAttrs, base: &Pagination, errors: &mut Errors) -> Pagination {
+    let mut out = Pagination { origin: at(p.span), ..base.clone() };
+    if let Some(style) = &p.style
+        && let Some(s) = choose(
+            style,
+            "pagination style",
+            &[("page", PageStyle::Page), ("offset", PageStyle::Offset), ("cursor", PageStyle::Cursor)],
+            errors,
+        )
+    {
+        out.style = s;
+    }
+    let size = |s: &Sp<u64>, errors: &mut Errors| match u32::try_from(s.value) {
+        Ok(n) => Some(Located::new(n, at(s.span))),
+        Err(_) => {
+            errors.at(s.span, "a page size must fit in 32 bits");
+            None
+        }
+    };
+    if let Some(n) = p.default_size.as_ref().and_then(|s| size(s, errors)) {
+        out.default_size = n;
+    }
+    if let Some(n) = p.max_size.as_ref().and_then(|s| size(s, errors)) {
+        out.max_size = n;
+    }
+    out
+}
+
+fn cache(c: &attr::CacheAttrs, errors: &mut Errors) -> Cache {
+    let max_age = match &c.max_age {
+        Some(text) => duration(text, "`max_age`", errors).unwrap_or(Duration::ZERO),
+        None => {
+            errors.at(c.span, "`cache` needs `max_age`: how long caches may keep a read");
+            Duration::ZERO
+        }
+    };
+    let visibility = match &c.visibility {
+        Some(w) => Located::new(
+            choose(w, "cache visibility", &[("private", Visibility::Private), ("public", Visibility::Public)], errors)
+                .unwrap_or(Visibility::Private),
+            at(w.span),
+        ),
+        None => Located::new(Visibility::Private, at(c.span)),
+    };
+    Cache { max_age, visibility, origin: at(c.span) }
+}
+
+fn duration(text: &Sp<String>, what: &str, errors: &mut Errors) -> Option<Duration> {
+    let d = parse_duration(&text.value);
+    if d.is_none() {
+        errors.at(text.span, format!("{what} `{}` is not a duration; {DURATION_HINT}", text.value));
+    }
+    d
+}
+
+fn states(s: &attr::StatesAttrs, errors: &mut Errors) -> States {
+    let required = |v: &Option<Sp<String>>, key: &str, errors: &mut Errors| match v {
+        Some(v) => located(v.clone()),
+        None => {
+            errors.at(s.span, format!("`states` needs `{key}`"));
+            Located::new(String::new(), at(s.span))
+        }
+    };
+    let field = required(&s.field, "field", errors);
+    let initial = required(&s.initial, "initial", errors);
+    if s.transitions.is_empty() {
+        errors.at(s.span, "`states` needs `transitions(...)`: how records move between states");
+    }
+    let transitions = s
+        .transitions
+        .iter()
+        .map(|t| Transition {
+            name: located(t.name.clone()),
+            from: t.from.iter().cloned().map(located).collect(),
+            to: match &t.to {
+                Some(to) => located(to.clone()),
+                None => {
+                    errors.at(t.name.span, format!("transition `{}` needs `to = <state>`", t.name.value));
+                    Located::new(String::new(), at(t.name.span))
+                }
+            },
+            roles: t.roles.iter().cloned().map(located).collect(),
+            origin: at(t.name.span),
+        })
+        .collect();
+    States { field, initial, transitions, origin: at(s.span) }
+}
+
+fn rate_limit(r: &attr::RateAttrs, auth: bool, errors: &mut Errors) -> Option<RateLimit> {
+    let algo = r.algorithm.as_ref().map_or(Some(0), |a| {
+        choose(a, "rate limit algorithm", &[("token_bucket", 0), ("fixed_window", 1), ("sliding_window", 2)], errors)
+    })?;
+    let wrong = |present: bool, span: Span, key: &str, errors: &mut Errors| {
+        if present {
+            errors.at(span, format!("`{key}` does not apply to this algorithm"));
+        }
+    };
+    let algorithm = if algo == 0 {
+        wrong(r.limit.is_some(), r.span, "limit", errors);
+        wrong(r.window.is_some(), r.span, "window", errors);
+        let capacity = r.capacity.as_ref().map(|c| c.value);
+        let refill = r.refill_per_second.as_ref().map(|f| f.value);
+        if capacity.is_none() || refill.is_none() {
+            errors.at(r.span, "a token bucket needs `capacity` and `refill_per_second`");
+        }
+        if refill.is_some_and(|f| f <= 0.0) {
+            errors.at(r.span, "`refill_per_second` must be above 0");
+        }
+        RateAlgorithm::TokenBucket {
+            capacity: capacity.and_then(|c| u32::try_from(c).ok()).unwrap_or(1).max(1),
+            refill_per_second: refill.unwrap_or(1.0),
+        }
+    } else {
+        wrong(r.capacity.is_some(), r.span, "capacity", errors);
+        wrong(r.refill_per_second.is_some(), r.span, "refill_per_second", errors);
+        if r.limit.is_none() || r.window.is_none() {
+            errors.at(r.span, "a window needs `limit` and `window`");
+        }
+        let limit = r.limit.as_ref().and_then(|l| u32::try_from(l.value).ok()).unwrap_or(1).max(1);
+        let window = r.window.as_ref().and_then(|w| duration(w, "`window`", errors)).unwrap_or(Duration::from_secs(1));
+        if window.is_zero() {
+            errors.at(r.span, "`window` must be longer than 0");
+        }
+        if algo == 1 {
+            RateAlgorithm::FixedWindow { limit, window }
+        } else {
+            RateAlgorithm::SlidingWindow { limit, window }
+        }
+    };
+    let default_key = if auth { RateKey::Principal } else { RateKey::Ip };
+    let key = match &r.key {
+        Some(k) => Located::new(
+            choose(
+                k,
+                "rate limit key",
+                &[("principal", RateKey::Principal), ("api_key", RateKey::ApiKey), ("ip", RateKey::Ip)],
+                errors,
+            )
+            .unwrap_or(default_key),
+            at(k.span),
+        ),
+        None => Located::new(default_key, at(r.span)),
+    };
+    Some(RateLimit { algorithm, key, origin: at(r.span) })
+}
+
+fn gate(since: Option<&Sp<u64>>, until: Option<&Sp<u64>>, errors: &mut Errors) -> Gate {
+    let version = |v: &Sp<u64>, errors: &mut Errors| match u32::try_from(v.value) {
+        Ok(n) if n >= 1 => Some(Located::new(n, at(v.span))),
+        _ => {
+            errors.at(v.span, "a version is a whole number from 1");
+            None
+        }
+    };
+    Gate { since: since.and_then(|v| version(v, errors)), until: until.and_then(|v| version(v, errors)) }
+}

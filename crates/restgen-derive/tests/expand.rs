@@ -1,0 +1,46 @@
+//! What `#[derive(Resource)]` expands to, as insta snapshots of the formatted output:
+//! reviewed like any generated code, and compiled by the end-to-end suite.
+
+use quote::quote;
+
+fn expand(input: proc_macro2::TokenStream) -> String {
+    let output = restgen_derive::resource(input);
+    let file: syn::File = syn::parse2(output).expect("the expansion is Rust");
+    prettyplease::unparse(&file)
+}
+
+#[test]
+fn an_open_resource_with_an_enum_a_default_and_paging() {
+    insta::assert_snapshot!(expand(quote! {
+        /// A bookmark anyone may keep.
+        #[resource(path = "/bookmarks", access(all = [anyone]), pagination(style = cursor, default_size = 2))]
+        pub struct Bookmark {
+            pub id: Uuid,
+            #[field(settable, url, unique)]
+            pub url: String,
+            #[field(settable, min_length = 1, max_length = 80, sort)]
+            pub title: String,
+            #[field(settable(create, patch), text)]
+            pub note: Option<String>,
+            #[field(values(unread, read, archived), default = "unread", settable(patch), filter)]
+            pub state: BookmarkState,
+            /// Counted by the service, never by a client.
+            #[field(default = 0, min = 0)]
+            pub visits: i64,
+            pub created_at: DateTime<Utc>,
+            pub updated_at: DateTime<Utc>,
+        }
+    }));
+}
+
+#[test]
+fn an_integer_resource_with_some_operations() {
+    insta::assert_snapshot!(expand(quote! {
+        #[resource(path = "/lists", operations(create, get, list, delete), pagination(style = offset))]
+        pub struct List {
+            pub id: i64,
+            #[field(settable, max_length = 40)]
+            pub name: String,
+        }
+    }));
+}
