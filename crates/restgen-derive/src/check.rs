@@ -10,6 +10,11 @@ use restgen_core::origin::Origin;
 pub(crate) fn run(service: &Service, resource: &Resource, errors: &mut Errors) {
     let mut diags = Diagnostics::new();
     restgen_core::check::check_resource(service, resource, &mut diags);
+    report(&diags, errors);
+}
+
+/// Each error among `diags` as a compile error at its span.
+pub(crate) fn report(diags: &Diagnostics, errors: &mut Errors) {
     for d in diags.iter().filter(|d| d.severity == Severity::Error) {
         let span = match &d.origin {
             Origin::Span(s) => *s,

@@ -1,5 +1,10 @@
-//! `#[derive(Input)]`: a request body that is not a resource.
+//! `#[derive(Input)]`: a request body that is not a resource (a sign-up or a login form).
+//! Its fields are read like a create's: the ones marked settable from the client, checked
+//! by their rules; the others never from the client, holding their defaults.
 
-pub(crate) fn expand(input: &syn::DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
-    Err(syn::Error::new(input.ident.span(), "`#[derive(Input)]` is being written"))
+use proc_macro2::TokenStream;
+
+pub(crate) fn expand(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
+    let (service, resource, optional) = crate::lower::lower_input(input)?;
+    Ok(restgen_core::emit::derived::input(&service, &resource, &input.ident, &optional))
 }

@@ -342,6 +342,56 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
     Some(Lowered { service, resource, others })
 }
 
+/// Lowers `input`, a struct with `#[derive(Input)]`: a body type whose fields are a
+/// create's, and whether each struct field is an `Option`.
+pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<bool>)> {
+    let mut errors = Errors::default();
+    let fields = match &input.data {
+        Data::Struct(s) => match &s.fields {
+            Fields::Named(named) => Some(&named.named),
+            _ => None,
+        },
+        _ => None,
+    };
+    let Some(fields) = fields else {
+        return Err(syn::Error::new(input.ident.span(), "`#[derive(Input)]` needs a struct with named fields"));
+    };
+    if !input.generics.params.is_empty() {
+        errors.at(input.generics.span(), "a body type cannot be generic");
+    }
+    if let Some(a) = input.attrs.iter().find(|a| a.path().is_ident("resource")) {
+        errors.at(a.span(), "`#[resource]` belongs to `#[derive(Resource)]`; a body type takes `#[field]` only");
+    }
+    let name = input.ident.to_string().to_snake_case();
+    let mut model_fields = Vec::new();
+    let mut optional = Vec::new();
+    for f in fields {
+        let Some(ident) = &f.ident else { continue };
+        let fname = ident.to_string().trim_start_matches("r#").to_owned();
+        let read = ty::read(&f.ty);
+        let is_option = read.optional;
+        let fa = attr::field(&f.attrs, &mut errors);
+        if let Some(r) = &fa.reference {
+            errors.at(r.span(), "a body type names no other resource: an id field is a plain `Uuid` or `i64`");
+            continue;
+        }
+        if let Some(field) = field(&fname, ident.span(), &name, &f.ty, read, fa, &mut errors) {
+            model_fields.push(field);
+            optional.push(is_option);
+        }
+    }
+    let mut resource = stub(&name, IdKind::Uuid);
+    resource.operations = vec![Operation::Create];
+    resource.fields = model_fields;
+    resource.origin = at(input.ident.span());
+    let service = surrounding_service(&Context { auth: false, ..Context::default() }, None, &resource, Vec::new());
+    let mut diags = restgen_core::Diagnostics::new();
+    restgen_core::check::check_input(&service, &resource, &mut diags);
+    crate::check::report(&diags, &mut errors);
+    errors.finish()?;
+    Ok((service, resource, optional))
+}
+
 /// A resource another one names: its name and id type, all the model needs of it to
 /// type refs and owner columns.
 fn stub(name: &str, id: IdKind) -> Resource {

@@ -44,3 +44,22 @@ fn an_integer_resource_with_some_operations() {
         }
     }));
 }
+
+#[test]
+fn a_body_type_that_is_not_a_resource() {
+    let output = restgen_derive::input(quote! {
+        pub struct Feedback {
+            #[field(settable, text, min_length = 1, max_length = 500)]
+            pub message: String,
+            #[field(settable, email)]
+            pub reply_to: Option<String>,
+            #[field(values(low, high), settable, default = "low")]
+            pub urgency: FeedbackUrgency,
+            pub trusted: bool,
+            #[field(default = 3)]
+            pub priority: i64,
+        }
+    });
+    let file: syn::File = syn::parse2(output).expect("the expansion is Rust");
+    insta::assert_snapshot!(prettyplease::unparse(&file));
+}

@@ -15,6 +15,7 @@ pub mod idempotency;
 pub mod list;
 mod ops;
 mod password;
+pub mod payload;
 pub mod problem;
 pub mod rate;
 pub mod routes;
@@ -24,6 +25,7 @@ pub mod store;
 mod validate;
 
 pub use app::{App, Resource};
+pub use payload::{Payload, Valid};
 pub use problem::{FieldError, Problem};
 /// `#[derive(Resource)]` and `#[derive(Input)]` (see the README's derive section).
 pub use restgen_macros::{Input, Resource};

@@ -41,8 +41,34 @@ pub struct List {
     pub name: String,
 }
 
+/// A feedback form: a body that is not a resource, read by a handler written by hand.
+#[derive(restgen::Input, serde::Serialize)]
+pub struct Feedback {
+    #[field(settable, text, min_length = 1, max_length = 500)]
+    pub message: String,
+    #[field(settable, email)]
+    pub reply_to: Option<String>,
+    #[field(values(low, high), settable, default = "low")]
+    pub urgency: FeedbackUrgency,
+    /// Decided by the service, never by the client.
+    pub trusted: bool,
+    #[field(default = 3)]
+    pub priority: i64,
+}
+
+/// Echoes what the form let through.
+async fn feedback(restgen::Valid(form): restgen::Valid<Feedback>) -> restgen::__private::axum::Json<Feedback> {
+    restgen::__private::axum::Json(form)
+}
+
 fn service() -> restgen::serve::Service {
-    App::new("bookmarks").base_path("/api").resource::<Bookmark>().resource::<List>().into_service()
+    use restgen::__private::axum::{Router, routing::post};
+    App::new("bookmarks")
+        .base_path("/api")
+        .resource::<Bookmark>()
+        .resource::<List>()
+        .routes(Router::new().route("/api/feedback", post(feedback)))
+        .into_service()
 }
 
 async fn bookmark(s: &Server, url: &str, title: &str) -> Value {
@@ -139,4 +165,33 @@ async fn derived_lists_page_filter_and_sort(s: Server) {
     }
     let page = s.get("/api/lists?limit=2&offset=2").await;
     assert_eq!(page.body["data"].as_array().unwrap().len(), 1, "{}", page.text);
+}
+
+backends!(a_derived_input_takes_only_its_settable_fields, service());
+async fn a_derived_input_takes_only_its_settable_fields(s: Server) {
+    let r = s.post("/api/feedback", json!({ "message": "Lovely" })).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(
+        r.body,
+        json!({ "message": "Lovely", "reply_to": null, "urgency": "low", "trusted": false, "priority": 3 })
+    );
+    let r = s.post("/api/feedback", json!({ "message": "Hi", "reply_to": "ann@example.com", "urgency": "high" })).await;
+    assert_eq!((r.body["reply_to"].as_str(), r.body["urgency"].as_str()), (Some("ann@example.com"), Some("high")));
+    // The fields the service decides are refused, naming them, and never applied.
+    for field in ["trusted", "priority"] {
+        let mut body = json!({ "message": "Hi" });
+        body[field] = json!(true);
+        let r = s.post("/api/feedback", body).await;
+        r.assert_problem(400);
+        assert_eq!(r.error_fields(), [field]);
+    }
+    // Rules and types, each refusal naming its field.
+    let r = s.post("/api/feedback", json!({ "message": "", "reply_to": "nobody" })).await;
+    r.assert_problem(400);
+    let mut fields = r.error_fields();
+    fields.sort();
+    assert_eq!(fields, ["message", "reply_to"]);
+    assert_eq!(s.post("/api/feedback", json!({})).await.error_fields(), ["message"]);
+    assert_eq!(s.post("/api/feedback", json!({ "message": "x", "urgency": "now" })).await.error_fields(), ["urgency"]);
+    s.raw("POST", "/api/feedback", "text/plain", b"hi".to_vec()).await.assert_problem(415);
 }

@@ -36,6 +36,12 @@ pub fn check_resource(service: &Service, resource: &Resource, diags: &mut Diagno
     collections::resource(resource, diags);
 }
 
+/// The checks of a body type that is not a resource (`#[derive(Input)]`): its fields'.
+pub fn check_input(service: &Service, resource: &Resource, diags: &mut Diagnostics) {
+    names::fields(resource, diags);
+    fields::resource(service, resource, diags);
+}
+
 /// The words `access` lists may hold besides role names.
 pub const ACCESS_WORDS: [&str; 3] = ["anyone", "authenticated", "owner"];
 

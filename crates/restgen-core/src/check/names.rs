@@ -17,13 +17,19 @@ pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
 pub(super) fn resource(resource: &Resource, diags: &mut Diagnostics) {
     snake_name("resource", &resource.name.value, &resource.name.origin, diags);
     for field in &resource.fields {
-        snake_name("field", &field.name.value, &field.name.origin, diags);
         reserved_field(&field.name.value, &field.name.origin, diags);
     }
+    fields(resource, diags);
     if let Some(states) = &resource.states {
         for t in &states.transitions {
             snake_name("transition", &t.name.value, &t.name.origin, diags);
         }
+    }
+}
+
+pub(super) fn fields(resource: &Resource, diags: &mut Diagnostics) {
+    for field in &resource.fields {
+        snake_name("field", &field.name.value, &field.name.origin, diags);
     }
 }
 

@@ -183,7 +183,7 @@ fn representation(service: &Service, resource: &Resource, side: Side) -> TokenSt
 }
 
 /// The body of one write operation: only the fields settable in it.
-fn input(service: &Service, resource: &Resource, op: WriteOp, side: Side) -> TokenStream {
+pub(crate) fn input(service: &Service, resource: &Resource, op: WriteOp, side: Side) -> TokenStream {
     let serde = side.serde();
     let verb = match op {
         WriteOp::Create => "Create",

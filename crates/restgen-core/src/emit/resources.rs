@@ -280,7 +280,7 @@ fn id_kind(kind: IdKind) -> TokenStream {
     }
 }
 
-fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
+pub(crate) fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
     let name = &f.name.value;
     let kind = format_ident!("{}", kind_name(&f.ty.value));
     let required = f.required.value;
