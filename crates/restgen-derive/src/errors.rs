@@ -16,6 +16,10 @@ impl Errors {
         self.0.push(syn::Error::new(span, message));
     }
 
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// The value of `result`, or `None` with its error kept.
     pub fn ok<T>(&mut self, result: syn::Result<T>) -> Option<T> {
         result.map_err(|e| self.push(e)).ok()

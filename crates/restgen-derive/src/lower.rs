@@ -107,13 +107,16 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         );
         return None;
     };
+    let before = errors.len();
     let attrs = attr::resource(&input.attrs, errors);
+    let attrs_misread = errors.len() > before;
     let type_name = input.ident.to_string();
     let name =
         attrs.name.clone().map_or_else(|| Located::new(type_name.to_snake_case(), at(input.ident.span())), located);
     let origin = at(input.ident.span());
     let path = match attrs.path.clone() {
         Some(p) => located(p),
+        None if attrs_misread => Located::new(format!("/{}s", name.value), origin.clone()),
         None => {
             errors.at(
                 input.ident.span(),
@@ -147,13 +150,13 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
             };
             match fname.as_str() {
                 "id" | "owner_id" => {
+                    seen_id |= fname == "id";
                     let Some(kind) = id_kind.filter(|_| !read.optional) else {
                         errors.at(f.ty.span(), format!("`{fname}` is an id: `Uuid` or `i64`"));
                         continue;
                     };
                     if fname == "id" {
                         id = kind;
-                        seen_id = true;
                     } else {
                         owner_id = Some((kind, f.ty.span()));
                     }
@@ -171,12 +174,16 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
             }
             continue;
         }
+        let before = errors.len();
         let fa = attr::field(&f.attrs, errors);
+        // A field whose attribute is wrong is not judged further on what it lacks: the
+        // mistake is reported, not its consequences.
+        let misread = errors.len() > before;
         if let Some(target) = &fa.reference {
             let kind = if read.kind == Rust::Integer { IdKind::Integer } else { IdKind::Uuid };
             refs.push((resource_name(target), target.clone(), kind));
         }
-        let (optional, ty_span) = (read.optional, f.ty.span());
+        let (optional, ty_span) = (read.optional || misread, f.ty.span());
         if let Some(field) = field(&fname, ident.span(), &name.value, &f.ty, read, fa, errors) {
             model_fields.push((field, optional, ty_span));
         }
@@ -219,9 +226,14 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         f.default = Some(Located::new(DefaultValue::Value(s.initial.value.clone().into()), s.initial.origin.clone()));
     }
     // A value every record holds comes from the client at create (required) or from a
-    // default; a field a record may lack is an `Option`.
+    // default; a field a record may lack is an `Option`. (A lifecycle that names no field
+    // leaves its state field without the default it meant to give: that mistake is
+    // reported by the checks, not this consequence of it.)
+    let lost_state =
+        states.as_ref().is_some_and(|s| !model_fields.iter().any(|(f, _, _)| f.name.value == s.field.value));
     for (f, optional, ty_span) in &model_fields {
-        if !optional && !f.required.value && f.default.is_none() && f.ty.value != FieldType::Roles {
+        let stateful = lost_state && matches!(f.ty.value, FieldType::Enum { .. });
+        if !optional && !stateful && !f.required.value && f.default.is_none() && f.ty.value != FieldType::Roles {
             errors.at(
                 *ty_span,
                 format!(
@@ -358,9 +370,6 @@ pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<b
     };
     if !input.generics.params.is_empty() {
         errors.at(input.generics.span(), "a body type cannot be generic");
-    }
-    if let Some(a) = input.attrs.iter().find(|a| a.path().is_ident("resource")) {
-        errors.at(a.span(), "`#[resource]` belongs to `#[derive(Resource)]`; a body type takes `#[field]` only");
     }
     let name = input.ident.to_string().to_snake_case();
     let mut model_fields = Vec::new();

@@ -58,7 +58,7 @@ fn keys_fit_type(field: &Field, diags: &mut Diagnostics) {
         for bound in [("min", &field.min), ("max", &field.max)] {
             if let (key, Some(b)) = bound {
                 diags
-                    .error(codes::KEY_NOT_FOR_TYPE, &b.origin, format!("`{key}` does not apply to a {} field", ty.keyword()))
+                    .error(codes::KEY_NOT_FOR_TYPE, &b.origin, format!("`{key}` does not apply to {} field", a(ty.keyword())))
                     .hint("`min` and `max` bound integer, number and decimal fields; text takes `min_length` and `max_length`");
             }
         }
@@ -83,7 +83,7 @@ fn keys_fit_type(field: &Field, diags: &mut Diagnostics) {
                 diags.error(
                     codes::KEY_NOT_FOR_TYPE,
                     origin,
-                    format!("`{key}` does not apply to a {} field", ty.keyword()),
+                    format!("`{key}` does not apply to {} field", a(ty.keyword())),
                 );
             }
         }
@@ -92,7 +92,7 @@ fn keys_fit_type(field: &Field, diags: &mut Diagnostics) {
         diags.error(
             codes::KEY_NOT_FOR_TYPE,
             &field.unique.origin,
-            format!("a {} field cannot be `unique`", ty.keyword()),
+            format!("{} field cannot be `unique`", a(ty.keyword())),
         );
     }
 }
@@ -285,7 +285,7 @@ fn filter_and_sort_supported(field: &Field, diags: &mut Diagnostics) {
             .error(
                 codes::FILTER_UNSUPPORTED,
                 &field.filter.origin,
-                format!("a {} field cannot be a list filter", ty.keyword()),
+                format!("{} field cannot be a list filter", a(ty.keyword())),
             )
             .hint("filters work on enum, string, email, url, uuid, integer, boolean, ref, date and datetime fields");
     } else if field.filter.value && field.write_only {
@@ -293,7 +293,7 @@ fn filter_and_sort_supported(field: &Field, diags: &mut Diagnostics) {
     }
     if field.sort.value && !ty.sortable() {
         diags
-            .error(codes::SORT_UNSUPPORTED, &field.sort.origin, format!("a list cannot be sorted by a {} field", ty.keyword()))
+            .error(codes::SORT_UNSUPPORTED, &field.sort.origin, format!("a list cannot be sorted by {} field", a(ty.keyword())))
             .hint("sorting works on string, email, url, uuid, integer, number, decimal, date, datetime, enum and boolean fields");
     } else if field.sort.value && field.write_only {
         diags.error(codes::SORT_UNSUPPORTED, &field.sort.origin, "a list cannot be sorted by a write-only field");
@@ -362,4 +362,10 @@ fn flags_agree(field: &Field, diags: &mut Diagnostics) {
             )
             .hint("add `settable: true`");
     }
+}
+
+/// `a string`, `an email`: the word with its article.
+fn a(word: &str) -> String {
+    let article = if word.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
+    format!("{article} {word}")
 }

@@ -1,0 +1,7 @@
+#[derive(restgen::Resource)]
+#[resource(path = "/notes")]
+pub struct Note {
+    pub id: String,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+#[derive(restgen::Resource)]
+#[resource(path = "/notes")]
+pub struct Note {
+    #[field(settable)]
+    pub title: String,
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+use restgen::__private::uuid::Uuid;
+
+#[derive(restgen::Resource)]
+#[resource(path = "/notes")]
+pub struct Note {
+    pub id: Uuid,
+    #[field(settable, nullable)]
+    pub title: String,
+}
+
+fn main() {}

@@ -1,0 +1,5 @@
+#[derive(restgen::Resource)]
+#[resource(path = "/notes")]
+pub struct Note(i64);
+
+fn main() {}
