@@ -7,7 +7,7 @@ use crate::body;
 use crate::conditional;
 use crate::list;
 use crate::problem::{FieldError, Problem};
-use crate::routes::{CreateRule, DeleteRule, UpdateRule};
+use crate::routes::{ComputeRule, CreateRule, DeleteRule, UpdateRule};
 use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, IdKind, ResourceSpec};
 use crate::store::{Record, SqlValue, Store, StoreError};
 use crate::validate;
@@ -19,6 +19,13 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
+/// The business rules a write runs: the operation's own on its typed input, and the
+/// resource's compute rule on the record.
+pub struct Rules<'a, T: ?Sized> {
+    pub before: Option<&'a T>,
+    pub compute: Option<&'a ComputeRule>,
+}
+
 pub async fn create<C: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
     store: &Store,
@@ -26,8 +33,9 @@ pub async fn create<C: DeserializeOwned + Serialize>(
     uri: &Uri,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
-    hook: Option<&CreateRule<C>>,
+    rules: Rules<'_, CreateRule<C>>,
 ) -> Result<Response, Problem> {
+    let Rules { before: hook, compute } = rules;
     access::collection(spec.access.create, caller)?;
     // `owner_id` comes from the caller, never from the body.
     let owner = match spec.owner {
@@ -38,7 +46,7 @@ pub async fn create<C: DeserializeOwned + Serialize>(
     let roles = take_roles(spec, caller, &mut object, |f| f.create)?;
     let mut input = settable_values::<C>(spec, object, |typed| hook.map_or(Ok(()), |h| h(typed)))?;
     input.extend(roles);
-    let record = insert(spec, store, input, owner.as_ref().map(|o| (o, caller))).await?;
+    let record = insert(spec, store, input, owner.as_ref().map(|o| (o, caller)), compute).await?;
     let location = format!("{}/{}", uri.path().trim_end_matches('/'), id_text(&record));
     let mut response = conditional::tagged(StatusCode::CREATED, &representation(spec, record));
     if let Ok(v) = HeaderValue::from_str(&location) {
@@ -48,28 +56,49 @@ pub async fn create<C: DeserializeOwned + Serialize>(
 }
 
 /// Stores a new record from validated input: defaults, the initial state, timestamps and
-/// the owner (with the caller it comes from) filled in, refs checked.
+/// the owner (with the caller it comes from) filled in, the resource's computed fields
+/// computed, refs checked.
 pub(crate) async fn insert(
     spec: &'static ResourceSpec,
     store: &Store,
     input: Map<String, Value>,
     owner: Option<(&SqlValue, &Caller)>,
+    compute: Option<&ComputeRule>,
 ) -> Result<Record, Problem> {
     let now = now();
-    let mut values: Vec<(&str, SqlValue)> = Vec::new();
-    if spec.id == IdKind::Uuid {
-        values.push(("id", SqlValue::Text(Some(uuid::Uuid::now_v7().to_string()))));
-    }
-    if let Some((owner_id, _)) = owner {
-        values.push(("owner_id", owner_id.clone()));
-    }
+    let id = (spec.id == IdKind::Uuid).then(|| uuid::Uuid::now_v7().to_string());
+    let mut record = Record::new();
+    let mut fields = Record::new();
     for f in spec.fields {
         let value = match input.get(f.name) {
             Some(v) => v.clone(),
             None if spec.state.is_some_and(|(field, _)| field == f.name) => Value::from(spec.state.map(|(_, s)| s)),
             None => default_of(f, &now),
         };
-        values.push((f.name, stored(f, &value)?));
+        fields.insert(f.name.to_owned(), value);
+    }
+    if let Some(rule) = compute {
+        // The record as it will be stored; an integer id is the database's, 0 until then.
+        record.insert("id".into(), id.clone().map_or(Value::from(0), Value::from));
+        if let Some((owner_id, _)) = owner {
+            record.insert("owner_id".into(), owner_id.to_json());
+        }
+        record.extend(fields.clone());
+        if spec.timestamps {
+            record.insert("created_at".into(), Value::from(now.clone()));
+            record.insert("updated_at".into(), Value::from(now.clone()));
+        }
+        fields = computed(spec, rule, record, &fields)?;
+    }
+    let mut values: Vec<(&str, SqlValue)> = Vec::new();
+    if let Some(id) = id {
+        values.push(("id", SqlValue::Text(Some(id))));
+    }
+    if let Some((owner_id, _)) = owner {
+        values.push(("owner_id", owner_id.clone()));
+    }
+    for f in spec.fields {
+        values.push((f.name, stored(f, fields.get(f.name).unwrap_or(&Value::Null))?));
     }
     if spec.timestamps {
         values.push(("created_at", SqlValue::Text(Some(now.clone()))));
@@ -152,10 +181,11 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
-    hook: Option<&UpdateRule<R>>,
+    rules: Rules<'_, UpdateRule<R>>,
 ) -> Result<Response, Problem> {
-    let (id_value, current) = authorized(spec, spec.access.write, store, caller, id).await?;
-    let current = representation(spec, current);
+    let Rules { before: hook, compute } = rules;
+    let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
+    let current = representation(spec, stored_record.clone());
     let mut object = body::object(headers, body, false)?;
     let roles = take_roles(spec, caller, &mut object, |f| f.replace)?;
     // A GET-modify-PUT round trip sends the server-controlled fields back: unchanged,
@@ -167,19 +197,72 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     let mut input = settable_values::<R>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
     input.extend(roles);
     let now = now();
-    let mut values: Vec<(&str, SqlValue)> = Vec::new();
+    let mut changes = Record::new();
     // An admin's `roles` replace the stored ones even where the schema leaves the field
     // out of replace; there, omitting it leaves it alone.
     for f in spec.fields.iter().filter(|f| f.replace || (f.kind == FieldKind::Roles && input.contains_key(f.name))) {
-        let value = input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now));
-        values.push((f.name, stored(f, &value)?));
+        changes.insert(f.name.to_owned(), input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now)));
     }
+    let mut values = changed_values(spec, &stored_record, changes, compute)?;
     if spec.timestamps {
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
     refs_exist(spec, store, &input).await?;
     let record = store.update(spec, &id_value, values).await?;
     Ok(conditional::tagged(StatusCode::OK, &representation(spec, record)))
+}
+
+/// The columns a replace or patch writes: the changes, and what the resource's computed
+/// fields become on the record they make.
+fn changed_values(
+    spec: &'static ResourceSpec,
+    stored_record: &Record,
+    changes: Record,
+    compute: Option<&ComputeRule>,
+) -> Result<Vec<(&'static str, SqlValue)>, Problem> {
+    let mut after = changes.clone();
+    if let Some(rule) = compute {
+        let mut record = stored_record.clone();
+        record.extend(changes.clone());
+        let before: Record =
+            spec.fields.iter().filter_map(|f| Some((f.name.to_owned(), record.get(f.name)?.clone()))).collect();
+        let computed = computed(spec, rule, record, &before)?;
+        for f in spec.fields {
+            // A stored password is its hash: never written back unless it changed.
+            let changed = computed.get(f.name) != stored_record.get(f.name) && f.kind != FieldKind::Password;
+            if (changed || changes.contains_key(f.name))
+                && let Some(v) = computed.get(f.name)
+            {
+                after.insert(f.name.to_owned(), v.clone());
+            }
+        }
+    }
+    let mut values = Vec::new();
+    for f in spec.fields {
+        if let Some(v) = after.get(f.name) {
+            values.push((f.name, stored(f, v)?));
+        }
+    }
+    Ok(values)
+}
+
+/// Runs the resource's compute rule on `record` (the whole record about to be stored) and
+/// returns its fields as the rule left them, each still within its field's rules; `before`
+/// holds the fields as they were, so only what the rule changed is checked again.
+fn computed(spec: &ResourceSpec, rule: &ComputeRule, mut record: Record, before: &Record) -> Result<Record, Problem> {
+    rule(&mut record)?;
+    let fields: Record =
+        spec.fields.iter().filter_map(|f| Some((f.name.to_owned(), record.get(f.name)?.clone()))).collect();
+    let changed: Record =
+        fields.iter().filter(|(k, v)| before.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let errors = validate::fields(spec.fields, &changed);
+    if !errors.is_empty() {
+        let mut p = Problem::validation(errors);
+        p.status = StatusCode::UNPROCESSABLE_ENTITY;
+        p.title = "Unprocessable Entity";
+        return Err(p);
+    }
+    Ok(fields)
 }
 
 pub async fn patch<P: DeserializeOwned + Serialize>(
@@ -189,19 +272,21 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
-    hook: Option<&UpdateRule<P>>,
+    rules: Rules<'_, UpdateRule<P>>,
 ) -> Result<Response, Problem> {
-    let (id_value, _) = authorized(spec, spec.access.write, store, caller, id).await?;
+    let Rules { before: hook, compute } = rules;
+    let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
     let mut object = body::object(headers, body, true)?;
     let roles = take_roles(spec, caller, &mut object, |f| f.patch)?;
     let mut input = settable_values::<P>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
     input.extend(roles);
-    let mut values: Vec<(&str, SqlValue)> = Vec::new();
-    for f in spec.fields.iter().filter(|f| f.patch || f.kind == FieldKind::Roles) {
-        if let Some(v) = input.get(f.name) {
-            values.push((f.name, stored(f, v)?));
-        }
-    }
+    let changes: Record = spec
+        .fields
+        .iter()
+        .filter(|f| f.patch || f.kind == FieldKind::Roles)
+        .filter_map(|f| Some((f.name.to_owned(), input.get(f.name)?.clone())))
+        .collect();
+    let mut values = changed_values(spec, &stored_record, changes, compute)?;
     if spec.timestamps && !values.is_empty() {
         values.push(("updated_at", SqlValue::Text(Some(now()))));
     }

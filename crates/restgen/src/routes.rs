@@ -6,7 +6,7 @@ use crate::idempotency::{self, Keeper};
 use crate::ops;
 use crate::problem::Problem;
 use crate::spec::{Operation, ParentSpec, ResourceSpec};
-use crate::store::Store;
+use crate::store::{Record, Store};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -28,18 +28,74 @@ pub type CreateRule<T> = dyn Fn(&mut T) -> Result<(), Problem> + Send + Sync;
 pub type UpdateRule<T> = dyn Fn(&str, &mut T) -> Result<(), Problem> + Send + Sync;
 /// A rule run before a record is deleted, with its id.
 pub type DeleteRule = dyn Fn(&str) -> Result<(), Problem> + Send + Sync;
+/// A rule that computes what the server owns from the whole record about to be stored
+/// (an order's total from its line items), at create and at every replace or patch. It
+/// may change any field; the id, the owner and the timestamps stay as the server set
+/// them, and what it changes is held to the fields' rules (422 otherwise).
+pub type ComputeRule = dyn Fn(&mut Record) -> Result<(), Problem> + Send + Sync;
 
-/// The hooks of one resource (from the service's `src/hooks.rs`).
+/// The hooks of one resource (from a generated service's `src/hooks.rs`, or given to
+/// `App::resource_with`).
 pub struct Hooks<C, R, P> {
     pub before_create: Option<Arc<CreateRule<C>>>,
     pub before_replace: Option<Arc<UpdateRule<R>>>,
     pub before_patch: Option<Arc<UpdateRule<P>>>,
     pub before_delete: Option<Arc<DeleteRule>>,
+    pub compute: Option<Arc<ComputeRule>>,
 }
 
 impl<C, R, P> Default for Hooks<C, R, P> {
     fn default() -> Self {
-        Hooks { before_create: None, before_replace: None, before_patch: None, before_delete: None }
+        Hooks { before_create: None, before_replace: None, before_patch: None, before_delete: None, compute: None }
+    }
+}
+
+impl<C, R, P> Hooks<C, R, P> {
+    /// Runs `rule` on a create's typed input before it is stored.
+    pub fn before_create(mut self, rule: impl Fn(&mut C) -> Result<(), Problem> + Send + Sync + 'static) -> Self {
+        self.before_create = Some(Arc::new(rule));
+        self
+    }
+
+    /// Runs `rule` on a replace's typed input, with the record's id.
+    pub fn before_replace(
+        mut self,
+        rule: impl Fn(&str, &mut R) -> Result<(), Problem> + Send + Sync + 'static,
+    ) -> Self {
+        self.before_replace = Some(Arc::new(rule));
+        self
+    }
+
+    /// Runs `rule` on a patch's typed input, with the record's id.
+    pub fn before_patch(mut self, rule: impl Fn(&str, &mut P) -> Result<(), Problem> + Send + Sync + 'static) -> Self {
+        self.before_patch = Some(Arc::new(rule));
+        self
+    }
+
+    /// Runs `rule` before a record is deleted, with its id.
+    pub fn before_delete(mut self, rule: impl Fn(&str) -> Result<(), Problem> + Send + Sync + 'static) -> Self {
+        self.before_delete = Some(Arc::new(rule));
+        self
+    }
+
+    /// Computes fields the server owns on the record as the type `T` (a derived struct,
+    /// which is the record's representation): `rule` sees the record about to be stored
+    /// and changes what it computes. A record that does not read as `T` is a 400 naming
+    /// the field (a line item of the wrong shape, say).
+    pub fn compute<T: Serialize + DeserializeOwned>(
+        mut self,
+        rule: impl Fn(&mut T) -> Result<(), Problem> + Send + Sync + 'static,
+    ) -> Self {
+        self.compute = Some(Arc::new(move |record: &mut Record| {
+            let mut typed: T = crate::body::typed(record.clone())?;
+            rule(&mut typed)?;
+            match serde_json::to_value(typed) {
+                Ok(serde_json::Value::Object(fields)) => record.extend(fields),
+                _ => return Err(Problem::internal()),
+            }
+            Ok(())
+        }));
+        self
     }
 }
 
@@ -52,7 +108,8 @@ pub fn resource<C: Input, R: Input, P: Input>(
     base: &str,
     hooks: Hooks<C, R, P>,
 ) -> Router<Store> {
-    let Hooks { before_create, before_replace, before_patch, before_delete } = hooks;
+    let Hooks { before_create, before_replace, before_patch, before_delete, compute } = hooks;
+    let (compute_create, compute_replace, compute_patch) = (compute.clone(), compute.clone(), compute);
     let mut collection: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::List) {
         collection = collection.get(
@@ -70,7 +127,15 @@ pub fn resource<C: Input, R: Input, P: Input>(
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
                 let bytes = body.as_ref().ok().cloned();
-                let create = ops::create::<C>(spec, &store, &caller, &uri, &headers, body, before_create.as_deref());
+                let create = ops::create::<C>(
+                    spec,
+                    &store,
+                    &caller,
+                    &uri,
+                    &headers,
+                    body,
+                    ops::Rules { before: before_create.as_deref(), compute: compute_create.as_deref() },
+                );
                 idempotency::once(&store, &keeper, &caller, uri.path(), &headers, bytes.as_ref(), create).await
             },
         );
@@ -90,7 +155,16 @@ pub fn resource<C: Input, R: Input, P: Input>(
                   Path(id): Path<String>,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
-                ops::replace::<R>(spec, &store, &caller, &id, &headers, body, before_replace.as_deref()).await
+                ops::replace::<R>(
+                    spec,
+                    &store,
+                    &caller,
+                    &id,
+                    &headers,
+                    body,
+                    ops::Rules { before: before_replace.as_deref(), compute: compute_replace.as_deref() },
+                )
+                .await
             },
         );
     }
@@ -101,7 +175,16 @@ pub fn resource<C: Input, R: Input, P: Input>(
                   Path(id): Path<String>,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
-                ops::patch::<P>(spec, &store, &caller, &id, &headers, body, before_patch.as_deref()).await
+                ops::patch::<P>(
+                    spec,
+                    &store,
+                    &caller,
+                    &id,
+                    &headers,
+                    body,
+                    ops::Rules { before: before_patch.as_deref(), compute: compute_patch.as_deref() },
+                )
+                .await
             },
         );
     }

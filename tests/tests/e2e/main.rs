@@ -7,6 +7,7 @@ mod auth;
 mod client;
 mod conditional;
 mod cors;
+mod derive_service;
 mod derived;
 mod fleet;
 mod harness;

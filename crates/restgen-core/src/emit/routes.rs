@@ -40,7 +40,7 @@ pub(crate) fn routes(service: &Service) -> RustFile {
             .merge(::restgen::routes::resource::<#c, #rep, #p>(
                 &super::resources::#spec,
                 base,
-                ::restgen::routes::Hooks { before_create: #bc, before_replace: #br, before_patch: #bp, before_delete: #bd },
+                ::restgen::routes::Hooks { before_create: #bc, before_replace: #br, before_patch: #bp, before_delete: #bd, ..::core::default::Default::default() },
             ))
         }
     });

@@ -32,6 +32,16 @@ impl SqlValue {
         }
     }
 
+    /// The value as JSON (an id as a record shows it).
+    pub fn to_json(&self) -> Value {
+        match self {
+            SqlValue::Text(v) => v.clone().map_or(Value::Null, Value::from),
+            SqlValue::Int(v) => v.map_or(Value::Null, Value::from),
+            SqlValue::Float(v) => v.map_or(Value::Null, Value::from),
+            SqlValue::Bool(v) => v.map_or(Value::Null, Value::from),
+        }
+    }
+
     /// An id from its path segment: `None` when it cannot be an id of this kind (so
     /// the record cannot exist).
     pub fn id(kind: IdKind, text: &str) -> Option<SqlValue> {

@@ -40,6 +40,7 @@ pub fn router<H: super::hooks::Hooks>(
                         let h = hooks.clone();
                         ::std::sync::Arc::new(move |id: &str| h.before_delete_user(id))
                     }),
+                    ..::core::default::Default::default()
                 },
             ),
         )
@@ -76,6 +77,7 @@ pub fn router<H: super::hooks::Hooks>(
                             h.before_delete_customer(id)
                         })
                     }),
+                    ..::core::default::Default::default()
                 },
             ),
         )
@@ -110,6 +112,7 @@ pub fn router<H: super::hooks::Hooks>(
                         let h = hooks.clone();
                         ::std::sync::Arc::new(move |id: &str| h.before_delete_order(id))
                     }),
+                    ..::core::default::Default::default()
                 },
             ),
         )
@@ -126,6 +129,7 @@ pub fn router<H: super::hooks::Hooks>(
                     before_replace: ::core::option::Option::None,
                     before_patch: ::core::option::Option::None,
                     before_delete: ::core::option::Option::None,
+                    ..::core::default::Default::default()
                 },
             ),
         )

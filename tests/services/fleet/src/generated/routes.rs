@@ -40,6 +40,7 @@ pub fn router<H: super::hooks::Hooks>(
                         let h = hooks.clone();
                         ::std::sync::Arc::new(move |id: &str| h.before_delete_depot(id))
                     }),
+                    ..::core::default::Default::default()
                 },
             ),
         )
@@ -74,6 +75,7 @@ pub fn router<H: super::hooks::Hooks>(
                         let h = hooks.clone();
                         ::std::sync::Arc::new(move |id: &str| h.before_delete_driver(id))
                     }),
+                    ..::core::default::Default::default()
                 },
             ),
         )
@@ -110,6 +112,7 @@ pub fn router<H: super::hooks::Hooks>(
                             h.before_delete_vehicle(id)
                         })
                     }),
+                    ..::core::default::Default::default()
                 },
             ),
         )
@@ -144,6 +147,7 @@ pub fn router<H: super::hooks::Hooks>(
                         let h = hooks.clone();
                         ::std::sync::Arc::new(move |id: &str| h.before_delete_trip(id))
                     }),
+                    ..::core::default::Default::default()
                 },
             ),
         )
@@ -170,6 +174,7 @@ pub fn router<H: super::hooks::Hooks>(
                             h.before_delete_service_log(id)
                         })
                     }),
+                    ..::core::default::Default::default()
                 },
             ),
         )
