@@ -33,6 +33,7 @@ pub(crate) const RESOURCE_KEYS: &[&str] = &[
     "description",
     "operations",
     "owner",
+    "principal",
     "nested_under",
     "access",
     "not_owned",
@@ -94,6 +95,8 @@ pub(crate) struct ResourceAttrs {
     pub description: Option<String>,
     pub operations: Option<Vec<Sp<String>>>,
     pub owner: Option<syn::Path>,
+    /// `principal(identifier = email)`: the resource holds the accounts callers sign in as.
+    pub principal: Option<Sp<Option<Sp<String>>>>,
     pub nested_under: Vec<syn::Path>,
     /// `(key, rules)`, `all` included, in the order written.
     pub access: Vec<(Sp<String>, Vec<Sp<String>>)>,
@@ -340,6 +343,19 @@ fn resource_key(meta: &ParseNestedMeta, out: &mut ResourceAttrs, errors: &mut Er
             "description" => out.description = Some(string(meta)?.value),
             "operations" => once(&mut out.operations, words(meta)?, meta, errors),
             "owner" => once(&mut out.owner, meta.value()?.parse()?, meta, errors),
+            "principal" => {
+                let mut identifier = None;
+                if meta.input.peek(syn::token::Paren) {
+                    meta.parse_nested_meta(|inner| {
+                        if key(&inner) != "identifier" {
+                            return Err(unknown(&inner, "`principal`", &["identifier"]));
+                        }
+                        identifier = Some(word(&inner)?);
+                        Ok(())
+                    })?;
+                }
+                once(&mut out.principal, Sp::new(identifier, meta.path.span()), meta, errors);
+            }
             "nested_under" => out.nested_under.extend(paths(meta)?),
             "access" => {
                 out.access_span = Some(meta.path.span());

@@ -27,10 +27,7 @@ pub fn resource(input: TokenStream) -> TokenStream {
     };
     let ident = input.ident.clone();
     match lower_resource(&input, &Context::default()) {
-        Ok(l) => {
-            let others: Vec<(String, syn::Path)> = l.others.into_iter().map(|o| (o.name, o.path)).collect();
-            restgen_core::emit::derived::resource(&l.service, &l.resource, &ident, &others)
-        }
+        Ok(l) => restgen_core::emit::derived::resource(&l.service, &l.resource, &ident, &l.others),
         Err(errors) => {
             let errors = errors.to_compile_error();
             // The impl stays out, so the errors above are all the user sees about it.

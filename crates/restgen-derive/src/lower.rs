@@ -26,20 +26,18 @@ pub struct Context {
     pub auth: bool,
     /// Paging for resources that declare none.
     pub pagination: Pagination,
+    /// The roles callers may hold, where a service declares them in one place (a
+    /// derived service declares them at run time, on its `App`).
+    pub roles: Vec<String>,
 }
 
 impl Default for Context {
     fn default() -> Self {
-        Context { auth: true, pagination: Pagination::default() }
+        Context { auth: true, pagination: Pagination::default(), roles: Vec::new() }
     }
 }
 
-/// Another resource a struct names, as a type path, and the name it has in the model.
-#[derive(Clone, Debug)]
-pub struct Named {
-    pub name: String,
-    pub path: syn::Path,
-}
+pub use restgen_core::emit::derived::Named;
 
 /// A derived resource: the model, the service it was lowered into (holding it, stubs of
 /// the resources it names, and the context's facts), and the Rust paths of those others.
@@ -336,7 +334,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         if name == resource.name.value || others.iter().any(|o| o.name == name) {
             return;
         }
-        others.push(Named { name: name.clone(), path: path.clone() });
+        others.push(Named { name: name.clone(), path: path.clone(), id });
         stubs.push(stub(&name, id.unwrap_or(IdKind::Uuid)));
     };
     if let (Some(o), Some(p)) = (&owner, &attrs.owner) {
@@ -349,8 +347,19 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         let kind = if owner.as_ref().is_some_and(|o| &o.value == parent) { owner_id.map(|(k, _)| k) } else { None };
         add(parent.clone(), p, kind);
     }
-    let principal = owner.as_ref().map(|o| o.value.clone());
-    let service = surrounding_service(cx, principal, &resource, stubs);
+    let identifier = match &attrs.principal {
+        Some(p) => principal_fields(p, &resource, errors),
+        None => None,
+    };
+    let principal = if attrs.principal.is_some() {
+        Some(resource.name.value.clone())
+    } else {
+        owner.as_ref().map(|o| o.value.clone())
+    };
+    let mut service = surrounding_service(cx, principal, &resource, stubs);
+    if let Some(auth) = &mut service.auth {
+        auth.login.identifier = identifier;
+    }
     Some(Lowered { service, resource, others })
 }
 
@@ -399,6 +408,34 @@ pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<b
     crate::check::report(&diags, &mut errors);
     errors.finish()?;
     Ok((service, resource, optional))
+}
+
+/// The principal signs in with an identifier field and a password field: both must be
+/// there. Returns the identifier.
+fn principal_fields(p: &Sp<Option<Sp<String>>>, resource: &Resource, errors: &mut Errors) -> Option<Located<String>> {
+    if !resource.fields.iter().any(|f| f.ty.value == FieldType::Password) {
+        errors.at(
+            p.span,
+            "accounts sign in with a password: add a field `#[field(password, settable(create))] password: String`",
+        );
+    }
+    let Some(identifier) = &p.value else {
+        errors.at(p.span, "name the field accounts sign in with: `principal(identifier = email)`");
+        return None;
+    };
+    match resource.field(&identifier.value) {
+        Some(f) if matches!(f.ty.value, FieldType::String | FieldType::Email) && f.unique.value => {}
+        Some(_) => errors.at(
+            identifier.span,
+            format!("`{}` identifies an account: a unique string or email field", identifier.value),
+        ),
+        None => {
+            let hint = did_you_mean(&identifier.value, resource.fields.iter().map(|f| f.name.value.as_str()))
+                .map_or_else(String::new, |m| format!("; did you mean `{m}`?"));
+            errors.at(identifier.span, format!("`principal` names unknown field `{}`{hint}", identifier.value));
+        }
+    }
+    Some(located(identifier.clone()))
 }
 
 /// A resource another one names: its name and id type, all the model needs of it to
@@ -456,7 +493,7 @@ fn surrounding_service(cx: &Context, principal: Option<String>, resource: &Resou
             origin: Origin::Unknown,
         },
         api_key: ApiKey { header: "X-API-Key".into(), query: None, origin: Origin::Unknown },
-        roles: Vec::new(),
+        roles: cx.roles.iter().cloned().map(Located::bare).collect(),
         default_role: None,
         admin_roles: Vec::new(),
         origin: Origin::Unknown,

@@ -63,3 +63,16 @@ fn a_body_type_that_is_not_a_resource() {
     let file: syn::File = syn::parse2(output).expect("the expansion is Rust");
     insta::assert_snapshot!(prettyplease::unparse(&file));
 }
+
+/// The shop written with the derive macros (the one the equivalence test holds to the
+/// schema's): one snapshot per resource.
+#[test]
+fn the_shop_resources() {
+    let file = syn::parse_file(include_str!("../../../tests/derive/shop.rs")).expect("Rust");
+    for item in file.items {
+        if let syn::Item::Struct(s) = item {
+            let name = s.ident.to_string();
+            insta::assert_snapshot!(format!("shop_{name}"), expand(quote!(#s)));
+        }
+    }
+}

@@ -5,7 +5,7 @@
 
 use crate::routes::{Hooks, Input};
 use crate::serve::{CorsSpec, Service};
-use crate::spec::{AuthSpec, RateSpec, ResourceSpec};
+use crate::spec::{ApiKeySpec, AuthSpec, JwtAlgorithm, JwtSpec, PrincipalSpec, RateSpec, ResourceSpec, Scheme};
 use crate::store::{MigrationSpec, Store, Tables};
 use axum::Router;
 use std::process::ExitCode;
@@ -17,6 +17,8 @@ pub trait Resource: 'static {
     const NAME: &'static str;
     /// The collection path, without base path: `/orders`.
     const PATH: &'static str;
+    /// How its records are named.
+    const ID_KIND: crate::spec::IdKind;
     /// The resource as the runtime's shared operations see it.
     const SPEC: &'static ResourceSpec;
     /// The allow-listed inputs of create, replace and patch (`()` where the operation is
@@ -39,6 +41,129 @@ pub trait Resource: 'static {
     }
 }
 
+/// The resource that holds the accounts callers sign in as: what
+/// `#[resource(principal(identifier = ...))]` implements.
+pub trait Principal: Resource {
+    /// The field an account is named by at login and in Basic credentials.
+    const IDENTIFIER: &'static str;
+    /// The password field (an Argon2id hash in storage).
+    const PASSWORD: &'static str;
+    /// The `roles` field, when accounts have one.
+    const ROLES: Option<&'static str>;
+}
+
+/// How callers of an [`App`] sign in: the schema's `auth` section, in code. Accounts are
+/// records of the principal resource; tokens are signed with `<NAME>_JWT_SECRET` (HS256).
+#[derive(Clone, Debug)]
+pub struct Accounts {
+    principal: &'static ResourceSpec,
+    identifier: &'static str,
+    password: &'static str,
+    roles_field: Option<&'static str>,
+    schemes: Vec<Scheme>,
+    login_path: &'static str,
+    roles: &'static [&'static str],
+    default_role: Option<&'static str>,
+    admin_roles: &'static [&'static str],
+    ttl: Duration,
+    issuer: Option<&'static str>,
+    audience: Option<&'static str>,
+    api_key_header: &'static str,
+}
+
+impl Accounts {
+    /// Accounts are records of `P`; callers sign in with bearer tokens from
+    /// `{base_path}/auth/login`.
+    pub fn of<P: Principal>() -> Accounts {
+        Accounts {
+            principal: P::SPEC,
+            identifier: P::IDENTIFIER,
+            password: P::PASSWORD,
+            roles_field: P::ROLES,
+            schemes: vec![Scheme::Bearer],
+            login_path: "/auth/login",
+            roles: &[],
+            default_role: None,
+            admin_roles: &[],
+            ttl: Duration::from_secs(15 * 60),
+            issuer: None,
+            audience: None,
+            api_key_header: "X-API-Key",
+        }
+    }
+
+    /// The accepted schemes (`Bearer`, `ApiKey`, `Basic`).
+    pub fn schemes(mut self, schemes: &[Scheme]) -> Accounts {
+        self.schemes = schemes.to_vec();
+        self
+    }
+
+    /// The roles accounts may hold, and the role of an account that holds none.
+    pub fn roles(mut self, roles: &'static [&'static str], default_role: Option<&'static str>) -> Accounts {
+        self.roles = roles;
+        self.default_role = default_role;
+        self
+    }
+
+    /// Roles that see and change every record.
+    pub fn admin_roles(mut self, roles: &'static [&'static str]) -> Accounts {
+        self.admin_roles = roles;
+        self
+    }
+
+    /// Where tokens are issued, under the base path (default `/auth/login`).
+    pub fn login_path(mut self, path: &'static str) -> Accounts {
+        self.login_path = path;
+        self
+    }
+
+    /// How long a token lives, and the `iss` and `aud` it carries and requires.
+    pub fn tokens(mut self, ttl: Duration, issuer: Option<&'static str>, audience: Option<&'static str>) -> Accounts {
+        self.ttl = ttl;
+        self.issuer = issuer;
+        self.audience = audience;
+        self
+    }
+
+    /// The header API keys travel in (default `X-API-Key`).
+    pub fn api_key_header(mut self, header: &'static str) -> Accounts {
+        self.api_key_header = header;
+        self
+    }
+
+    /// The runtime's view, for a service named `service` under `base_path`; built once
+    /// and kept for the life of the process.
+    fn spec(self, service: &'static str, base_path: &str) -> &'static AuthSpec {
+        let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+        let prefix = service.to_ascii_uppercase().replace('-', "_");
+        Box::leak(Box::new(AuthSpec {
+            schemes: Box::leak(self.schemes.into_boxed_slice()),
+            principal: Some(PrincipalSpec {
+                resource: self.principal,
+                login_path: leak(format!("{base_path}{}", self.login_path)),
+                identifier: self.identifier,
+                password: self.password,
+                roles: self.roles_field,
+            }),
+            jwt: JwtSpec {
+                algorithm: JwtAlgorithm::Hs256,
+                secret_env: leak(format!("{prefix}_JWT_SECRET")),
+                private_key_env: None,
+                public_key_env: None,
+                ttl_seconds: self.ttl.as_secs(),
+                issuer: self.issuer,
+                audience: self.audience,
+            },
+            api_key: ApiKeySpec { header: self.api_key_header, query: None },
+            roles: self.roles,
+            default_role: self.default_role,
+            admin_roles: self.admin_roles,
+            env_prefix: leak(prefix),
+            realm: service,
+        }))
+    }
+}
+
 type Mount = Box<dyn FnOnce(&str) -> Router<Store>>;
 
 /// A service assembled in code: resources, hand-written routes, and the service-wide
@@ -49,7 +174,7 @@ pub struct App {
     mounts: Vec<Mount>,
     specs: Vec<&'static ResourceSpec>,
     tables: Vec<Tables>,
-    auth: Option<&'static AuthSpec>,
+    auth: Option<Accounts>,
     rate_limit: Option<RateSpec>,
     cors: Option<CorsSpec>,
     trusted_proxies: &'static [&'static str],
@@ -103,9 +228,10 @@ impl App {
         self
     }
 
-    /// How callers sign in (the schema's `auth`).
-    pub fn auth(mut self, auth: &'static AuthSpec) -> App {
-        self.auth = Some(auth);
+    /// How callers sign in (the schema's `auth`). Without it the service is open, and a
+    /// resource whose access needs callers refuses every request (401).
+    pub fn auth(mut self, accounts: Accounts) -> App {
+        self.auth = Some(accounts);
         self
     }
 
@@ -161,7 +287,7 @@ impl App {
             max_body_bytes: self.max_body_bytes,
             request_timeout: self.request_timeout,
             sample_path: Box::leak(sample.into_boxed_str()),
-            auth: self.auth,
+            auth: self.auth.map(|a| a.spec(self.name, self.base_path)),
             openapi: None,
             cors: self.cors,
             max_in_flight: self.max_in_flight,

@@ -24,7 +24,7 @@ pub mod spec;
 pub mod store;
 mod validate;
 
-pub use app::{App, Resource};
+pub use app::{Accounts, App, Principal, Resource};
 pub use payload::{Payload, Valid};
 pub use problem::{FieldError, Problem};
 /// `#[derive(Resource)]` and `#[derive(Input)]` (see the README's derive section).
@@ -41,4 +41,21 @@ pub mod __private {
     pub use serde_json;
     pub use tokio;
     pub use uuid;
+
+    /// Whether two names are equal, in const context (derive expansions assert that a
+    /// type named in an attribute is the resource the model says).
+    pub const fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
 }

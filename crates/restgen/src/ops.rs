@@ -163,7 +163,10 @@ fn take_roles(
     }
     if caller.is_admin() {
         let value = object.remove(f.name).unwrap_or(Value::Null);
-        validate::roles(f, &value)
+        // A generated spec lists the declared roles; a derived one leaves them to the
+        // service's auth.
+        let declared = if f.values.is_empty() { caller.declared_roles() } else { f.values };
+        validate::roles(declared, &value)
             .map_err(|message| Problem::validation(vec![FieldError { field: f.name.into(), message }]))?;
         return Ok(Some((f.name.to_owned(), value)));
     }

@@ -50,20 +50,20 @@ pub(crate) fn value(f: &FieldSpec, v: &Value) -> Result<(), String> {
         FieldKind::String | FieldKind::Text | FieldKind::Email | FieldKind::Url | FieldKind::Password => {
             text(f, v.as_str().unwrap_or_default())
         }
-        FieldKind::Roles => roles(f, v),
+        FieldKind::Roles => roles(f.values, v),
         _ => Ok(()),
     }
 }
 
 /// A list of declared roles, each once.
-pub(crate) fn roles(f: &FieldSpec, v: &Value) -> Result<(), String> {
+pub(crate) fn roles(declared: &[&str], v: &Value) -> Result<(), String> {
     let Some(items) = v.as_array() else { return Err("must be a list of roles".into()) };
     let mut seen = Vec::new();
     for item in items {
         match item.as_str() {
-            Some(r) if f.values.contains(&r) && !seen.contains(&r) => seen.push(r),
+            Some(r) if declared.contains(&r) && !seen.contains(&r) => seen.push(r),
             Some(r) if seen.contains(&r) => return Err(format!("names `{r}` twice")),
-            Some(r) => return Err(format!("`{r}` is not a role; expected one of: {}", f.values.join(", "))),
+            Some(r) => return Err(format!("`{r}` is not a role; expected one of: {}", declared.join(", "))),
             None => return Err("must be a list of roles".into()),
         }
     }

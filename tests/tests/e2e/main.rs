@@ -9,6 +9,7 @@ mod conditional;
 mod cors;
 mod derive_service;
 mod derived;
+mod derived_shop;
 mod fleet;
 mod harness;
 mod idempotency;

@@ -8,22 +8,83 @@ use super::migrations::{self, Dialect};
 use super::models::{self, Side};
 use super::names::type_name;
 use super::resources;
-use crate::model::{Resource, Service, WriteOp};
+use crate::model::{FieldType, Resource, Service, WriteOp};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
+
+/// Another resource a derived one names (`owner`, `ref`, `nested_under`): its name in the
+/// model, its Rust type, and the id type the naming struct holds for it, when it holds one.
+#[derive(Clone, Debug)]
+pub struct Named {
+    pub name: String,
+    pub path: syn::Path,
+    pub id: Option<crate::model::IdKind>,
+}
+
+/// Compile-time proof that each type named is the resource the model says: its derive's
+/// name and id type. A misspelt type is the compiler's error at the attribute; a type of
+/// another resource, or of another id type, fails these assertions there.
+fn named_checks(others: &[Named]) -> TokenStream {
+    let checks = others.iter().map(|o| {
+        let (path, name) = (&o.path, &o.name);
+        let span = syn::spanned::Spanned::span(path);
+        let message = format!("this type is not the `{name}` resource; name the struct whose resource is `{name}`");
+        let id = o.id.map(|kind| {
+            let (variant, what) = match kind {
+                crate::model::IdKind::Uuid => (quote!(Uuid), "Uuid"),
+                crate::model::IdKind::Integer => (quote!(Integer), "i64"),
+            };
+            let message = format!("`{name}` records are not named by {what} ids: hold the id type of `{name}`");
+            quote::quote_spanned! {span=>
+                const _: () = ::core::assert!(
+                    ::core::matches!(<#path as ::restgen::Resource>::ID_KIND, ::restgen::spec::IdKind::#variant),
+                    #message
+                );
+            }
+        });
+        quote::quote_spanned! {span=>
+            const _: () = ::core::assert!(
+                ::restgen::__private::same(<#path as ::restgen::Resource>::NAME, #name),
+                #message
+            );
+            #id
+        }
+    });
+    quote!(#(#checks)*)
+}
+
+/// The enums and allow-listed inputs of `resource`: the code a client's body lands in,
+/// the same from a schema or from a derive for the same model.
+pub fn inputs(service: &Service, resource: &Resource) -> TokenStream {
+    let enums = models::enums(resource, Side::Service);
+    let inputs = models::inputs(service, resource, Side::Service);
+    quote!(#enums #inputs)
+}
+
+/// The spec the runtime's shared operations (the handlers) follow for `resource`,
+/// reaching the resources it names through their derives (`others` maps names to types).
+pub fn spec(service: &Service, resource: &Resource, others: &[Named]) -> TokenStream {
+    let refer = |other: &Resource| match others.iter().find(|o| o.name == other.name.value) {
+        Some(Named { path, .. }) => {
+            (quote!(<#path as ::restgen::Resource>::SPEC), quote!(<#path as ::restgen::Resource>::PATH))
+        }
+        None => (quote!(::core::panic!("unknown resource")), quote!("")),
+    };
+    resources::spec_with(service, resource, &refer)
+}
 
 /// The items a derive adds beside `ty`, whose model is `resource` (lowered into `service`,
 /// which holds it, stubs of the resources it names and the service facts it was lowered
 /// with). `others` maps those resources' names to their Rust types.
-pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[(String, syn::Path)]) -> TokenStream {
-    let enums = models::enums(resource, Side::Service);
-    let inputs = models::inputs(service, resource, Side::Service);
-    let refer = |other: &Resource| match others.iter().find(|(name, _)| *name == other.name.value) {
-        Some((_, path)) => (quote!(<#path as ::restgen::Resource>::SPEC), quote!(<#path as ::restgen::Resource>::PATH)),
-        None => (quote!(::core::panic!("unknown resource")), quote!("")),
-    };
-    let spec = resources::spec_with(service, resource, &refer);
+pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Named]) -> TokenStream {
+    let inputs = inputs(service, resource);
+    let spec = spec(service, resource, others);
+    let checks = named_checks(others);
     let path = &resource.path.value;
+    let id_kind = match resource.id {
+        crate::model::IdKind::Uuid => quote!(::restgen::spec::IdKind::Uuid),
+        crate::model::IdKind::Integer => quote!(::restgen::spec::IdKind::Integer),
+    };
     let spec_ident = resources::static_ident(resource);
     let name = &resource.name.value;
     let input = |op: WriteOp| {
@@ -40,16 +101,41 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[(S
         }
     };
     let (create, replace, patch) = (input(WriteOp::Create), input(WriteOp::Replace), input(WriteOp::Patch));
-    let (sqlite, _) = migrations::table_sql(service, resource, Dialect::Sqlite);
-    let (postgres, postgres_foreign_keys) = migrations::table_sql(service, resource, Dialect::Postgres);
+    let (mut sqlite, _) = migrations::table_sql(service, resource, Dialect::Sqlite);
+    let (mut postgres, postgres_foreign_keys) = migrations::table_sql(service, resource, Dialect::Postgres);
+    let principal = service.auth.as_ref().and_then(|a| a.principal.as_ref()).is_some_and(|p| p.value == *name);
+    let principal_impl = principal.then(|| {
+        // The accounts' API keys live beside them.
+        migrations::api_key_table(resource, Dialect::Sqlite, &mut sqlite);
+        migrations::api_key_table(resource, Dialect::Postgres, &mut postgres);
+        let identifier =
+            service.auth.as_ref().and_then(|a| a.login.identifier.as_ref()).map_or("", |i| i.value.as_str());
+        let password =
+            resource.fields.iter().find(|f| f.ty.value == FieldType::Password).map_or("", |f| f.name.value.as_str());
+        let roles = match resource.fields.iter().find(|f| f.ty.value == FieldType::Roles) {
+            Some(f) => {
+                let n = &f.name.value;
+                quote!(::core::option::Option::Some(#n))
+            }
+            None => quote!(::core::option::Option::None),
+        };
+        quote! {
+            #[automatically_derived]
+            impl ::restgen::Principal for #ty {
+                const IDENTIFIER: &'static str = #identifier;
+                const PASSWORD: &'static str = #password;
+                const ROLES: ::core::option::Option<&'static str> = #roles;
+            }
+        }
+    });
     quote! {
-        #enums
         #inputs
 
         #[automatically_derived]
         impl ::restgen::Resource for #ty {
             const NAME: &'static str = #name;
             const PATH: &'static str = #path;
+            const ID_KIND: ::restgen::spec::IdKind = #id_kind;
             const SPEC: &'static ::restgen::spec::ResourceSpec = {
                 use ::restgen::spec::*;
                 #spec
@@ -68,6 +154,9 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[(S
                 }
             }
         }
+
+        #principal_impl
+        #checks
     }
 }
 

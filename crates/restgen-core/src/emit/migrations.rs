@@ -41,6 +41,11 @@ fn api_keys(service: &Service, dialect: Dialect, out: &mut String) {
     if !auth.has_scheme(Scheme::ApiKey) {
         return;
     }
+    api_key_table(principal, dialect, out);
+}
+
+/// The API key table of accounts held by `principal`.
+pub(crate) fn api_key_table(principal: &Resource, dialect: Dialect, out: &mut String) {
     let owner = id_type(principal.id, dialect);
     let target = q(&principal.name.value);
     let _ = writeln!(

@@ -60,6 +60,11 @@ impl Caller {
         self.principal.as_ref().is_some_and(|p| p.roles.iter().any(|r| r == role))
     }
 
+    /// The roles accounts may hold, as the service declares them.
+    pub(crate) fn declared_roles(&self) -> &'static [&'static str] {
+        self.auth.map_or(&[], |a| a.roles)
+    }
+
     /// The caller's id as a value of an owner column of `kind`.
     pub fn id_value(&self, kind: IdKind) -> Option<SqlValue> {
         SqlValue::id(kind, self.id()?)
