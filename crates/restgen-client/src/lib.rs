@@ -8,15 +8,17 @@
 //! crate depends on `restgen-client` alone.
 
 mod auth;
+mod collection;
 mod error;
 mod list;
 mod retry;
 mod transport;
 
 pub use auth::Auth;
+pub use collection::Collection;
 pub use error::{Error, FieldError, Problem};
 pub use list::{Envelope, List, Page, Paging, Style};
-pub use restgen_wire::{Patch, input};
+pub use restgen_wire::{Endpoint, Patch, input};
 pub use retry::Retry;
 pub use transport::{ApiKey, ApiKeyCreated, Builder, ServiceInfo, Token, Transport};
 

@@ -2,7 +2,9 @@
 //! of a patched field and the serde helpers input structs name. Both sides re-export this
 //! crate, so a model emitted once means the same JSON on either side.
 
+mod endpoint;
 pub mod input;
 mod patch;
 
+pub use endpoint::{Endpoint, Paging};
 pub use patch::Patch;

@@ -29,7 +29,9 @@ pub use payload::{Payload, Valid};
 pub use problem::{FieldError, Problem};
 /// `#[derive(Resource)]` and `#[derive(Input)]` (see the README's derive section).
 pub use restgen_macros::{Input, Resource};
-pub use restgen_wire::{Patch, input};
+/// The wire shapes both sides name (`restgen::wire::Paging`).
+pub use restgen_wire as wire;
+pub use restgen_wire::{Endpoint, Patch, input};
 
 /// Re-exports for generated code. Not a public API: names here may change in any release.
 #[doc(hidden)]

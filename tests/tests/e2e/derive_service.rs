@@ -120,3 +120,38 @@ async fn orders_page_by_cursor_sort_by_total_and_filter_by_status(s: Server) {
     assert_eq!(cancelled.body["data"][0]["total_cents"], 10);
     s.get("/api/orders?limit=many").await.assert_problem(400);
 }
+
+backends!(a_client_calls_the_derived_resource_with_its_own_types, bakery());
+async fn a_client_calls_the_derived_resource_with_its_own_types(s: Server) {
+    use derive_service::{CreateOrder, LineItem, Order, OrderStatus, PatchOrder};
+    use futures_util::TryStreamExt;
+    use restgen_client::{Builder, ServiceInfo, Transport};
+    let info = ServiceInfo { base_path: "/api", login_path: None, login_identifier: "", api_key_header: None };
+    let client: Transport = Builder::new(info, &s.base).build().unwrap();
+    let orders = client.collection::<Order>();
+    let line = |quantity| LineItem { sku: "bun".into(), quantity, unit_cents: 10 };
+    let items = |quantity| serde_json::to_value(vec![line(quantity)]).unwrap();
+    let created = orders
+        .create(&CreateOrder { customer: "Ann".into(), items: items(2), note: restgen::Patch::Absent })
+        .await
+        .unwrap();
+    assert_eq!((created.total_cents, created.status), (20, OrderStatus::Open));
+    assert_eq!(orders.get(created.id).await.unwrap().items, vec![line(2)]);
+    let paid = orders.patch(created.id, &PatchOrder { status: Some(OrderStatus::Paid), ..PatchOrder::default() }).await;
+    assert_eq!(paid.unwrap().status, OrderStatus::Paid);
+    // The server's refusals are typed problems.
+    let refused =
+        orders.create(&CreateOrder { customer: "Bo".into(), items: items(0), note: restgen::Patch::Absent }).await;
+    assert_eq!(refused.unwrap_err().status(), Some(422));
+    // Paging in the resource's own style, page after page.
+    for q in 1..=44 {
+        orders
+            .create(&CreateOrder { customer: format!("c{q}"), items: items(q), note: restgen::Patch::Absent })
+            .await
+            .unwrap();
+    }
+    let all: Vec<Order> = orders.list().param("limit", 20).stream().try_collect().await.unwrap();
+    assert_eq!(all.len(), 45);
+    orders.delete(created.id).await.unwrap();
+    assert_eq!(orders.get(created.id).await.unwrap_err().status(), Some(404));
+}

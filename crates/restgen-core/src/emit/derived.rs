@@ -81,6 +81,15 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
     let spec = spec(service, resource, others);
     let checks = named_checks(others);
     let path = &resource.path.value;
+    let paging = match resource.pagination.style {
+        crate::model::PageStyle::Cursor => quote!(::restgen::wire::Paging::Cursor),
+        crate::model::PageStyle::Page => quote!(::restgen::wire::Paging::Page),
+        crate::model::PageStyle::Offset => quote!(::restgen::wire::Paging::Offset),
+    };
+    let envelope = match &resource.envelope.value {
+        crate::model::Envelope::Bare => quote!(::core::option::Option::None),
+        crate::model::Envelope::Key(k) => quote!(::core::option::Option::Some(#k)),
+    };
     let id_kind = match resource.id {
         crate::model::IdKind::Uuid => quote!(::restgen::spec::IdKind::Uuid),
         crate::model::IdKind::Integer => quote!(::restgen::spec::IdKind::Integer),
@@ -153,6 +162,16 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
                     postgres_foreign_keys: #postgres_foreign_keys,
                 }
             }
+        }
+
+        #[automatically_derived]
+        impl ::restgen::Endpoint for #ty {
+            const PATH: &'static str = #path;
+            const PAGING: ::restgen::wire::Paging = #paging;
+            const ENVELOPE: ::core::option::Option<&'static str> = #envelope;
+            type Create = #create;
+            type Replace = #replace;
+            type Patch = #patch;
         }
 
         #principal_impl
