@@ -8,12 +8,13 @@
 
 mod attr;
 mod check;
+mod enumeration;
 mod errors;
 mod input;
 mod lower;
 mod ty;
 
-pub use lower::{Context, Lowered, Named, lower_resource};
+pub use lower::{Context, Lowered, Named, OwnEnum, lower_resource};
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -27,7 +28,7 @@ pub fn resource(input: TokenStream) -> TokenStream {
     };
     let ident = input.ident.clone();
     match lower_resource(&input, &Context::default()) {
-        Ok(l) => restgen_core::emit::derived::resource(&l.service, &l.resource, &ident, &l.others),
+        Ok(l) => restgen_core::emit::derived::resource(&l.service, &l.resource, &ident, &l.others, &l.own_enums),
         Err(errors) => {
             let errors = errors.to_compile_error();
             // The impl stays out, so the errors above are all the user sees about it.
@@ -43,4 +44,13 @@ pub fn input(input: TokenStream) -> TokenStream {
         Err(e) => return e.to_compile_error(),
     };
     input::expand(&input).unwrap_or_else(|e| e.to_compile_error())
+}
+
+/// `#[derive(Enum)]`: a hand-written enum whose unit variants are a field's values.
+pub fn enumeration(input: TokenStream) -> TokenStream {
+    let input = match syn::parse2::<syn::DeriveInput>(input) {
+        Ok(i) => i,
+        Err(e) => return e.to_compile_error(),
+    };
+    enumeration::expand(&input).unwrap_or_else(|e| e.to_compile_error())
 }

@@ -45,6 +45,34 @@ pub struct Lowered {
     pub service: Service,
     pub resource: Resource,
     pub others: Vec<Named>,
+    /// Enum fields whose type is an enum of the user's (`#[derive(restgen::Enum)]`).
+    pub own_enums: Vec<OwnEnum>,
+}
+
+pub use restgen_core::emit::derived::OwnEnum;
+
+/// The enum fields of `resource` whose Rust type is not the one the derive declares
+/// (`{Resource}{Field}`): hand-written enums, which the expansion names instead.
+pub(crate) fn own_enums(
+    fields: &syn::punctuated::Punctuated<syn::Field, syn::Token![,]>,
+    resource: &Resource,
+) -> Vec<OwnEnum> {
+    use heck::ToUpperCamelCase;
+    resource
+        .fields
+        .iter()
+        .filter(|f| matches!(f.ty.value, FieldType::Enum { .. }))
+        .filter_map(|f| {
+            let declared =
+                format!("{}{}", resource.name.value.to_upper_camel_case(), f.name.value.to_upper_camel_case());
+            let field = fields
+                .iter()
+                .find(|s| s.ident.as_ref().is_some_and(|i| i.to_string().trim_start_matches("r#") == f.name.value))?;
+            let inner = ty::read(&field.ty).inner;
+            (ty::name(inner).as_deref() != Some(declared.as_str()))
+                .then(|| OwnEnum { field: f.name.value.clone(), ty: inner.clone() })
+        })
+        .collect()
 }
 
 fn at(span: Span) -> Origin {
@@ -360,12 +388,13 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
     if let Some(auth) = &mut service.auth {
         auth.login.identifier = identifier;
     }
-    Some(Lowered { service, resource, others })
+    let own_enums = own_enums(fields, &resource);
+    Some(Lowered { service, resource, others, own_enums })
 }
 
 /// Lowers `input`, a struct with `#[derive(Input)]`: a body type whose fields are a
 /// create's, and whether each struct field is an `Option`.
-pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<bool>)> {
+pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<bool>, Vec<OwnEnum>)> {
     let mut errors = Errors::default();
     let fields = match &input.data {
         Data::Struct(s) => match &s.fields {
@@ -407,7 +436,8 @@ pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<b
     restgen_core::check::check_input(&service, &resource, &mut diags);
     crate::check::report(&diags, &mut errors);
     errors.finish()?;
-    Ok((service, resource, optional))
+    let own_enums = own_enums(fields, &resource);
+    Ok((service, resource, optional, own_enums))
 }
 
 /// The principal signs in with an identifier field and a password field: both must be
@@ -625,10 +655,15 @@ fn field_type(
             heck::ToUpperCamelCase::to_upper_camel_case(resource),
             heck::ToUpperCamelCase::to_upper_camel_case(fname)
         );
-        if ty::name(read.inner).as_deref() != Some(expected.as_str()) {
+        // `{Resource}{Field}` is declared by the derive; any other named type is an enum of
+        // the user's, whose expansion asserts that its variants are these values.
+        if ty::name(read.inner).as_deref() != Some(expected.as_str()) && read.kind != Rust::Other {
             errors.at(
                 ty_span,
-                format!("a field with `values` has the enum type the derive declares for it: `{fname}: {expected}`"),
+                format!(
+                    "a field with `values` holds an enum: `{fname}: {expected}`, which the derive declares, \
+                     or an enum of yours with `#[derive(restgen::Enum)]`"
+                ),
             );
         }
         return Some(FieldType::Enum { values: values.value.iter().cloned().map(located).collect() });
@@ -671,7 +706,8 @@ fn field_type(
                 ty_span,
                 format!(
                     "restgen cannot tell the type of `{fname}` from its Rust type: use String, i64, f64, bool, Uuid, \
-                     NaiveDate, DateTime<Utc>, Decimal, serde_json::Value, an enum with `#[field(values(...))]`, \
+                     NaiveDate, DateTime<Utc>, Decimal, serde_json::Value, an enum with `#[field(values(...))]` \
+                     (declared by the derive, or yours with `#[derive(restgen::Enum)]`), \
                      or an id with `#[field(ref = Type)]`"
                 ),
             );

@@ -64,6 +64,32 @@ fn a_body_type_that_is_not_a_resource() {
     insta::assert_snapshot!(prettyplease::unparse(&file));
 }
 
+#[test]
+fn a_hand_written_enum_of_values() {
+    let output = restgen_derive::enumeration(quote! {
+        pub enum Fulfilment {
+            Pickup,
+            HomeDelivery,
+            #[value = "locker_2"]
+            Locker,
+        }
+    });
+    let file: syn::File = syn::parse2(output).expect("the expansion is Rust");
+    insta::assert_snapshot!(prettyplease::unparse(&file));
+}
+
+#[test]
+fn a_resource_whose_field_is_a_hand_written_enum() {
+    insta::assert_snapshot!(expand(quote! {
+        #[resource(path = "/parcels", access(all = [anyone]), operations(create, get))]
+        pub struct Parcel {
+            pub id: Uuid,
+            #[field(values(pickup, home_delivery, locker_2), settable, filter)]
+            pub fulfilment: crate::Fulfilment,
+        }
+    }));
+}
+
 /// The shop written with the derive macros (the one the equivalence test holds to the
 /// schema's): one snapshot per resource.
 #[test]

@@ -17,3 +17,11 @@ pub fn derive_resource(input: TokenStream) -> TokenStream {
 pub fn derive_input(input: TokenStream) -> TokenStream {
     restgen_derive::input(input.into()).into()
 }
+
+/// An enum of a field's values, written by hand: each unit variant is one value (its name
+/// in snake case, or `#[value = "..."]`). Brings `restgen::Enum`, serde's traits and
+/// `Display`; a resource's field of this type lists the same `#[field(values(...))]`.
+#[proc_macro_derive(Enum, attributes(value))]
+pub fn derive_enum(input: TokenStream) -> TokenStream {
+    restgen_derive::enumeration(input.into()).into()
+}

@@ -3,8 +3,10 @@
 //! crate, so a model emitted once means the same JSON on either side.
 
 mod endpoint;
+mod enumeration;
 pub mod input;
 mod patch;
 
 pub use endpoint::{Endpoint, Paging};
+pub use enumeration::Enum;
 pub use patch::Patch;

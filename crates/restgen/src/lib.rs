@@ -27,11 +27,11 @@ mod validate;
 pub use app::{Accounts, App, Principal, Resource};
 pub use payload::{Payload, Valid};
 pub use problem::{FieldError, Problem};
-/// `#[derive(Resource)]` and `#[derive(Input)]` (see the README's derive section).
-pub use restgen_macros::{Input, Resource};
+/// `#[derive(Resource)]`, `#[derive(Input)]` and `#[derive(Enum)]` (see the README's derive section).
+pub use restgen_macros::{Enum, Input, Resource};
 /// The wire shapes both sides name (`restgen::wire::Paging`).
 pub use restgen_wire as wire;
-pub use restgen_wire::{Endpoint, Patch, input};
+pub use restgen_wire::{Endpoint, Enum, Patch, input};
 
 /// Re-exports for generated code. Not a public API: names here may change in any release.
 #[doc(hidden)]
@@ -54,6 +54,22 @@ pub mod __private {
         let mut i = 0;
         while i < a.len() {
             if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// Whether two lists of values are equal, in const context (a field of a hand-written
+    /// enum lists the values the enum's variants are).
+    pub const fn same_values(a: &[&str], b: &[&str]) -> bool {
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if !same(a[i], b[i]) {
                 return false;
             }
             i += 1;

@@ -1,7 +1,8 @@
 //! A bakery's orders, written by hand with restgen's derive macros. The structs are the
 //! records clients see; `#[resource]` and `#[field]` say what a schema's resource would;
 //! the one rule the schema format cannot say — an order's total is the sum of its line
-//! items — is plain Rust beside them, in [`total`].
+//! items and its fulfilment's fee — is plain Rust beside them, in [`total`], and the
+//! fulfilment is the bakery's own enum, which knows its fee.
 
 use restgen::__private::chrono::{DateTime, Utc};
 use restgen::__private::uuid::Uuid;
@@ -27,6 +28,9 @@ pub struct Order {
     /// The sum of the items' prices, in cents.
     #[field(default = 0, min = 0, sort)]
     pub total_cents: i64,
+    /// How the order reaches the customer: the bakery's own type.
+    #[field(values(pickup, delivery), default = "pickup", settable(create, replace), filter)]
+    pub fulfilment: Fulfilment,
     /// Paid orders keep their items.
     #[field(values(open, paid, cancelled), default = "open", settable(patch), filter)]
     pub status: OrderStatus,
@@ -34,6 +38,30 @@ pub struct Order {
     pub note: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
+}
+
+/// How an order reaches its customer. Written by hand: `#[derive(restgen::Enum)]` makes
+/// its variants the values of `Order::fulfilment` (`pickup`, `delivery`), and the fee is
+/// the bakery's business, beside it.
+#[derive(restgen::Enum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fulfilment {
+    /// Collected at the counter.
+    Pickup,
+    /// Brought to the door.
+    Delivery,
+}
+
+/// What a delivery costs, in cents.
+pub const DELIVERY_FEE_CENTS: i64 = 350;
+
+impl Fulfilment {
+    /// What fulfilling an order this way adds to its total, in cents.
+    pub fn fee_cents(self) -> i64 {
+        match self {
+            Fulfilment::Pickup => 0,
+            Fulfilment::Delivery => DELIVERY_FEE_CENTS,
+        }
+    }
 }
 
 /// One line of an order.
@@ -49,13 +77,14 @@ pub struct LineItem {
 pub const MAX_ITEMS: usize = 50;
 
 /// The business rule: an order holds 1 to 50 line items, each of a positive quantity and a
-/// price of no less than zero, and its total is their sum. Runs on the record about to be
-/// stored, at create and at every change, so the total can never disagree with the items.
+/// price of no less than zero, and its total is their sum plus its fulfilment's fee. Runs
+/// on the record about to be stored, at create and at every change, so the total can
+/// never disagree with the items.
 pub fn total(order: &mut Order) -> Result<(), Problem> {
     if order.items.is_empty() || order.items.len() > MAX_ITEMS {
         return Err(Problem::unprocessable(format!("an order holds 1 to {MAX_ITEMS} line items")));
     }
-    let mut total: i64 = 0;
+    let mut total: i64 = order.fulfilment.fee_cents();
     for (i, item) in order.items.iter().enumerate() {
         if item.sku.is_empty() || item.quantity < 1 || item.unit_cents < 0 {
             return Err(Problem::unprocessable(format!(

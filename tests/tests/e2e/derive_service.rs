@@ -1,6 +1,7 @@
 //! `examples/derive-service`, the bakery written by hand with the derive macros: the
 //! suite's CRUD, allow-list and paging cases, and its one business rule (an order's total
-//! is the sum of its line items) held at create and at every change.
+//! is the sum of its line items and its fulfilment's fee) held at create and at every
+//! change, with the fulfilment a hand-written `#[derive(restgen::Enum)]` type.
 
 use crate::backends;
 use crate::harness::{Reply, Server};
@@ -132,7 +133,12 @@ async fn a_client_calls_the_derived_resource_with_its_own_types(s: Server) {
     let line = |quantity| LineItem { sku: "bun".into(), quantity, unit_cents: 10 };
     let items = |quantity| serde_json::to_value(vec![line(quantity)]).unwrap();
     let created = orders
-        .create(&CreateOrder { customer: "Ann".into(), items: items(2), note: restgen::Patch::Absent })
+        .create(&CreateOrder {
+            customer: "Ann".into(),
+            items: items(2),
+            note: restgen::Patch::Absent,
+            fulfilment: None,
+        })
         .await
         .unwrap();
     assert_eq!((created.total_cents, created.status), (20, OrderStatus::Open));
@@ -140,13 +146,19 @@ async fn a_client_calls_the_derived_resource_with_its_own_types(s: Server) {
     let paid = orders.patch(created.id, &PatchOrder { status: Some(OrderStatus::Paid), ..PatchOrder::default() }).await;
     assert_eq!(paid.unwrap().status, OrderStatus::Paid);
     // The server's refusals are typed problems.
-    let refused =
-        orders.create(&CreateOrder { customer: "Bo".into(), items: items(0), note: restgen::Patch::Absent }).await;
+    let refused = orders
+        .create(&CreateOrder { customer: "Bo".into(), items: items(0), note: restgen::Patch::Absent, fulfilment: None })
+        .await;
     assert_eq!(refused.unwrap_err().status(), Some(422));
     // Paging in the resource's own style, page after page.
     for q in 1..=44 {
         orders
-            .create(&CreateOrder { customer: format!("c{q}"), items: items(q), note: restgen::Patch::Absent })
+            .create(&CreateOrder {
+                customer: format!("c{q}"),
+                items: items(q),
+                note: restgen::Patch::Absent,
+                fulfilment: None,
+            })
             .await
             .unwrap();
     }
@@ -154,4 +166,38 @@ async fn a_client_calls_the_derived_resource_with_its_own_types(s: Server) {
     assert_eq!(all.len(), 45);
     orders.delete(created.id).await.unwrap();
     assert_eq!(orders.get(created.id).await.unwrap_err().status(), Some(404));
+}
+
+backends!(a_hand_written_enum_is_a_fields_values, bakery());
+async fn a_hand_written_enum_is_a_fields_values(s: Server) {
+    use derive_service::{DELIVERY_FEE_CENTS, Fulfilment, Order};
+    use restgen::Enum;
+    assert_eq!(Fulfilment::VALUES, ["pickup", "delivery"], "the variants, in snake case");
+
+    let pickup = order(&s, "Ann", &[("bun", 2, 100)]).await;
+    assert_eq!((pickup.body["fulfilment"].as_str(), pickup.body["total_cents"].as_i64()), (Some("pickup"), Some(200)));
+    let body = json!({ "customer": "Bo", "items": items(&[("bun", 2, 100)]), "fulfilment": "delivery" });
+    let delivery = s.post("/api/orders", body).await;
+    assert_eq!(delivery.status, 201, "{}", delivery.text);
+    assert_eq!(delivery.body["total_cents"], 200 + DELIVERY_FEE_CENTS, "the enum's own fee, from the rule");
+    let typed: Order = serde_json::from_value(delivery.body.clone()).unwrap();
+    assert_eq!(typed.fulfilment, Fulfilment::Delivery);
+
+    // A value that is no variant is refused, naming the field; so is a filter by one.
+    let body = json!({ "customer": "Cy", "items": items(&[("bun", 1, 100)]), "fulfilment": "drone" });
+    let refused = s.post("/api/orders", body).await;
+    refused.assert_problem(400);
+    assert_eq!(refused.error_fields(), ["fulfilment"], "{}", refused.text);
+    s.get("/api/orders?fulfilment=drone").await.assert_problem(400);
+
+    let deliveries = s.get("/api/orders?fulfilment=delivery").await;
+    assert_eq!(deliveries.status, 200, "{}", deliveries.text);
+    let customers: Vec<&str> =
+        deliveries.body["data"].as_array().unwrap().iter().map(|o| o["customer"].as_str().unwrap()).collect();
+    assert_eq!(customers, ["Bo"]);
+    // Not settable at patch: a patch cannot change it, so the total stays true.
+    let path = delivery.header("location").unwrap().to_owned();
+    let r = s.send("PATCH", &path, Some(json!({ "fulfilment": "pickup" }))).await;
+    r.assert_problem(400);
+    assert_eq!(r.error_fields(), ["fulfilment"], "{}", r.text);
 }

@@ -53,12 +53,58 @@ fn named_checks(others: &[Named]) -> TokenStream {
     quote!(#(#checks)*)
 }
 
+/// An `enum` field whose type is an enum of the user's (`#[derive(restgen::Enum)]`)
+/// rather than the one the derive declares for it.
+#[derive(Clone, Debug)]
+pub struct OwnEnum {
+    pub field: String,
+    pub ty: syn::Type,
+}
+
 /// The enums and allow-listed inputs of `resource`: the code a client's body lands in,
 /// the same from a schema or from a derive for the same model.
 pub fn inputs(service: &Service, resource: &Resource) -> TokenStream {
-    let enums = models::enums(resource, Side::Service);
+    inputs_with(service, resource, &[])
+}
+
+fn inputs_with(service: &Service, resource: &Resource, own: &[OwnEnum]) -> TokenStream {
+    let enums = enums(resource, own);
     let inputs = models::inputs(service, resource, Side::Service);
     quote!(#enums #inputs)
+}
+
+/// The enum of each `enum` field: declared from its values, or, for an enum of the
+/// user's, an alias the inputs name and a compile-time proof that its variants are the
+/// values the model holds.
+fn enums(resource: &Resource, own: &[OwnEnum]) -> TokenStream {
+    let enums = resource.fields.iter().filter(|f| matches!(f.ty.value, FieldType::Enum { .. })).map(|f| {
+        let values: Vec<&str> = f.ty.value.values().iter().map(|v| v.value.as_str()).collect();
+        let ident = models::enum_ident(resource, f);
+        match own.iter().find(|o| o.field == f.name.value) {
+            Some(OwnEnum { ty, .. }) => {
+                let span = syn::spanned::Spanned::span(ty);
+                let message = format!(
+                    "the variants of this enum are not the values of `{}.{}` ({}, in this order)",
+                    resource.name.value,
+                    f.name.value,
+                    values.join(", ")
+                );
+                quote::quote_spanned! {span=>
+                    #[doc(hidden)]
+                    pub type #ident = #ty;
+                    const _: () = ::core::assert!(
+                        ::restgen::__private::same_values(<#ty as ::restgen::Enum>::VALUES, &[#(#values),*]),
+                        #message
+                    );
+                }
+            }
+            None => {
+                let doc = format!("Values of `{}.{}`.", resource.name.value, f.name.value);
+                models::string_enum(&ident, &doc, &values, Side::Service)
+            }
+        }
+    });
+    quote!(#(#enums)*)
 }
 
 /// The spec the runtime's shared operations (the handlers) follow for `resource`,
@@ -75,9 +121,10 @@ pub fn spec(service: &Service, resource: &Resource, others: &[Named]) -> TokenSt
 
 /// The items a derive adds beside `ty`, whose model is `resource` (lowered into `service`,
 /// which holds it, stubs of the resources it names and the service facts it was lowered
-/// with). `others` maps those resources' names to their Rust types.
-pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Named]) -> TokenStream {
-    let inputs = inputs(service, resource);
+/// with). `others` maps those resources' names to their Rust types; `own` names the
+/// enum fields whose type is the user's.
+pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Named], own: &[OwnEnum]) -> TokenStream {
+    let inputs = inputs_with(service, resource, own);
     let spec = spec(service, resource, others);
     let checks = named_checks(others);
     let path = &resource.path.value;
@@ -184,8 +231,8 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
 /// `impl restgen::Payload`, reading the settable fields through the same allow-listed
 /// input a resource's create has and giving every other field its default.
 /// `optional[i]` says whether the struct's field `i` is an `Option`.
-pub fn input(service: &Service, resource: &Resource, ty: &Ident, optional: &[bool]) -> TokenStream {
-    let enums = models::enums(resource, Side::Service);
+pub fn input(service: &Service, resource: &Resource, ty: &Ident, optional: &[bool], own: &[OwnEnum]) -> TokenStream {
+    let enums = enums(resource, own);
     let settable = models::input(service, resource, WriteOp::Create, Side::Service);
     let settable_ident = format_ident!("Create{}", type_name(&resource.name.value));
     let specs = resource

@@ -1,0 +1,142 @@
+//! `#[derive(Enum)]`: a hand-written enum as the values of a field. Each unit variant is
+//! one value, its name in snake case unless `#[value = "..."]` says otherwise; the enum
+//! is written on the wire as that string, by the serde impls derived here in terms of
+//! `restgen::Enum`, so the wire form and the list of values cannot disagree.
+
+use crate::errors::Errors;
+use heck::ToSnakeCase;
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::spanned::Spanned;
+use syn::{Data, DeriveInput, Expr, ExprLit, Fields, Lit, Meta};
+
+pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
+    let mut errors = Errors::default();
+    let Data::Enum(data) = &input.data else {
+        return Err(syn::Error::new(
+            input.ident.span(),
+            "`#[derive(Enum)]` needs an enum: its unit variants are a field's values",
+        ));
+    };
+    if !input.generics.params.is_empty() {
+        errors.at(input.generics.span(), "an enum of values cannot be generic");
+    }
+    if data.variants.is_empty() {
+        errors.at(input.ident.span(), "an enum of values needs at least one variant: a field needs a value to hold");
+    }
+    let mut variants = Vec::new();
+    let mut values: Vec<(String, proc_macro2::Span)> = Vec::new();
+    for variant in &data.variants {
+        if !matches!(variant.fields, Fields::Unit) {
+            errors.at(
+                variant.fields.span(),
+                format!("`{}` holds data; a value is a unit variant (`{}`)", variant.ident, variant.ident),
+            );
+            continue;
+        }
+        let Some((value, span)) = value(variant, &mut errors) else { continue };
+        if let Some((_, first)) = values.iter().find(|(v, _)| *v == value) {
+            let mut error = syn::Error::new(span, format!("the value `{value}` is given twice"));
+            error.combine(syn::Error::new(*first, format!("`{value}` is first given here")));
+            errors.push(error);
+            continue;
+        }
+        variants.push(&variant.ident);
+        values.push((value, span));
+    }
+    errors.finish()?;
+
+    let ty = &input.ident;
+    let values: Vec<&str> = values.iter().map(|(v, _)| v.as_str()).collect();
+    let expecting = format!("one of {}", values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "));
+    Ok(quote! {
+        #[automatically_derived]
+        impl ::restgen::Enum for #ty {
+            const VALUES: &'static [&'static str] = &[#(#values),*];
+
+            fn value(&self) -> &'static str {
+                match self {
+                    #( #ty::#variants => #values, )*
+                }
+            }
+
+            fn from_value(text: &str) -> ::core::option::Option<Self> {
+                match text {
+                    #( #values => ::core::option::Option::Some(#ty::#variants), )*
+                    _ => ::core::option::Option::None,
+                }
+            }
+        }
+
+        #[automatically_derived]
+        impl ::core::fmt::Display for #ty {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(::restgen::Enum::value(self))
+            }
+        }
+
+        #[automatically_derived]
+        impl ::restgen::__private::serde::Serialize for #ty {
+            fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error>
+            where
+                S: ::restgen::__private::serde::Serializer,
+            {
+                serializer.serialize_str(::restgen::Enum::value(self))
+            }
+        }
+
+        #[automatically_derived]
+        impl<'de> ::restgen::__private::serde::Deserialize<'de> for #ty {
+            fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
+            where
+                D: ::restgen::__private::serde::Deserializer<'de>,
+            {
+                struct Values;
+                impl ::restgen::__private::serde::de::Visitor<'_> for Values {
+                    type Value = #ty;
+
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(#expecting)
+                    }
+
+                    fn visit_str<E>(self, text: &str) -> ::core::result::Result<#ty, E>
+                    where
+                        E: ::restgen::__private::serde::de::Error,
+                    {
+                        <#ty as ::restgen::Enum>::from_value(text)
+                            .ok_or_else(|| E::unknown_variant(text, <#ty as ::restgen::Enum>::VALUES))
+                    }
+                }
+                deserializer.deserialize_str(Values)
+            }
+        }
+    })
+}
+
+/// A variant's value: `#[value = "..."]`, or its name in snake case.
+fn value(variant: &syn::Variant, errors: &mut Errors) -> Option<(String, proc_macro2::Span)> {
+    let mut given = None;
+    for attr in variant.attrs.iter().filter(|a| a.path().is_ident("value")) {
+        let text = match &attr.meta {
+            Meta::NameValue(nv) => match &nv.value {
+                Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s),
+                _ => None,
+            },
+            _ => None,
+        };
+        let Some(text) = text else {
+            errors.at(attr.span(), "a variant's value is a string: `#[value = \"on_hold\"]`");
+            return None;
+        };
+        if given.is_some() {
+            errors.at(attr.span(), "a variant has one value; `#[value]` is given twice");
+            return None;
+        }
+        if text.value().is_empty() {
+            errors.at(text.span(), "a value cannot be empty");
+            return None;
+        }
+        given = Some((text.value(), text.span()));
+    }
+    Some(given.unwrap_or_else(|| (variant.ident.to_string().to_snake_case(), variant.ident.span())))
+}

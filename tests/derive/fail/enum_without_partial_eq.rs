@@ -1,0 +1,7 @@
+#[derive(restgen::Enum, Clone, Debug)]
+pub enum Fulfilment {
+    Pickup,
+    Delivery,
+}
+
+fn main() {}
