@@ -5,6 +5,6 @@
 use proc_macro2::TokenStream;
 
 pub(crate) fn expand(input: &syn::DeriveInput) -> syn::Result<TokenStream> {
-    let (service, resource, optional, own_enums) = crate::lower::lower_input(input)?;
-    Ok(restgen_core::emit::derived::input(&service, &resource, &input.ident, &optional, &own_enums))
+    let (service, resource, optional, rust) = crate::lower::lower_input(input)?;
+    Ok(restgen_core::emit::derived::input(&service, &resource, &input.ident, &optional, &rust))
 }

@@ -14,7 +14,7 @@ mod input;
 mod lower;
 mod ty;
 
-pub use lower::{Context, Lowered, Named, OwnEnum, lower_resource};
+pub use lower::{Context, Lowered, Named, OwnEnum, RustTypes, lower_resource};
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -28,7 +28,7 @@ pub fn resource(input: TokenStream) -> TokenStream {
     };
     let ident = input.ident.clone();
     match lower_resource(&input, &Context::default()) {
-        Ok(l) => restgen_core::emit::derived::resource(&l.service, &l.resource, &ident, &l.others, &l.own_enums),
+        Ok(l) => restgen_core::emit::derived::resource(&l.service, &l.resource, &ident, &l.others, &l.rust),
         Err(errors) => {
             let errors = errors.to_compile_error();
             // The impl stays out, so the errors above are all the user sees about it.

@@ -45,34 +45,65 @@ pub struct Lowered {
     pub service: Service,
     pub resource: Resource,
     pub others: Vec<Named>,
-    /// Enum fields whose type is an enum of the user's (`#[derive(restgen::Enum)]`).
-    pub own_enums: Vec<OwnEnum>,
+    /// What the struct's Rust types say beyond the model.
+    pub rust: RustTypes,
 }
 
-pub use restgen_core::emit::derived::OwnEnum;
+pub use restgen_core::emit::derived::{OwnEnum, RustTypes};
 
-/// The enum fields of `resource` whose Rust type is not the one the derive declares
-/// (`{Resource}{Field}`): hand-written enums, which the expansion names instead.
-pub(crate) fn own_enums(
+/// What the Rust types of `resource`'s fields say beyond the model: the enum fields whose
+/// type is not the one the derive declares (`{Resource}{Field}`), hand-written enums the
+/// expansion names instead; and the dates and datetimes held as the `time` crate's types.
+pub(crate) fn rust_types(
     fields: &syn::punctuated::Punctuated<syn::Field, syn::Token![,]>,
     resource: &Resource,
-) -> Vec<OwnEnum> {
+) -> RustTypes {
     use heck::ToUpperCamelCase;
-    resource
+    let struct_field = |name: &str| {
+        fields.iter().find(|s| s.ident.as_ref().is_some_and(|i| i.to_string().trim_start_matches("r#") == name))
+    };
+    let enums = resource
         .fields
         .iter()
         .filter(|f| matches!(f.ty.value, FieldType::Enum { .. }))
         .filter_map(|f| {
             let declared =
                 format!("{}{}", resource.name.value.to_upper_camel_case(), f.name.value.to_upper_camel_case());
-            let field = fields
-                .iter()
-                .find(|s| s.ident.as_ref().is_some_and(|i| i.to_string().trim_start_matches("r#") == f.name.value))?;
-            let inner = ty::read(&field.ty).inner;
+            let inner = ty::read(&struct_field(&f.name.value)?.ty).inner;
             (ty::name(inner).as_deref() != Some(declared.as_str()))
                 .then(|| OwnEnum { field: f.name.value.clone(), ty: inner.clone() })
         })
-        .collect()
+        .collect();
+    let times = resource
+        .fields
+        .iter()
+        .filter(|f| struct_field(&f.name.value).is_some_and(|s| ty::read(&s.ty).kind.is_time()))
+        .map(|f| f.name.value.clone())
+        .collect();
+    RustTypes { enums, times }
+}
+
+/// A field of the `time` crate's types must be written as the wire writes dates and
+/// datetimes, which serde does only when told: by a `#[serde(with = ...)]` of its own.
+fn time_on_the_wire(field: &syn::Field, read: &ty::Read, fname: &str, errors: &mut Errors) {
+    if !read.kind.is_time() {
+        return;
+    }
+    let told = field.attrs.iter().filter(|a| a.path().is_ident("serde")).any(|a| {
+        let text = quote::ToTokens::to_token_stream(&a.meta).to_string();
+        text.contains("with")
+    });
+    if !told {
+        let module = if read.optional { "restgen::time::option" } else { "restgen::time" };
+        errors.at(
+            field.ty.span(),
+            format!(
+                "`{fname}` holds a `time` type, which serde writes in `time`'s own form, not as RFC 3339 like \
+                 the service: add `#[serde(with = \"{module}\")]` (and derive serde's traits on the struct, \
+                 the record as hooks and clients read it)"
+            ),
+        );
+    }
 }
 
 fn at(span: Span) -> Origin {
@@ -188,9 +219,13 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
                     }
                 }
                 _ => {
-                    if read.kind != Rust::DateTime || read.optional {
-                        errors.at(f.ty.span(), format!("`{fname}` is a timestamp: `DateTime<Utc>`"));
+                    if !matches!(read.kind, Rust::DateTime | Rust::TimeDateTime) || read.optional {
+                        errors.at(
+                            f.ty.span(),
+                            format!("`{fname}` is a timestamp: `DateTime<Utc>` or `time::OffsetDateTime`"),
+                        );
                     }
+                    time_on_the_wire(f, &read, &fname, errors);
                     if fname == "created_at" {
                         created_at = Some(ident.span());
                     } else {
@@ -210,6 +245,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
             refs.push((resource_name(target), target.clone(), kind));
         }
         let (optional, ty_span) = (read.optional || misread, f.ty.span());
+        time_on_the_wire(f, &read, &fname, errors);
         if let Some(field) = field(&fname, ident.span(), &name.value, &f.ty, read, fa, errors) {
             model_fields.push((field, optional, ty_span));
         }
@@ -388,13 +424,13 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
     if let Some(auth) = &mut service.auth {
         auth.login.identifier = identifier;
     }
-    let own_enums = own_enums(fields, &resource);
-    Some(Lowered { service, resource, others, own_enums })
+    let rust = rust_types(fields, &resource);
+    Some(Lowered { service, resource, others, rust })
 }
 
 /// Lowers `input`, a struct with `#[derive(Input)]`: a body type whose fields are a
 /// create's, and whether each struct field is an `Option`.
-pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<bool>, Vec<OwnEnum>)> {
+pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<bool>, RustTypes)> {
     let mut errors = Errors::default();
     let fields = match &input.data {
         Data::Struct(s) => match &s.fields {
@@ -436,8 +472,8 @@ pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<b
     restgen_core::check::check_input(&service, &resource, &mut diags);
     crate::check::report(&diags, &mut errors);
     errors.finish()?;
-    let own_enums = own_enums(fields, &resource);
-    Ok((service, resource, optional, own_enums))
+    let rust = rust_types(fields, &resource);
+    Ok((service, resource, optional, rust))
 }
 
 /// The principal signs in with an identifier field and a password field: both must be
@@ -697,8 +733,8 @@ fn field_type(
         (_, Rust::Float) => FieldType::Number,
         (_, Rust::Bool) => FieldType::Boolean,
         (_, Rust::Uuid) => FieldType::Uuid,
-        (_, Rust::Date) => FieldType::Date,
-        (_, Rust::DateTime) => FieldType::DateTime,
+        (_, Rust::Date | Rust::TimeDate) => FieldType::Date,
+        (_, Rust::DateTime | Rust::TimeDateTime) => FieldType::DateTime,
         (_, Rust::Decimal) => FieldType::Decimal,
         (_, Rust::Json) => FieldType::Json,
         _ => {
@@ -706,7 +742,7 @@ fn field_type(
                 ty_span,
                 format!(
                     "restgen cannot tell the type of `{fname}` from its Rust type: use String, i64, f64, bool, Uuid, \
-                     NaiveDate, DateTime<Utc>, Decimal, serde_json::Value, an enum with `#[field(values(...))]` \
+                     NaiveDate, DateTime<Utc>, time's Date or OffsetDateTime, Decimal, serde_json::Value, an enum with `#[field(values(...))]` \
                      (declared by the derive, or yours with `#[derive(restgen::Enum)]`), \
                      or an id with `#[field(ref = Type)]`"
                 ),

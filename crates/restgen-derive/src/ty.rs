@@ -12,8 +12,14 @@ pub(crate) enum Rust {
     Float,
     Bool,
     Uuid,
+    /// chrono's `NaiveDate`.
     Date,
+    /// chrono's `DateTime<Utc>`.
     DateTime,
+    /// The `time` crate's `Date`.
+    TimeDate,
+    /// The `time` crate's `OffsetDateTime`.
+    TimeDateTime,
     Decimal,
     Json,
     /// `Vec<String>` (a `roles` field).
@@ -51,6 +57,19 @@ fn generic_of<'a>(ty: &'a Type, name: &str) -> Option<&'a Type> {
     }
 }
 
+fn has_generics(ty: &Type) -> bool {
+    let Type::Path(p) = ty else { return false };
+    p.path.segments.last().is_some_and(|s| !s.arguments.is_none())
+}
+
+impl Rust {
+    /// A date or datetime of the `time` crate, which serde writes in `time`'s own form
+    /// unless told to write restgen's (`#[serde(with = "restgen::time")]`).
+    pub(crate) fn is_time(self) -> bool {
+        matches!(self, Rust::TimeDate | Rust::TimeDateTime)
+    }
+}
+
 /// The last segment's name, when `ty` is a path.
 pub(crate) fn name(ty: &Type) -> Option<String> {
     let Type::Path(p) = ty else { return None };
@@ -67,8 +86,11 @@ fn kind(ty: &Type) -> Rust {
         Some("f64") => Rust::Float,
         Some("bool") => Rust::Bool,
         Some("Uuid") => Rust::Uuid,
-        Some("NaiveDate" | "Date") => Rust::Date,
-        Some("DateTime" | "OffsetDateTime") => Rust::DateTime,
+        Some("NaiveDate") => Rust::Date,
+        Some("DateTime") if generic_of(ty, "DateTime").and_then(name).as_deref() == Some("Utc") => Rust::DateTime,
+        // chrono's `Date<Tz>` is generic (and deprecated); `time`'s is not.
+        Some("Date") if !has_generics(ty) => Rust::TimeDate,
+        Some("OffsetDateTime") => Rust::TimeDateTime,
         Some("Decimal") => Rust::Decimal,
         Some("Value") => Rust::Json,
         _ => Rust::Other,

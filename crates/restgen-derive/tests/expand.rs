@@ -90,6 +90,28 @@ fn a_resource_whose_field_is_a_hand_written_enum() {
     }));
 }
 
+#[test]
+fn a_resource_of_time_types() {
+    insta::assert_snapshot!(expand(quote! {
+        #[resource(path = "/bookings", access(all = [anyone]), operations(create, replace, patch))]
+        pub struct Booking {
+            pub id: Uuid,
+            #[field(settable)]
+            #[serde(with = "restgen::time")]
+            pub starts_at: time::OffsetDateTime,
+            #[field(settable, required)]
+            #[serde(with = "restgen::time::option")]
+            pub ends_at: Option<time::OffsetDateTime>,
+            #[field(settable(create), default = "2030-01-01")]
+            #[serde(with = "restgen::time")]
+            pub book_until: time::Date,
+            #[field(settable)]
+            #[serde(with = "restgen::time::option")]
+            pub day: Option<time::Date>,
+        }
+    }));
+}
+
 /// The shop written with the derive macros (the one the equivalence test holds to the
 /// schema's): one snapshot per resource.
 #[test]

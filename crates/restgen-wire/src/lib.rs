@@ -6,6 +6,7 @@ mod endpoint;
 mod enumeration;
 pub mod input;
 mod patch;
+pub mod time;
 
 pub use endpoint::{Endpoint, Paging};
 pub use enumeration::Enum;

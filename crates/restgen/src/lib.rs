@@ -31,7 +31,7 @@ pub use problem::{FieldError, Problem};
 pub use restgen_macros::{Enum, Input, Resource};
 /// The wire shapes both sides name (`restgen::wire::Paging`).
 pub use restgen_wire as wire;
-pub use restgen_wire::{Endpoint, Enum, Patch, input};
+pub use restgen_wire::{Endpoint, Enum, Patch, input, time};
 
 /// Re-exports for generated code. Not a public API: names here may change in any release.
 #[doc(hidden)]
@@ -41,6 +41,7 @@ pub mod __private {
     pub use rust_decimal;
     pub use serde;
     pub use serde_json;
+    pub use time;
     pub use tokio;
     pub use uuid;
 

@@ -10,6 +10,7 @@ mod cors;
 mod derive_service;
 mod derived;
 mod derived_shop;
+mod derived_time;
 mod fleet;
 mod harness;
 mod idempotency;

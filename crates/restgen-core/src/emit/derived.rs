@@ -61,15 +61,25 @@ pub struct OwnEnum {
     pub ty: syn::Type,
 }
 
+/// What a derived struct's Rust types say beyond the model, for the code emitted beside
+/// it to hold the same types.
+#[derive(Clone, Debug, Default)]
+pub struct RustTypes {
+    /// Enum fields whose type is the user's.
+    pub enums: Vec<OwnEnum>,
+    /// Date and datetime fields held as the `time` crate's types (chrono's otherwise).
+    pub times: Vec<String>,
+}
+
 /// The enums and allow-listed inputs of `resource`: the code a client's body lands in,
 /// the same from a schema or from a derive for the same model.
 pub fn inputs(service: &Service, resource: &Resource) -> TokenStream {
-    inputs_with(service, resource, &[])
+    inputs_with(service, resource, &RustTypes::default())
 }
 
-fn inputs_with(service: &Service, resource: &Resource, own: &[OwnEnum]) -> TokenStream {
-    let enums = enums(resource, own);
-    let inputs = models::inputs(service, resource, Side::Service);
+fn inputs_with(service: &Service, resource: &Resource, rust: &RustTypes) -> TokenStream {
+    let enums = enums(resource, &rust.enums);
+    let inputs = models::inputs(service, resource, Side::Service, &rust.times);
     quote!(#enums #inputs)
 }
 
@@ -121,10 +131,10 @@ pub fn spec(service: &Service, resource: &Resource, others: &[Named]) -> TokenSt
 
 /// The items a derive adds beside `ty`, whose model is `resource` (lowered into `service`,
 /// which holds it, stubs of the resources it names and the service facts it was lowered
-/// with). `others` maps those resources' names to their Rust types; `own` names the
-/// enum fields whose type is the user's.
-pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Named], own: &[OwnEnum]) -> TokenStream {
-    let inputs = inputs_with(service, resource, own);
+/// with). `others` maps those resources' names to their Rust types; `rust` says which
+/// fields hold types of the user's or of the `time` crate.
+pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Named], rust: &RustTypes) -> TokenStream {
+    let inputs = inputs_with(service, resource, rust);
     let spec = spec(service, resource, others);
     let checks = named_checks(others);
     let path = &resource.path.value;
@@ -231,9 +241,9 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
 /// `impl restgen::Payload`, reading the settable fields through the same allow-listed
 /// input a resource's create has and giving every other field its default.
 /// `optional[i]` says whether the struct's field `i` is an `Option`.
-pub fn input(service: &Service, resource: &Resource, ty: &Ident, optional: &[bool], own: &[OwnEnum]) -> TokenStream {
-    let enums = enums(resource, own);
-    let settable = models::input(service, resource, WriteOp::Create, Side::Service);
+pub fn input(service: &Service, resource: &Resource, ty: &Ident, optional: &[bool], rust: &RustTypes) -> TokenStream {
+    let enums = enums(resource, &rust.enums);
+    let settable = models::input(service, resource, WriteOp::Create, Side::Service, &rust.times);
     let settable_ident = format_ident!("Create{}", type_name(&resource.name.value));
     let specs = resource
         .fields
@@ -242,7 +252,7 @@ pub fn input(service: &Service, resource: &Resource, ty: &Ident, optional: &[boo
         .map(|f| resources::field(service, resource, f));
     let inits = resource.fields.iter().zip(optional).map(|(f, &is_option)| {
         let ident = super::field_ident(&f.name.value);
-        let default = default_value(f);
+        let default = default_value(f, rust.times.contains(&f.name.value));
         let value = if !resource.settable_in(f, WriteOp::Create) {
             match default {
                 Some(d) if is_option => quote!(::core::option::Option::Some(#d)),
@@ -301,10 +311,19 @@ pub fn input(service: &Service, resource: &Resource, ty: &Ident, optional: &[boo
     }
 }
 
-/// A field's default as a Rust expression of its type, when it has one.
-fn default_value(field: &crate::model::Field) -> Option<TokenStream> {
+/// A field's default as a Rust expression of its type (of the `time` crate's where `time`
+/// says so), when it has one.
+fn default_value(field: &crate::model::Field, time: bool) -> Option<TokenStream> {
     use crate::model::{DefaultValue, FieldType};
     Some(match &field.default.as_ref()?.value {
+        DefaultValue::Now if time && field.ty.value == FieldType::Date => {
+            quote!(::restgen::__private::time::OffsetDateTime::now_utc().date())
+        }
+        DefaultValue::Now if time => quote!(::restgen::__private::time::OffsetDateTime::now_utc()),
+        DefaultValue::Value(v) if time => {
+            let text = v.to_string();
+            quote!(::restgen::time::deserialize(&mut ::restgen::__private::serde_json::Deserializer::from_str(#text)).expect("the default fits its field, as the derive checked"))
+        }
         DefaultValue::Now if field.ty.value == FieldType::Date => {
             quote!(::restgen::__private::chrono::Utc::now().date_naive())
         }

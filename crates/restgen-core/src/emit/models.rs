@@ -103,7 +103,7 @@ pub(crate) fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str],
 fn resource(service: &Service, resource: &Resource, side: Side) -> TokenStream {
     let enums = enums(resource, side);
     let representation = representation(service, resource, side);
-    let inputs = inputs(service, resource, side);
+    let inputs = inputs(service, resource, side, &[]);
     quote! {
         #enums
         #representation
@@ -124,9 +124,13 @@ pub(crate) fn enums(resource: &Resource, side: Side) -> TokenStream {
 }
 
 /// The `Create`, `Replace` and `Patch` inputs of the operations the resource offers.
-pub(crate) fn inputs(service: &Service, resource: &Resource, side: Side) -> TokenStream {
-    let inputs =
-        WriteOp::ALL.into_iter().filter(|op| resource.has(op.operation())).map(|op| input(service, resource, op, side));
+/// `times` names the date and datetime fields a derived struct holds as the `time`
+/// crate's types, which its inputs hold alike.
+pub(crate) fn inputs(service: &Service, resource: &Resource, side: Side, times: &[String]) -> TokenStream {
+    let inputs = WriteOp::ALL
+        .into_iter()
+        .filter(|op| resource.has(op.operation()))
+        .map(|op| input(service, resource, op, side, times));
     quote!(#(#inputs)*)
 }
 
@@ -183,7 +187,7 @@ fn representation(service: &Service, resource: &Resource, side: Side) -> TokenSt
 }
 
 /// The body of one write operation: only the fields settable in it.
-pub(crate) fn input(service: &Service, resource: &Resource, op: WriteOp, side: Side) -> TokenStream {
+pub(crate) fn input(service: &Service, resource: &Resource, op: WriteOp, side: Side, times: &[String]) -> TokenStream {
     let serde = side.serde();
     let verb = match op {
         WriteOp::Create => "Create",
@@ -208,9 +212,11 @@ pub(crate) fn input(service: &Service, resource: &Resource, op: WriteOp, side: S
     let default = (op == WriteOp::Patch).then(|| quote!(Default,));
     let fields = resource.fields.iter().filter(|f| resource.settable_in(f, op)).map(|f| {
         let ident = field_ident(&f.name.value);
-        let value = value_type(service, resource, f, side);
         let doc = doc_attr(f);
-        let (ty, attrs) = input_field(f, op, value, side);
+        let (ty, attrs) = match time_type(f, times) {
+            Some(value) => time_input_field(f, op, value),
+            None => input_field(f, op, value_type(service, resource, f, side), side),
+        };
         quote! { #doc #attrs pub #ident: #ty, }
     });
     let doc = self::doc(&doc);
@@ -251,6 +257,36 @@ fn input_field(field: &Field, op: WriteOp, value: TokenStream, side: Side) -> (T
             quote!(#[serde(default, deserialize_with = #not_null_fn, skip_serializing_if = "::core::option::Option::is_none")]),
         ),
         (false, true) => (patch, quote!(#[serde(default, skip_serializing_if = #is_absent)])),
+    }
+}
+
+/// The `time` crate's type for `field`, when `times` names it (derived structs only).
+fn time_type(field: &Field, times: &[String]) -> Option<TokenStream> {
+    if !times.contains(&field.name.value) {
+        return None;
+    }
+    match field.ty.value {
+        FieldType::Date => Some(quote!(::restgen::__private::time::Date)),
+        FieldType::DateTime => Some(quote!(::restgen::__private::time::OffsetDateTime)),
+        _ => None,
+    }
+}
+
+/// [`input_field`] for a `time` type, whose serde form is not the wire's: each shape names
+/// the `restgen::time` adapter that reads and writes it as the wire does.
+fn time_input_field(field: &Field, op: WriteOp, value: TokenStream) -> (TokenStream, TokenStream) {
+    let required = field.required.value && op != WriteOp::Patch;
+    match (required, field.nullable.value) {
+        (true, false) => (value, quote!(#[serde(with = "::restgen::time")])),
+        (true, true) => (quote!(::core::option::Option<#value>), quote!(#[serde(with = "::restgen::time::option")])),
+        (false, false) => (
+            quote!(::core::option::Option<#value>),
+            quote!(#[serde(default, with = "::restgen::time::not_null", skip_serializing_if = "::core::option::Option::is_none")]),
+        ),
+        (false, true) => (
+            quote!(::restgen::Patch<#value>),
+            quote!(#[serde(default, with = "::restgen::time::patch", skip_serializing_if = "::restgen::Patch::is_absent")]),
+        ),
     }
 }
 
