@@ -5,7 +5,7 @@
 //!
 //! Run: `cargo bench -p restgen-tests --bench service`
 
-use restgen::__private::axum::{self, Json, Router, extract::Path, extract::State, routing::get};
+use restgen::__private::axum::{self, Router, extract::Path, extract::State, routing::get};
 use serde_json::{Value, json};
 use sqlx::sqlite::{SqlitePool, SqliteRow};
 use sqlx::{Column, Row};
@@ -92,16 +92,46 @@ async fn serve(kind: &str, db: &str) {
 }
 
 /// What a careful hand-written handler does: one query, rows to JSON.
-async fn item(State(pool): State<SqlitePool>, Path(id): Path<i64>) -> Result<Json<Value>, axum::http::StatusCode> {
+async fn item(
+    State(pool): State<SqlitePool>,
+    Path(id): Path<i64>,
+    headers: axum::http::HeaderMap,
+) -> Result<axum::response::Response, axum::http::StatusCode> {
     let row = sqlx::query("SELECT * FROM \"trip\" WHERE \"id\" = ?").bind(id).fetch_optional(&pool).await;
     match row {
-        Ok(Some(row)) => Ok(Json(trip_json(&row))),
+        Ok(Some(row)) => Ok(read(&trip_json(&row), &headers)),
         Ok(None) => Err(axum::http::StatusCode::NOT_FOUND),
         Err(_) => Err(axum::http::StatusCode::INTERNAL_SERVER_ERROR),
     }
 }
 
-async fn list(State(pool): State<SqlitePool>) -> Result<axum::response::Response, axum::http::StatusCode> {
+/// The same read answer the generated service gives: the body with an `ETag` of its bytes
+/// and `Cache-Control`, or 304 when `If-None-Match` names the tag.
+fn read(body: &Value, request: &axum::http::HeaderMap) -> axum::response::Response {
+    use axum::http::{HeaderValue, StatusCode, header};
+    use base64::Engine;
+    use sha2::Digest;
+    let bytes = serde_json::to_vec(body).expect("JSON");
+    let digest = sha2::Sha256::digest(&bytes);
+    let tag = format!("\"{}\"", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&digest[..16]));
+    let matched = request.get(header::IF_NONE_MATCH).is_some_and(|v| v.as_bytes() == tag.as_bytes());
+    let mut response = if matched {
+        axum::response::IntoResponse::into_response(StatusCode::NOT_MODIFIED)
+    } else {
+        let mut r = axum::response::IntoResponse::into_response(bytes);
+        r.headers_mut().insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        r
+    };
+    let headers = response.headers_mut();
+    headers.insert(header::ETAG, HeaderValue::from_str(&tag).expect("base64url"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+async fn list(
+    State(pool): State<SqlitePool>,
+    headers: axum::http::HeaderMap,
+) -> Result<axum::response::Response, axum::http::StatusCode> {
     let rows = sqlx::query("SELECT * FROM \"trip\" ORDER BY \"id\" ASC LIMIT 21")
         .fetch_all(&pool)
         .await
@@ -116,9 +146,7 @@ async fn list(State(pool): State<SqlitePool>) -> Result<axum::response::Response
     });
     // The same answer the generated service gives: the envelope plus a `Link` to the next page.
     let link = cursor.as_ref().map(|c| format!("</v0/trips?limit=20&cursor={c}>; rel=\"next\""));
-    let mut response = axum::response::IntoResponse::into_response(Json(
-        json!({ "data": data, "has_more": more, "next_cursor": cursor }),
-    ));
+    let mut response = read(&json!({ "data": data, "has_more": more, "next_cursor": cursor }), &headers);
     if let Some(v) = link.and_then(|l| axum::http::HeaderValue::from_str(&l).ok()) {
         response.headers_mut().insert(axum::http::header::LINK, v);
     }
@@ -136,6 +164,22 @@ fn trip_json(row: &SqliteRow) -> Value {
         out.insert(name.to_owned(), v);
     }
     Value::Object(out)
+}
+
+/// Both servers give `path` the same answer: body bytes and the headers a client acts on
+/// (so also the same `ETag`). A comparison of unequal work would measure nothing.
+async fn same_answers(db: &str, path: &str) {
+    let mut answers = Vec::new();
+    for kind in ["generated", "baseline"] {
+        let server = Server::start(kind, db);
+        let r = reqwest::get(format!("{}{path}", server.base)).await.unwrap();
+        let headers: Vec<Option<String>> = ["content-type", "etag", "cache-control", "link"]
+            .iter()
+            .map(|h| r.headers().get(*h).map(|v| v.to_str().unwrap().to_owned()))
+            .collect();
+        answers.push((r.status(), headers, r.bytes().await.unwrap()));
+    }
+    assert_eq!(answers[0], answers[1], "{path}: the generated and hand-written answers differ");
 }
 
 /// One measured run against one server.
@@ -199,6 +243,7 @@ async fn compare() {
     );
     println!("{:<28} {:>10} {:>10} {:>14} {:>12}", "case", "req/s", "p99", "CPU/request", "peak RSS");
     for (case, path) in [("GET item", "/v0/trips/250"), ("cursor list of 20", "/v0/trips?limit=20")] {
+        same_answers(&db, path).await;
         // Alternate the two servers round by round so drift on the machine affects both
         // alike, and report medians: on two shared cores single runs vary by ±15%.
         let mut runs: [Vec<Run>; 2] = [Vec::new(), Vec::new()];
