@@ -1,12 +1,11 @@
 //! `#[derive(Enum)]`: a hand-written enum as the values of a field. Each unit variant is
-//! one value, its name in snake case unless `#[value = "..."]` says otherwise; the enum
-//! is written on the wire as that string, by the serde impls derived here in terms of
-//! `restgen::Enum`, so the wire form and the list of values cannot disagree.
+//! one value, its name in snake case unless `#[value = "..."]` says otherwise. Read and
+//! checked here; restgen-core emits the impls (the wire form and the list of values in
+//! terms of `restgen::Enum`, so they cannot disagree).
 
 use crate::errors::Errors;
 use heck::ToSnakeCase;
 use proc_macro2::TokenStream;
-use quote::quote;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Expr, ExprLit, Fields, Lit, Meta};
 
@@ -46,71 +45,8 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     }
     errors.finish()?;
 
-    let ty = &input.ident;
-    let values: Vec<&str> = values.iter().map(|(v, _)| v.as_str()).collect();
-    let expecting = format!("one of {}", values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "));
-    Ok(quote! {
-        #[automatically_derived]
-        impl ::restgen::Enum for #ty {
-            const VALUES: &'static [&'static str] = &[#(#values),*];
-
-            fn value(&self) -> &'static str {
-                match self {
-                    #( #ty::#variants => #values, )*
-                }
-            }
-
-            fn from_value(text: &str) -> ::core::option::Option<Self> {
-                match text {
-                    #( #values => ::core::option::Option::Some(#ty::#variants), )*
-                    _ => ::core::option::Option::None,
-                }
-            }
-        }
-
-        #[automatically_derived]
-        impl ::core::fmt::Display for #ty {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(::restgen::Enum::value(self))
-            }
-        }
-
-        #[automatically_derived]
-        impl ::restgen::__private::serde::Serialize for #ty {
-            fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error>
-            where
-                S: ::restgen::__private::serde::Serializer,
-            {
-                serializer.serialize_str(::restgen::Enum::value(self))
-            }
-        }
-
-        #[automatically_derived]
-        impl<'de> ::restgen::__private::serde::Deserialize<'de> for #ty {
-            fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
-            where
-                D: ::restgen::__private::serde::Deserializer<'de>,
-            {
-                struct Values;
-                impl ::restgen::__private::serde::de::Visitor<'_> for Values {
-                    type Value = #ty;
-
-                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                        f.write_str(#expecting)
-                    }
-
-                    fn visit_str<E>(self, text: &str) -> ::core::result::Result<#ty, E>
-                    where
-                        E: ::restgen::__private::serde::de::Error,
-                    {
-                        <#ty as ::restgen::Enum>::from_value(text)
-                            .ok_or_else(|| E::unknown_variant(text, <#ty as ::restgen::Enum>::VALUES))
-                    }
-                }
-                deserializer.deserialize_str(Values)
-            }
-        }
-    })
+    let variants: Vec<(&syn::Ident, &str)> = variants.into_iter().zip(values.iter().map(|(v, _)| v.as_str())).collect();
+    Ok(restgen_core::emit::derived::enumeration(&input.ident, &variants))
 }
 
 /// A variant's value: `#[value = "..."]`, or its name in snake case.
