@@ -89,10 +89,21 @@ fn time_on_the_wire(field: &syn::Field, read: &ty::Read, fname: &str, errors: &m
     if !read.kind.is_time() {
         return;
     }
-    let told = field.attrs.iter().filter(|a| a.path().is_ident("serde")).any(|a| {
-        let text = quote::ToTokens::to_token_stream(&a.meta).to_string();
-        text.contains("with")
-    });
+    // `with`, or both halves of it; serde's own parser judges the values.
+    let mut keys = Vec::new();
+    for a in field.attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = a.parse_nested_meta(|meta| {
+            if let Some(key) = meta.path.get_ident() {
+                keys.push(key.to_string());
+            }
+            if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?;
+            }
+            Ok(())
+        });
+    }
+    let has = |k: &str| keys.iter().any(|key| key == k);
+    let told = has("with") || (has("serialize_with") && has("deserialize_with"));
     if !told {
         let module = if read.optional { "restgen::time::option" } else { "restgen::time" };
         errors.at(

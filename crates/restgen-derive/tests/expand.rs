@@ -124,3 +124,28 @@ fn the_shop_resources() {
         }
     }
 }
+
+/// A `time` field must say how serde writes it: `with`, or both `serialize_with` and
+/// `deserialize_with`; other serde keys (even one whose value mentions "with") do not.
+#[test]
+fn a_time_field_names_its_serde_form() {
+    let says_it = |attr: proc_macro2::TokenStream| {
+        let output = restgen_derive::resource(quote! {
+            #[resource(path = "/slots", access(all = [anyone]))]
+            pub struct Slot {
+                pub id: Uuid,
+                #[field(settable)]
+                #attr
+                pub at: time::OffsetDateTime,
+            }
+        })
+        .to_string();
+        !output.contains("holds a `time` type")
+    };
+    assert!(says_it(quote!(#[serde(with = "restgen::time")])));
+    assert!(says_it(quote!(#[serde(rename = "when", serialize_with = "w", deserialize_with = "r")])));
+    assert!(!says_it(quote!()));
+    assert!(!says_it(quote!(#[serde(rename = "without")])));
+    assert!(!says_it(quote!(#[serde(deserialize_with = "restgen::time::deserialize")])));
+    assert!(!says_it(quote!(#[doc = "with"])));
+}
