@@ -66,9 +66,11 @@ fn roles_enum(service: &Service, side: Side) -> TokenStream {
     string_enum(&format_ident!("Role"), "A role declared in `auth.roles`.", &values, side)
 }
 
-/// A Rust enum whose variants serialize as the given strings.
+/// A Rust enum whose variants serialize as the given strings, with `restgen::Enum` (the
+/// client crate's re-export of it on that side) as a hand-written enum has it.
 pub(crate) fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str], side: Side) -> TokenStream {
     let serde = side.serde();
+    let root = side.root();
     let derives = side.derives();
     let variants = variant_idents(values.iter().copied());
     let doc = self::doc(doc);
@@ -95,6 +97,21 @@ pub(crate) fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str],
         impl ::core::fmt::Display for #name {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.write_str(self.as_str())
+            }
+        }
+
+        impl #root::Enum for #name {
+            const VALUES: &'static [&'static str] = &[#(#values),*];
+
+            fn value(&self) -> &'static str {
+                self.as_str()
+            }
+
+            fn from_value(text: &str) -> ::core::option::Option<Self> {
+                match text {
+                    #( #values => ::core::option::Option::Some(#name::#variants), )*
+                    _ => ::core::option::Option::None,
+                }
             }
         }
     }

@@ -181,6 +181,26 @@ impl ::core::fmt::Display for UserSort {
         f.write_str(self.as_str())
     }
 }
+impl ::restgen_client::Enum for UserSort {
+    const VALUES: &'static [&'static str] = &[
+        "id_asc",
+        "id_desc",
+        "created_at_asc",
+        "created_at_desc",
+    ];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "id_asc" => ::core::option::Option::Some(UserSort::IdAsc),
+            "id_desc" => ::core::option::Option::Some(UserSort::IdDesc),
+            "created_at_asc" => ::core::option::Option::Some(UserSort::CreatedAtAsc),
+            "created_at_desc" => ::core::option::Option::Some(UserSort::CreatedAtDesc),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
 /// A list request for /users; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -357,6 +377,36 @@ impl CustomerSort {
 impl ::core::fmt::Display for CustomerSort {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+impl ::restgen_client::Enum for CustomerSort {
+    const VALUES: &'static [&'static str] = &[
+        "id_asc",
+        "id_desc",
+        "created_at_asc",
+        "created_at_desc",
+        "name_asc",
+        "name_desc",
+        "city_asc",
+        "city_desc",
+    ];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "id_asc" => ::core::option::Option::Some(CustomerSort::IdAsc),
+            "id_desc" => ::core::option::Option::Some(CustomerSort::IdDesc),
+            "created_at_asc" => ::core::option::Option::Some(CustomerSort::CreatedAtAsc),
+            "created_at_desc" => {
+                ::core::option::Option::Some(CustomerSort::CreatedAtDesc)
+            }
+            "name_asc" => ::core::option::Option::Some(CustomerSort::NameAsc),
+            "name_desc" => ::core::option::Option::Some(CustomerSort::NameDesc),
+            "city_asc" => ::core::option::Option::Some(CustomerSort::CityAsc),
+            "city_desc" => ::core::option::Option::Some(CustomerSort::CityDesc),
+            _ => ::core::option::Option::None,
+        }
     }
 }
 /// A list request for /customers; `send` fetches one page, `stream` every record.
@@ -546,6 +596,30 @@ impl ::core::fmt::Display for OrderSort {
         f.write_str(self.as_str())
     }
 }
+impl ::restgen_client::Enum for OrderSort {
+    const VALUES: &'static [&'static str] = &[
+        "id_asc",
+        "id_desc",
+        "created_at_asc",
+        "created_at_desc",
+        "date_asc",
+        "date_desc",
+    ];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "id_asc" => ::core::option::Option::Some(OrderSort::IdAsc),
+            "id_desc" => ::core::option::Option::Some(OrderSort::IdDesc),
+            "created_at_asc" => ::core::option::Option::Some(OrderSort::CreatedAtAsc),
+            "created_at_desc" => ::core::option::Option::Some(OrderSort::CreatedAtDesc),
+            "date_asc" => ::core::option::Option::Some(OrderSort::DateAsc),
+            "date_desc" => ::core::option::Option::Some(OrderSort::DateDesc),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
 /// A list request for /orders; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -683,6 +757,26 @@ impl InvoiceSort {
 impl ::core::fmt::Display for InvoiceSort {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+impl ::restgen_client::Enum for InvoiceSort {
+    const VALUES: &'static [&'static str] = &[
+        "id_asc",
+        "id_desc",
+        "created_at_asc",
+        "created_at_desc",
+    ];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "id_asc" => ::core::option::Option::Some(InvoiceSort::IdAsc),
+            "id_desc" => ::core::option::Option::Some(InvoiceSort::IdDesc),
+            "created_at_asc" => ::core::option::Option::Some(InvoiceSort::CreatedAtAsc),
+            "created_at_desc" => ::core::option::Option::Some(InvoiceSort::CreatedAtDesc),
+            _ => ::core::option::Option::None,
+        }
     }
 }
 /// A list request for /invoices; `send` fetches one page, `stream` every record.

@@ -166,6 +166,34 @@ impl ::core::fmt::Display for DepotSort {
         f.write_str(self.as_str())
     }
 }
+impl ::restgen_client::Enum for DepotSort {
+    const VALUES: &'static [&'static str] = &[
+        "id_asc",
+        "id_desc",
+        "created_at_asc",
+        "created_at_desc",
+        "name_asc",
+        "name_desc",
+        "city_asc",
+        "city_desc",
+    ];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "id_asc" => ::core::option::Option::Some(DepotSort::IdAsc),
+            "id_desc" => ::core::option::Option::Some(DepotSort::IdDesc),
+            "created_at_asc" => ::core::option::Option::Some(DepotSort::CreatedAtAsc),
+            "created_at_desc" => ::core::option::Option::Some(DepotSort::CreatedAtDesc),
+            "name_asc" => ::core::option::Option::Some(DepotSort::NameAsc),
+            "name_desc" => ::core::option::Option::Some(DepotSort::NameDesc),
+            "city_asc" => ::core::option::Option::Some(DepotSort::CityAsc),
+            "city_desc" => ::core::option::Option::Some(DepotSort::CityDesc),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
 /// A list request for /depots; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -372,6 +400,38 @@ impl ::core::fmt::Display for DriverSort {
         f.write_str(self.as_str())
     }
 }
+impl ::restgen_client::Enum for DriverSort {
+    const VALUES: &'static [&'static str] = &[
+        "id_asc",
+        "id_desc",
+        "created_at_asc",
+        "created_at_desc",
+        "name_asc",
+        "name_desc",
+        "rating_asc",
+        "rating_desc",
+        "hired_on_asc",
+        "hired_on_desc",
+    ];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "id_asc" => ::core::option::Option::Some(DriverSort::IdAsc),
+            "id_desc" => ::core::option::Option::Some(DriverSort::IdDesc),
+            "created_at_asc" => ::core::option::Option::Some(DriverSort::CreatedAtAsc),
+            "created_at_desc" => ::core::option::Option::Some(DriverSort::CreatedAtDesc),
+            "name_asc" => ::core::option::Option::Some(DriverSort::NameAsc),
+            "name_desc" => ::core::option::Option::Some(DriverSort::NameDesc),
+            "rating_asc" => ::core::option::Option::Some(DriverSort::RatingAsc),
+            "rating_desc" => ::core::option::Option::Some(DriverSort::RatingDesc),
+            "hired_on_asc" => ::core::option::Option::Some(DriverSort::HiredOnAsc),
+            "hired_on_desc" => ::core::option::Option::Some(DriverSort::HiredOnDesc),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
 /// A list request for /drivers; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -548,6 +608,38 @@ impl VehicleSort {
 impl ::core::fmt::Display for VehicleSort {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+impl ::restgen_client::Enum for VehicleSort {
+    const VALUES: &'static [&'static str] = &[
+        "id_asc",
+        "id_desc",
+        "created_at_asc",
+        "created_at_desc",
+        "plate_asc",
+        "plate_desc",
+        "kind_asc",
+        "kind_desc",
+        "capacity_asc",
+        "capacity_desc",
+    ];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "id_asc" => ::core::option::Option::Some(VehicleSort::IdAsc),
+            "id_desc" => ::core::option::Option::Some(VehicleSort::IdDesc),
+            "created_at_asc" => ::core::option::Option::Some(VehicleSort::CreatedAtAsc),
+            "created_at_desc" => ::core::option::Option::Some(VehicleSort::CreatedAtDesc),
+            "plate_asc" => ::core::option::Option::Some(VehicleSort::PlateAsc),
+            "plate_desc" => ::core::option::Option::Some(VehicleSort::PlateDesc),
+            "kind_asc" => ::core::option::Option::Some(VehicleSort::KindAsc),
+            "kind_desc" => ::core::option::Option::Some(VehicleSort::KindDesc),
+            "capacity_asc" => ::core::option::Option::Some(VehicleSort::CapacityAsc),
+            "capacity_desc" => ::core::option::Option::Some(VehicleSort::CapacityDesc),
+            _ => ::core::option::Option::None,
+        }
     }
 }
 /// A list request for /vehicles; `send` fetches one page, `stream` every record.
@@ -745,6 +837,38 @@ impl ::core::fmt::Display for TripSort {
         f.write_str(self.as_str())
     }
 }
+impl ::restgen_client::Enum for TripSort {
+    const VALUES: &'static [&'static str] = &[
+        "id_asc",
+        "id_desc",
+        "created_at_asc",
+        "created_at_desc",
+        "status_asc",
+        "status_desc",
+        "distance_km_asc",
+        "distance_km_desc",
+        "starts_at_asc",
+        "starts_at_desc",
+    ];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "id_asc" => ::core::option::Option::Some(TripSort::IdAsc),
+            "id_desc" => ::core::option::Option::Some(TripSort::IdDesc),
+            "created_at_asc" => ::core::option::Option::Some(TripSort::CreatedAtAsc),
+            "created_at_desc" => ::core::option::Option::Some(TripSort::CreatedAtDesc),
+            "status_asc" => ::core::option::Option::Some(TripSort::StatusAsc),
+            "status_desc" => ::core::option::Option::Some(TripSort::StatusDesc),
+            "distance_km_asc" => ::core::option::Option::Some(TripSort::DistanceKmAsc),
+            "distance_km_desc" => ::core::option::Option::Some(TripSort::DistanceKmDesc),
+            "starts_at_asc" => ::core::option::Option::Some(TripSort::StartsAtAsc),
+            "starts_at_desc" => ::core::option::Option::Some(TripSort::StartsAtDesc),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
 /// A list request for /trips; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -909,6 +1033,34 @@ impl ServiceLogSort {
 impl ::core::fmt::Display for ServiceLogSort {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+impl ::restgen_client::Enum for ServiceLogSort {
+    const VALUES: &'static [&'static str] = &[
+        "id_asc",
+        "id_desc",
+        "created_at_asc",
+        "created_at_desc",
+        "done_on_asc",
+        "done_on_desc",
+    ];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "id_asc" => ::core::option::Option::Some(ServiceLogSort::IdAsc),
+            "id_desc" => ::core::option::Option::Some(ServiceLogSort::IdDesc),
+            "created_at_asc" => {
+                ::core::option::Option::Some(ServiceLogSort::CreatedAtAsc)
+            }
+            "created_at_desc" => {
+                ::core::option::Option::Some(ServiceLogSort::CreatedAtDesc)
+            }
+            "done_on_asc" => ::core::option::Option::Some(ServiceLogSort::DoneOnAsc),
+            "done_on_desc" => ::core::option::Option::Some(ServiceLogSort::DoneOnDesc),
+            _ => ::core::option::Option::None,
+        }
     }
 }
 /// A list request for /service-logs; `send` fetches one page, `stream` every record.

@@ -248,6 +248,20 @@ impl ::core::fmt::Display for VehicleKind {
         f.write_str(self.as_str())
     }
 }
+impl ::restgen_client::Enum for VehicleKind {
+    const VALUES: &'static [&'static str] = &["van", "truck", "bike"];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "van" => ::core::option::Option::Some(VehicleKind::Van),
+            "truck" => ::core::option::Option::Some(VehicleKind::Truck),
+            "bike" => ::core::option::Option::Some(VehicleKind::Bike),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
 /// A record of the `vehicle` resource, as clients see it.
 #[derive(
     Clone,
@@ -390,6 +404,20 @@ impl TripStatus {
 impl ::core::fmt::Display for TripStatus {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+impl ::restgen_client::Enum for TripStatus {
+    const VALUES: &'static [&'static str] = &["planned", "underway", "done"];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "planned" => ::core::option::Option::Some(TripStatus::Planned),
+            "underway" => ::core::option::Option::Some(TripStatus::Underway),
+            "done" => ::core::option::Option::Some(TripStatus::Done),
+            _ => ::core::option::Option::None,
+        }
     }
 }
 /// A record of the `trip` resource, as clients see it.

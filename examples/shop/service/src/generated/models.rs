@@ -38,6 +38,19 @@ impl ::core::fmt::Display for Role {
         f.write_str(self.as_str())
     }
 }
+impl ::restgen::Enum for Role {
+    const VALUES: &'static [&'static str] = &["admin", "member"];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "admin" => ::core::option::Option::Some(Role::Admin),
+            "member" => ::core::option::Option::Some(Role::Member),
+            _ => ::core::option::Option::None,
+        }
+    }
+}
 /// An account. Anyone may register; is_admin and roles are never taken from the body.
 #[derive(
     Clone,
@@ -248,6 +261,21 @@ impl OrderStatus {
 impl ::core::fmt::Display for OrderStatus {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+impl ::restgen::Enum for OrderStatus {
+    const VALUES: &'static [&'static str] = &["pending", "paid", "shipped", "cancelled"];
+    fn value(&self) -> &'static str {
+        self.as_str()
+    }
+    fn from_value(text: &str) -> ::core::option::Option<Self> {
+        match text {
+            "pending" => ::core::option::Option::Some(OrderStatus::Pending),
+            "paid" => ::core::option::Option::Some(OrderStatus::Paid),
+            "shipped" => ::core::option::Option::Some(OrderStatus::Shipped),
+            "cancelled" => ::core::option::Option::Some(OrderStatus::Cancelled),
+            _ => ::core::option::Option::None,
+        }
     }
 }
 /// A record of the `order` resource, as clients see it.
