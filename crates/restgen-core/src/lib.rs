@@ -7,9 +7,10 @@
 pub mod check;
 pub mod diagnostics;
 pub mod emit;
-pub mod model;
-pub mod origin;
 pub mod output;
+
+/// The model and origins live in restgen-model, which the runtime shares.
+pub use restgen_model::{model, origin};
 
 pub use diagnostics::{Diagnostic, Diagnostics, Severity};
 pub use origin::{Located, Origin};

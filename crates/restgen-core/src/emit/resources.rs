@@ -54,28 +54,6 @@ fn rate_limit(limit: Option<&RateLimit>, name: &str) -> TokenStream {
     quote!(::core::option::Option::Some(RateSpec { name: #name, algorithm: #algorithm, key: #key }))
 }
 
-/// `Cache-Control` of a resource's reads. Without `cache`, `no-cache`: a cache may keep
-/// the answer but must revalidate it (the ETag makes that cheap); `private` too where
-/// reading needs credentials, since an API key header, unlike `Authorization`, does not
-/// keep shared caches from storing an answer.
-pub(crate) fn cache_control(r: &Resource) -> String {
-    let public_data = !r.access.read.is_empty() && r.access.read.iter().all(|rule| rule.value == AccessRule::Anyone);
-    match &r.cache {
-        Some(c) => {
-            let visibility = if c.visibility.value == Visibility::Public { "public" } else { "private" };
-            format!("{visibility}, max-age={}", c.max_age.as_secs())
-        }
-        None if public_data => "no-cache".to_owned(),
-        None => "private, no-cache".to_owned(),
-    }
-}
-
-/// The name of a resource's own limit in the `RateLimit` headers: the resource's name,
-/// unless that is the service default's.
-pub(crate) fn rate_limit_name(r: &Resource) -> String {
-    if r.name.value == "default" { "default_resource".to_owned() } else { r.name.value.clone() }
-}
-
 /// `AUTH`: the `auth` section, `None` for an open service.
 fn auth(service: &Service) -> TokenStream {
     let Some(a) = &service.auth else {
@@ -205,7 +183,7 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
         PageStyle::Cursor => quote!(PageStyle::Cursor),
     };
     let (default_size, max_size) = (r.pagination.default_size.value, r.pagination.max_size.value);
-    let max_cursor = super::bounds::cursor_max(service, r);
+    let max_cursor = restgen_model::bounds::cursor_max(service, r);
     let envelope = match &r.envelope.value {
         Envelope::Bare => quote!(Envelope::Bare),
         Envelope::Key(k) => quote!(Envelope::Key(#k)),
@@ -247,8 +225,8 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
         let (pspec, ppath) = refer(parent);
         quote!(ParentSpec { spec: #pspec, resource: #pname, path: #ppath, column: #column })
     });
-    let cache_control = cache_control(r);
-    let limit = rate_limit(r.rate_limit.as_ref(), &rate_limit_name(r));
+    let cache_control = r.cache_control();
+    let limit = rate_limit(r.rate_limit.as_ref(), &r.rate_limit_name());
     quote! {
         #[doc = #doc]
         pub static #ident: ResourceSpec = ResourceSpec {

@@ -39,7 +39,7 @@ fn sort_param(r: &Resource) -> usize {
 
 /// The longest cursor: base64url (unpadded) of `{"s":<sort>,"v":[<values>]}` with every
 /// sortable column's value (a null is shorter than any bound).
-pub(crate) fn cursor_max(service: &Service, r: &Resource) -> u32 {
+pub fn cursor_max(service: &Service, r: &Resource) -> u32 {
     let id = if r.id == IdKind::Uuid { 38 } else { 20 };
     let values: usize = sortable(r)
         .iter()
@@ -77,7 +77,7 @@ fn encoded(chars: usize) -> usize {
 /// The longest `Link: <path?query>; rel="next"` of a list whose request path is at most
 /// `path_len` long: every filter (each at its bound), the sort, the size, and the style's
 /// paging parameter, canonical as the runtime writes them.
-pub(crate) fn link_max(service: &Service, r: &Resource, path_len: usize) -> usize {
+pub fn link_max(service: &Service, r: &Resource, path_len: usize) -> usize {
     let filters: usize = r
         .fields
         .iter()

@@ -41,6 +41,29 @@ pub struct Resource {
 }
 
 impl Resource {
+    /// `Cache-Control` of the resource's reads. Without `cache`, `no-cache`: a cache may
+    /// keep the answer but must revalidate it (the ETag makes that cheap); `private` too
+    /// where reading needs credentials, since an API key header, unlike `Authorization`,
+    /// does not keep shared caches from storing an answer.
+    pub fn cache_control(&self) -> String {
+        let public_data =
+            !self.access.read.is_empty() && self.access.read.iter().all(|rule| rule.value == AccessRule::Anyone);
+        match &self.cache {
+            Some(c) => {
+                let visibility = if c.visibility.value == Visibility::Public { "public" } else { "private" };
+                format!("{visibility}, max-age={}", c.max_age.as_secs())
+            }
+            None if public_data => "no-cache".to_owned(),
+            None => "private, no-cache".to_owned(),
+        }
+    }
+
+    /// The name of the resource's own limit in the `RateLimit` headers: its name, unless
+    /// that is the service default's.
+    pub fn rate_limit_name(&self) -> String {
+        if self.name.value == "default" { "default_resource".to_owned() } else { self.name.value.clone() }
+    }
+
     pub fn field(&self, name: &str) -> Option<&Field> {
         self.fields.iter().find(|f| f.name.value == name)
     }

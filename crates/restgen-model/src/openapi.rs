@@ -13,13 +13,13 @@ use serde_json::{Map, Value, json};
 const MAX_FIELD_ERRORS: usize = 50;
 
 /// The document as pretty JSON text, ending in a newline.
-pub(crate) fn render(service: &Service) -> String {
+pub fn render(service: &Service) -> String {
     let mut text = serde_json::to_string_pretty(&document(service)).unwrap_or_default();
     text.push('\n');
     text
 }
 
-pub(crate) fn document(service: &Service) -> Value {
+pub fn document(service: &Service) -> Value {
     let base = service.api.base_path.value.as_str();
     let mut paths = Map::new();
     let mut schemas = Map::new();
@@ -669,7 +669,7 @@ fn list_schema(service: &Service, r: &Resource, item: Value) -> Value {
         PageStyle::Cursor => {
             props.insert(
                 "next_cursor".into(),
-                json!({ "type": ["string", "null"], "maxLength": super::bounds::cursor_max(service, r) }),
+                json!({ "type": ["string", "null"], "maxLength": crate::bounds::cursor_max(service, r) }),
             );
         }
     }
@@ -736,7 +736,7 @@ fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
             out.push(query(
                 "cursor",
                 "The `next_cursor` of the previous page (of a list with the same `sort`); not with `starting_after`. Empty means the first page.",
-                json!({ "type": "string", "maxLength": super::bounds::cursor_max(service, r) }),
+                json!({ "type": "string", "maxLength": crate::bounds::cursor_max(service, r) }),
             ));
             out.push(query(
                 "starting_after",
@@ -778,7 +778,7 @@ fn etag_header() -> Value {
 fn read_headers(r: &Resource) -> Map<String, Value> {
     let mut headers = Map::new();
     headers.insert("ETag".into(), json!({ "$ref": "#/components/headers/ETag" }));
-    let cache = super::resources::cache_control(r);
+    let cache = r.cache_control();
     headers.insert(
         "Cache-Control".into(),
         json!({ "description": "How long caches may keep the answer, and who may.", "required": true,
@@ -822,7 +822,7 @@ fn resource_paths(
     let tags = json!([name]);
     let link = |path_len: usize| {
         json!({ "Link": { "description": "`<...>; rel=\"next\"` while more records follow.",
-            "schema": { "type": "string", "maxLength": super::bounds::link_max(service, r, path_len) } } })
+            "schema": { "type": "string", "maxLength": crate::bounds::link_max(service, r, path_len) } } })
     };
 
     let mut collection = Map::new();

@@ -92,7 +92,7 @@ fn policies(service: &Service) -> Vec<(String, &RateLimit)> {
     let mut out: Vec<(String, &RateLimit)> = service.rate_limit.iter().map(|l| ("default".to_owned(), l)).collect();
     for r in &service.resources {
         if let Some(own) = &r.rate_limit {
-            out.push((super::super::resources::rate_limit_name(r), own));
+            out.push((r.rate_limit_name(), own));
         }
     }
     out
