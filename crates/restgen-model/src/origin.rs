@@ -88,3 +88,17 @@ impl<T> std::ops::Deref for Located<T> {
         &self.value
     }
 }
+
+/// A located value is written as its value alone: origins point into one build's inputs
+/// and mean nothing elsewhere (a derived resource's model read back at run time).
+impl<T: serde::Serialize> serde::Serialize for Located<T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.value.serialize(s)
+    }
+}
+
+impl<'de, T: serde::Deserialize<'de>> serde::Deserialize<'de> for Located<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(Located::bare)
+    }
+}

@@ -211,3 +211,19 @@ async fn a_hand_written_enum_is_a_fields_values(s: Server) {
     r.assert_problem(400);
     assert_eq!(r.error_fields(), ["fulfilment"], "{}", r.text);
 }
+
+backends!(the_bakery_documents_what_it_serves, bakery());
+async fn the_bakery_documents_what_it_serves(s: Server) {
+    let doc = s.get("/openapi.json").await;
+    assert_eq!(doc.status, 200, "{}", doc.text);
+    let doc = doc.body;
+    assert!(crate::openapi::assert_every_operation_routed(&s, &doc).await >= 6);
+    assert!(doc["components"].get("securitySchemes").is_none(), "the bakery is open");
+    let paths: Vec<&String> = doc["paths"].as_object().unwrap().keys().collect();
+    assert_eq!(paths, ["/healthz", "/api/orders", "/api/orders/{order_id}"]);
+    // The allow-listed create: what a client may send, the hand-written enum's values.
+    let create = &doc["components"]["schemas"]["OrderCreate"];
+    let fields: Vec<&String> = create["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(fields, ["customer", "items", "fulfilment", "note"]);
+    assert_eq!(create["properties"]["fulfilment"]["enum"], json!(["pickup", "delivery"]));
+}

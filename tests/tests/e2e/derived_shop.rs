@@ -17,7 +17,7 @@ mod shop {
 
 use shop::{Customer, Invoice, Order, User};
 
-fn service() -> restgen::serve::Service {
+pub(crate) fn service() -> restgen::serve::Service {
     let accounts = Accounts::of::<User>()
         .schemes(&[Scheme::Bearer, Scheme::ApiKey])
         .roles(&["admin", "member"], Some("member"))
@@ -128,4 +128,53 @@ async fn admins_see_every_record_and_set_roles(s: Server) {
     r.assert_problem(400);
     assert_eq!(r.error_fields(), ["roles"]);
     call(&s, &ann, "PATCH", &user, Some(json!({ "roles": ["member"] }))).await.assert_problem(400);
+}
+
+/// The derived shop documents itself from the same models through the same emitter as
+/// the schema's shop: with the App set as the schema's top level is, the two documents
+/// are one, but for what a schema alone says (title, description, API versions).
+#[test]
+fn the_derived_shop_serves_the_schema_shops_document() {
+    use restgen::serve::CorsSpec;
+    let limit = RateSpec {
+        name: "default",
+        algorithm: RateAlgorithm::TokenBucket { capacity: 60, refill_per_second: 1.0 },
+        key: RateKey::Principal,
+    };
+    let service = App::new("shop")
+        .base_path("/api")
+        .auth(
+            Accounts::of::<User>()
+                .schemes(&[Scheme::Bearer, Scheme::ApiKey])
+                .roles(&["admin", "member"], Some("member"))
+                .admin_roles(&["admin"])
+                .tokens(Duration::from_secs(15 * 60), Some("shop"), Some("shop-clients")),
+        )
+        .rate_limit(limit)
+        .cors(CorsSpec { allowed_origins: &["https://shop.example.com"], max_age: Some(Duration::from_secs(600)) })
+        .trusted_proxies(&["127.0.0.1", "10.0.0.0/8"])
+        .limits(1024 * 1024, Duration::from_secs(30), Some(512))
+        .resource::<User>()
+        .resource::<Customer>()
+        .resource::<Order>()
+        .resource::<Invoice>()
+        .into_service();
+    let mut derived: serde_json::Value = serde_json::from_str(service.openapi.expect("served")).unwrap();
+    let mut schema: serde_json::Value =
+        serde_json::from_str(include_str!("../../../examples/shop/service/openapi.json")).unwrap();
+    for doc in [&mut derived, &mut schema] {
+        doc["info"] = serde_json::Value::Null;
+    }
+    let (d, s) = (serde_json::to_string_pretty(&derived).unwrap(), serde_json::to_string_pretty(&schema).unwrap());
+    let first = d.lines().zip(s.lines()).position(|(a, b)| a != b);
+    let around = |text: &str, at: usize| text.lines().skip(at.saturating_sub(4)).take(8).collect::<Vec<_>>().join("\n");
+    match first {
+        Some(at) => panic!(
+            "the documents differ at line {}:\n{}\n--- the schema's:\n{}",
+            at + 1,
+            around(&d, at),
+            around(&s, at)
+        ),
+        None => assert_eq!(d.lines().count(), s.lines().count(), "one document goes on where the other ends"),
+    }
 }

@@ -73,6 +73,15 @@ async fn openapi_json_is_served_and_every_documented_operation_is_routed(s: Serv
     let doc: Value = serde_json::from_str(SHOP).unwrap();
     assert_eq!(served.body, doc, "the service serves the document written beside it");
     assert_eq!(doc["openapi"], "3.1.0");
+    let operations = assert_every_operation_routed(&s, &doc).await;
+    assert!(operations >= 20, "{operations}");
+    // And the other way: an operation the schema lacks is not documented.
+    assert!(doc["paths"]["/api/invoices"].get("post").is_none());
+}
+
+/// Every operation `doc` lists is routed on `s` (neither "no such route" nor 405);
+/// returns how many there are.
+pub(crate) async fn assert_every_operation_routed(s: &Server, doc: &Value) -> usize {
     let mut operations = 0;
     for (path, item) in doc["paths"].as_object().unwrap() {
         // Any id will do: the route must exist, whatever the record.
@@ -88,9 +97,17 @@ async fn openapi_json_is_served_and_every_documented_operation_is_routed(s: Serv
             operations += 1;
         }
     }
+    operations
+}
+
+backends!(a_derived_service_serves_its_document_and_routes_what_it_lists, crate::derived_shop::service());
+async fn a_derived_service_serves_its_document_and_routes_what_it_lists(s: Server) {
+    let served = s.get("/openapi.json").await;
+    assert_eq!(served.status, 200, "{}", served.text);
+    assert_eq!(served.body["openapi"], "3.1.0");
+    let operations = assert_every_operation_routed(&s, &served.body).await;
     assert!(operations >= 20, "{operations}");
-    // And the other way: an operation the schema lacks is not documented.
-    assert!(doc["paths"]["/api/invoices"].get("post").is_none());
+    assert!(served.body["components"]["securitySchemes"]["bearer"].is_object(), "the App's schemes");
 }
 
 backends!(answers_match_the_documented_schemas, shop::service());

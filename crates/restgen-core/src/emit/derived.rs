@@ -152,6 +152,7 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
         crate::model::IdKind::Integer => quote!(::restgen::spec::IdKind::Integer),
     };
     let spec_ident = resources::static_ident(resource);
+    let model = serde_json::to_string(resource).expect("a model is plain data");
     let name = &resource.name.value;
     let input = |op: WriteOp| {
         if resource.has(op.operation()) {
@@ -202,6 +203,7 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
             const NAME: &'static str = #name;
             const PATH: &'static str = #path;
             const ID_KIND: ::restgen::spec::IdKind = #id_kind;
+            const MODEL: &'static str = #model;
             const SPEC: &'static ::restgen::spec::ResourceSpec = {
                 use ::restgen::spec::*;
                 #spec

@@ -3,7 +3,7 @@
 use crate::origin::{Located, Origin};
 use std::time::Duration;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Auth {
     pub schemes: Vec<Located<Scheme>>,
     /// The resource that holds accounts.
@@ -15,6 +15,7 @@ pub struct Auth {
     pub default_role: Option<Located<String>>,
     /// Roles that see and change every record.
     pub admin_roles: Vec<Located<String>>,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
@@ -28,22 +29,23 @@ impl Auth {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Scheme {
     Bearer,
     ApiKey,
     Basic,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Login {
     pub path: Located<String>,
     /// Field of the principal that identifies an account (`email`).
     pub identifier: Option<Located<String>>,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Jwt {
     pub algorithm: Located<JwtAlgorithm>,
     /// HS256: environment variable holding the shared secret.
@@ -55,19 +57,21 @@ pub struct Jwt {
     pub ttl: Duration,
     pub issuer: Option<String>,
     pub audience: Option<String>,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum JwtAlgorithm {
     Hs256,
     Rs256,
     Es256,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ApiKey {
     pub header: String,
     pub query: Option<Located<String>>,
+    #[serde(skip)]
     pub origin: Origin,
 }

@@ -4,7 +4,7 @@ use super::Gate;
 use super::WriteOp;
 use crate::origin::{Located, Origin};
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Field {
     pub name: Located<String>,
     pub description: Option<String>,
@@ -26,6 +26,7 @@ pub struct Field {
     pub filter: Located<bool>,
     pub sort: Located<bool>,
     pub gate: Gate,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
@@ -55,7 +56,7 @@ impl Field {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum FieldType {
     String,
     Text,
@@ -160,7 +161,7 @@ impl FieldType {
 }
 
 /// The value a field takes at create when the client sends none.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum DefaultValue {
     /// The current date or time (date and datetime fields).
     Now,
@@ -169,7 +170,7 @@ pub enum DefaultValue {
 }
 
 /// In which write operations a client may set a field.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Settable {
     pub create: bool,
     pub replace: bool,

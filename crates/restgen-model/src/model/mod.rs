@@ -15,7 +15,7 @@ use crate::origin::{Located, Origin};
 use std::time::Duration;
 
 /// One HTTP JSON service.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Service {
     /// Crate and binary name, lower snake or kebab case.
     pub name: Located<String>,
@@ -34,6 +34,7 @@ pub struct Service {
     pub limits: Limits,
     /// In declaration order.
     pub resources: Vec<Resource>,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
@@ -60,7 +61,7 @@ impl Service {
 }
 
 /// `api`: prefix, versions and how a request picks one.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Api {
     /// `""` for no prefix, else `/segment...` without a trailing slash.
     pub base_path: Located<String>,
@@ -69,20 +70,22 @@ pub struct Api {
     pub versioning: Vec<Located<Versioning>>,
     /// For `application/vnd.{vendor}.v{n}+json`.
     pub vendor: String,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ApiVersion {
     pub number: Located<u32>,
     /// Unix seconds from which the version is deprecated (`Deprecation: @<seconds>`).
     pub deprecated: Option<Located<i64>>,
     /// Unix seconds of the sunset (`Sunset: <HTTP date>`).
     pub sunset: Option<Located<i64>>,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Versioning {
     Path,
     Header,
@@ -90,36 +93,38 @@ pub enum Versioning {
 }
 
 /// Request rate limit.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RateLimit {
     pub algorithm: RateAlgorithm,
     pub key: Located<RateKey>,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum RateAlgorithm {
     TokenBucket { capacity: u32, refill_per_second: f64 },
     FixedWindow { limit: u32, window: Duration },
     SlidingWindow { limit: u32, window: Duration },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum RateKey {
     Principal,
     ApiKey,
     Ip,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Pagination {
     pub style: PageStyle,
     pub default_size: Located<u32>,
     pub max_size: Located<u32>,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum PageStyle {
     Page,
     Offset,
@@ -137,24 +142,26 @@ impl Default for Pagination {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Webhooks {
     /// Environment variable holding the signing secret.
     pub secret_env: String,
     pub max_attempts: u32,
     pub timeout: Duration,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cors {
     /// `"*"` alone, or exact origins.
     pub allowed_origins: Vec<Located<String>>,
     pub max_age: Option<Duration>,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Limits {
     pub max_body_bytes: u64,
     pub request_timeout: Duration,

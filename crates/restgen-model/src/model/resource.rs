@@ -4,7 +4,7 @@ use super::{Field, Pagination, RateLimit};
 use crate::origin::{Located, Origin};
 use std::time::Duration;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Resource {
     /// Snake case, singular (`order`).
     pub name: Located<String>,
@@ -37,6 +37,7 @@ pub struct Resource {
     pub links: bool,
     pub rate_limit: Option<RateLimit>,
     pub gate: Gate,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
@@ -89,7 +90,7 @@ impl Resource {
 }
 
 /// The six operations a resource may offer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Operation {
     Create,
     Get,
@@ -116,7 +117,7 @@ impl Operation {
 }
 
 /// The operations that take a body of client-set fields.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum WriteOp {
     Create,
     Replace,
@@ -143,7 +144,7 @@ impl WriteOp {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum IdKind {
     /// UUID v7, for index locality.
     Uuid,
@@ -152,13 +153,14 @@ pub enum IdKind {
 }
 
 /// Who may do what. Every list is resolved: defaults already applied.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Access {
     pub create: Vec<Located<AccessRule>>,
     pub read: Vec<Located<AccessRule>>,
     /// Replace and patch.
     pub write: Vec<Located<AccessRule>>,
     pub delete: Vec<Located<AccessRule>>,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
@@ -169,7 +171,7 @@ impl Access {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum AccessRule {
     Anyone,
     Authenticated,
@@ -177,7 +179,7 @@ pub enum AccessRule {
     Role(String),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum NotOwned {
     /// 403.
     Forbidden,
@@ -185,7 +187,7 @@ pub enum NotOwned {
     NotFound,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Envelope {
     /// A bare JSON array.
     Bare,
@@ -193,53 +195,56 @@ pub enum Envelope {
     Key(String),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
 pub enum Format {
     Json,
     Csv,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Cache {
     pub max_age: Duration,
     pub visibility: Located<Visibility>,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Visibility {
     Private,
     Public,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum UnknownFields {
     Reject,
     Ignore,
 }
 
 /// The lifecycle of a resource: an enum field moved only by named transitions.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct States {
     pub field: Located<String>,
     pub initial: Located<String>,
     pub transitions: Vec<Transition>,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Transition {
     pub name: Located<String>,
     pub from: Vec<Located<String>>,
     pub to: Located<String>,
     /// Empty: anyone who may write the record.
     pub roles: Vec<Located<String>>,
+    #[serde(skip)]
     pub origin: Origin,
 }
 
 /// The versions that have a resource or field: `since` is the first, `until` the first
 /// that no longer has it.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Gate {
     pub since: Option<Located<u32>>,
     pub until: Option<Located<u32>>,

@@ -3,6 +3,8 @@
 //! hands the runtime. Everything a resource does at run time is the runtime's shared
 //! behaviour, whichever front-end described it.
 
+mod document;
+
 use crate::routes::{Hooks, Input};
 use crate::serve::{CorsSpec, Service};
 use crate::spec::{ApiKeySpec, AuthSpec, JwtAlgorithm, JwtSpec, PrincipalSpec, RateSpec, ResourceSpec, Scheme};
@@ -21,6 +23,9 @@ pub trait Resource: 'static {
     const ID_KIND: crate::spec::IdKind;
     /// The resource as the runtime's shared operations see it.
     const SPEC: &'static ResourceSpec;
+    /// Its model (restgen-model's `Resource`) as JSON, as its derive checked it: the
+    /// service's OpenAPI document is emitted from it at start.
+    const MODEL: &'static str;
     /// The allow-listed inputs of create, replace and patch (`()` where the operation is
     /// not offered).
     type Create: Input;
@@ -173,6 +178,7 @@ pub struct App {
     base_path: &'static str,
     mounts: Vec<Mount>,
     specs: Vec<&'static ResourceSpec>,
+    models: Vec<&'static str>,
     tables: Vec<Tables>,
     auth: Option<Accounts>,
     rate_limit: Option<RateSpec>,
@@ -192,6 +198,7 @@ impl App {
             base_path: "",
             mounts: Vec::new(),
             specs: Vec::new(),
+            models: Vec::new(),
             tables: Vec::new(),
             auth: None,
             rate_limit: None,
@@ -217,6 +224,7 @@ impl App {
     /// Mounts `R` with business rules run before its writes.
     pub fn resource_with<R: Resource>(mut self, hooks: Hooks<R::Create, R::Replace, R::Patch>) -> App {
         self.specs.push(R::SPEC);
+        self.models.push(R::MODEL);
         self.tables.push(R::tables());
         self.mounts.push(Box::new(move |base| R::router_with(base, hooks)));
         self
@@ -264,6 +272,19 @@ impl App {
     /// The service, ready for [`crate::serve::main`] or [`crate::serve::app`]. Its
     /// schema is one migration holding every mounted table, in mount order.
     pub fn into_service(self) -> Service {
+        let settings = document::Settings {
+            name: self.name,
+            base_path: self.base_path,
+            auth: self.auth.as_ref(),
+            rate_limit: self.rate_limit.as_ref(),
+            cors: self.cors.as_ref(),
+            trusted_proxies: self.trusted_proxies,
+            max_body_bytes: self.max_body_bytes,
+            request_timeout: self.request_timeout,
+            max_in_flight: self.max_in_flight,
+        };
+        // Built once per process, and served for its whole life.
+        let openapi: &'static str = Box::leak(document::render(&settings, &self.models).into_boxed_str());
         let mut routes = Router::new();
         for mount in self.mounts {
             routes = routes.merge(mount(self.base_path));
@@ -288,7 +309,7 @@ impl App {
             request_timeout: self.request_timeout,
             sample_path: Box::leak(sample.into_boxed_str()),
             auth: self.auth.map(|a| a.spec(self.name, self.base_path)),
-            openapi: None,
+            openapi: Some(openapi),
             cors: self.cors,
             max_in_flight: self.max_in_flight,
             resources: Box::leak(self.specs.into_boxed_slice()),

@@ -1,0 +1,136 @@
+//! The OpenAPI document of an [`App`](super::App): the models its resources' derives
+//! carry, placed in the service the App's settings describe, through the one emitter a
+//! generated service's document comes from (restgen-model). So a derived service
+//! documents itself as a generated one does, from the same facts.
+
+use super::Accounts;
+use crate::serve::CorsSpec;
+use crate::spec::{RateAlgorithm, RateKey, RateSpec, Scheme};
+use restgen_model::model;
+use restgen_model::{Located, Origin};
+use std::time::Duration;
+
+/// What an App says beside its resources, as a schema's top level would.
+pub(super) struct Settings<'a> {
+    pub name: &'static str,
+    pub base_path: &'static str,
+    pub auth: Option<&'a Accounts>,
+    pub rate_limit: Option<&'a RateSpec>,
+    pub cors: Option<&'a CorsSpec>,
+    pub trusted_proxies: &'static [&'static str],
+    pub max_body_bytes: usize,
+    pub request_timeout: Duration,
+    pub max_in_flight: Option<usize>,
+}
+
+/// The document as pretty JSON, from each mounted resource's model (`Resource::MODEL`).
+pub(super) fn render(settings: &Settings<'_>, models: &[&'static str]) -> String {
+    let resources = models
+        .iter()
+        .map(|m| serde_json::from_str(m).expect("a derive's model reads back with the runtime it was built for"))
+        .collect();
+    restgen_model::openapi::render(&service(settings, resources))
+}
+
+fn bare<T>(value: T) -> Located<T> {
+    Located::bare(value)
+}
+
+fn service(s: &Settings<'_>, resources: Vec<model::Resource>) -> model::Service {
+    model::Service {
+        name: bare(s.name.to_owned()),
+        title: None,
+        description: None,
+        api: model::Api {
+            base_path: bare(s.base_path.to_owned()),
+            versions: Vec::new(),
+            versioning: Vec::new(),
+            vendor: s.name.to_owned(),
+            origin: Origin::Unknown,
+        },
+        auth: s.auth.map(|a| auth(s.name, a)),
+        rate_limit: s.rate_limit.map(rate_limit),
+        // Each derived resource carries its own paging, resolved by its derive.
+        pagination: model::Pagination::default(),
+        webhooks: model::Webhooks {
+            secret_env: String::new(),
+            max_attempts: 8,
+            timeout: Duration::from_secs(5),
+            origin: Origin::Unknown,
+        },
+        cors: s.cors.map(|c| model::Cors {
+            allowed_origins: c.allowed_origins.iter().map(|o| bare((*o).to_owned())).collect(),
+            max_age: c.max_age,
+            origin: Origin::Unknown,
+        }),
+        trusted_proxies: s.trusted_proxies.iter().map(|p| bare((*p).to_owned())).collect(),
+        limits: model::Limits {
+            max_body_bytes: s.max_body_bytes as u64,
+            request_timeout: s.request_timeout,
+            max_in_flight: s.max_in_flight.map(|n| u32::try_from(n).unwrap_or(u32::MAX)),
+        },
+        resources,
+        origin: Origin::Unknown,
+    }
+}
+
+fn auth(service: &str, a: &Accounts) -> model::Auth {
+    let strings = |list: &[&str]| list.iter().map(|r| bare((*r).to_owned())).collect();
+    model::Auth {
+        schemes: a
+            .schemes
+            .iter()
+            .map(|s| {
+                bare(match s {
+                    Scheme::Bearer => model::Scheme::Bearer,
+                    Scheme::ApiKey => model::Scheme::ApiKey,
+                    Scheme::Basic => model::Scheme::Basic,
+                })
+            })
+            .collect(),
+        principal: Some(bare(a.principal.name.to_owned())),
+        login: model::Login {
+            path: bare(a.login_path.to_owned()),
+            identifier: Some(bare(a.identifier.to_owned())),
+            origin: Origin::Unknown,
+        },
+        jwt: model::Jwt {
+            algorithm: bare(model::JwtAlgorithm::Hs256),
+            secret_env: format!("{}_JWT_SECRET", service.to_ascii_uppercase().replace('-', "_")),
+            private_key_env: None,
+            public_key_env: None,
+            ttl: a.ttl,
+            issuer: a.issuer.map(str::to_owned),
+            audience: a.audience.map(str::to_owned),
+            origin: Origin::Unknown,
+        },
+        api_key: model::ApiKey { header: a.api_key_header.to_owned(), query: None, origin: Origin::Unknown },
+        roles: strings(a.roles),
+        default_role: a.default_role.map(|r| bare(r.to_owned())),
+        admin_roles: strings(a.admin_roles),
+        origin: Origin::Unknown,
+    }
+}
+
+fn rate_limit(r: &RateSpec) -> model::RateLimit {
+    let ms = Duration::from_millis;
+    model::RateLimit {
+        algorithm: match r.algorithm {
+            RateAlgorithm::TokenBucket { capacity, refill_per_second } => {
+                model::RateAlgorithm::TokenBucket { capacity, refill_per_second }
+            }
+            RateAlgorithm::FixedWindow { limit, window_ms } => {
+                model::RateAlgorithm::FixedWindow { limit, window: ms(window_ms) }
+            }
+            RateAlgorithm::SlidingWindow { limit, window_ms } => {
+                model::RateAlgorithm::SlidingWindow { limit, window: ms(window_ms) }
+            }
+        },
+        key: bare(match r.key {
+            RateKey::Principal => model::RateKey::Principal,
+            RateKey::ApiKey => model::RateKey::ApiKey,
+            RateKey::Ip => model::RateKey::Ip,
+        }),
+        origin: Origin::Unknown,
+    }
+}
