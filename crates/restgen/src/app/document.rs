@@ -13,6 +13,8 @@ use std::time::Duration;
 /// What an App says beside its resources, as a schema's top level would.
 pub(super) struct Settings<'a> {
     pub name: &'static str,
+    pub title: Option<&'static str>,
+    pub description: Option<&'static str>,
     pub base_path: &'static str,
     pub auth: Option<&'a Accounts>,
     pub rate_limit: Option<&'a RateSpec>,
@@ -39,8 +41,8 @@ fn bare<T>(value: T) -> Located<T> {
 fn service(s: &Settings<'_>, resources: Vec<model::Resource>) -> model::Service {
     model::Service {
         name: bare(s.name.to_owned()),
-        title: None,
-        description: None,
+        title: s.title.map(str::to_owned),
+        description: s.description.map(str::to_owned),
         api: model::Api {
             base_path: bare(s.base_path.to_owned()),
             versions: Vec::new(),

@@ -175,6 +175,8 @@ type Mount = Box<dyn FnOnce(&str) -> Router<Store>>;
 /// settings a schema's top level would hold.
 pub struct App {
     name: &'static str,
+    title: Option<&'static str>,
+    description: Option<&'static str>,
     base_path: &'static str,
     mounts: Vec<Mount>,
     specs: Vec<&'static ResourceSpec>,
@@ -195,6 +197,8 @@ impl App {
     pub fn new(name: &'static str) -> App {
         App {
             name,
+            title: None,
+            description: None,
             base_path: "",
             mounts: Vec::new(),
             specs: Vec::new(),
@@ -208,6 +212,14 @@ impl App {
             request_timeout: Duration::from_secs(30),
             max_in_flight: None,
         }
+    }
+
+    /// The title and description the OpenAPI document gives the service (the schema's
+    /// `title` and `description`); the title defaults to its name.
+    pub fn describe(mut self, title: &'static str, description: Option<&'static str>) -> App {
+        self.title = Some(title);
+        self.description = description;
+        self
     }
 
     /// The prefix of every resource route (`/api`).
@@ -274,6 +286,8 @@ impl App {
     pub fn into_service(self) -> Service {
         let settings = document::Settings {
             name: self.name,
+            title: self.title,
+            description: self.description,
             base_path: self.base_path,
             auth: self.auth.as_ref(),
             rate_limit: self.rate_limit.as_ref(),
