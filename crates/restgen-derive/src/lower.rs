@@ -58,7 +58,6 @@ pub(crate) fn rust_types(
     fields: &syn::punctuated::Punctuated<syn::Field, syn::Token![,]>,
     resource: &Resource,
 ) -> RustTypes {
-    use heck::ToUpperCamelCase;
     let struct_field = |name: &str| {
         fields.iter().find(|s| s.ident.as_ref().is_some_and(|i| i.to_string().trim_start_matches("r#") == name))
     };
@@ -67,8 +66,7 @@ pub(crate) fn rust_types(
         .iter()
         .filter(|f| matches!(f.ty.value, FieldType::Enum { .. }))
         .filter_map(|f| {
-            let declared =
-                format!("{}{}", resource.name.value.to_upper_camel_case(), f.name.value.to_upper_camel_case());
+            let declared = declared_enum(&resource.name.value, &f.name.value);
             let inner = ty::read(&struct_field(&f.name.value)?.ty).inner;
             (ty::name(inner).as_deref() != Some(declared.as_str()))
                 .then(|| OwnEnum { field: f.name.value.clone(), ty: inner.clone() })
@@ -81,6 +79,12 @@ pub(crate) fn rust_types(
         .map(|f| f.name.value.clone())
         .collect();
     RustTypes { enums, times }
+}
+
+/// The enum the derive declares for `resource.field` (`OrderStatus`), as the emitters name it.
+fn declared_enum(resource: &str, field: &str) -> String {
+    use heck::ToUpperCamelCase;
+    format!("{}{}", resource.to_upper_camel_case(), field.to_upper_camel_case())
 }
 
 /// A field of the `time` crate's types must be written as the wire writes dates and
@@ -591,12 +595,7 @@ fn surrounding_service(cx: &Context, principal: Option<String>, resource: &Resou
         auth,
         rate_limit: None,
         pagination: cx.pagination.clone(),
-        webhooks: Webhooks {
-            secret_env: String::new(),
-            max_attempts: 8,
-            timeout: Duration::from_secs(5),
-            origin: Origin::Unknown,
-        },
+        webhooks: Webhooks::with_defaults(String::new()),
         cors: None,
         trusted_proxies: Vec::new(),
         limits: Limits::default(),
@@ -697,11 +696,7 @@ fn field_type(
 ) -> Option<FieldType> {
     let kind = fa.kind.as_ref().map(|k| k.value.as_str());
     if let Some(values) = &fa.values {
-        let expected = format!(
-            "{}{}",
-            heck::ToUpperCamelCase::to_upper_camel_case(resource),
-            heck::ToUpperCamelCase::to_upper_camel_case(fname)
-        );
+        let expected = declared_enum(resource, fname);
         // `{Resource}{Field}` is declared by the derive; any other named type is an enum of
         // the user's, whose expansion asserts that its variants are these values.
         if ty::name(read.inner).as_deref() != Some(expected.as_str()) && read.kind != Rust::Other {

@@ -66,6 +66,11 @@ pub struct CorsSpec {
     pub max_age: Option<Duration>,
 }
 
+/// The prefix of a service's environment variables: `SHOP` for `shop`.
+pub(crate) fn env_prefix(service: &str) -> String {
+    service.to_ascii_uppercase().replace('-', "_")
+}
+
 /// Settings read from the environment.
 #[derive(Clone, Debug)]
 pub struct Config {

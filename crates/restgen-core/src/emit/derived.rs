@@ -8,7 +8,7 @@ use super::migrations::{self, Dialect};
 use super::models::{self, Side};
 use super::names::type_name;
 use super::resources;
-use crate::model::{FieldType, Resource, Service, WriteOp};
+use crate::model::{Field, FieldType, Resource, Service, WriteOp};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -71,6 +71,26 @@ pub struct RustTypes {
     pub times: Vec<String>,
 }
 
+impl RustTypes {
+    /// The type the struct gives `field` where the model's type would name another: the
+    /// user's enum, or the `time` crate's date or datetime.
+    pub(crate) fn own_type(&self, field: &Field) -> Option<TokenStream> {
+        if let Some(OwnEnum { ty, .. }) = self.enums.iter().find(|o| o.field == field.name.value) {
+            return Some(quote!(#ty));
+        }
+        match field.ty.value {
+            FieldType::Date if self.is_time(field) => Some(quote!(::restgen::__private::time::Date)),
+            FieldType::DateTime if self.is_time(field) => Some(quote!(::restgen::__private::time::OffsetDateTime)),
+            _ => None,
+        }
+    }
+
+    /// Whether the struct holds `field` as a `time` type.
+    pub(crate) fn is_time(&self, field: &Field) -> bool {
+        self.times.contains(&field.name.value)
+    }
+}
+
 /// The enums and allow-listed inputs of `resource`: the code a client's body lands in,
 /// the same from a schema or from a derive for the same model.
 pub fn inputs(service: &Service, resource: &Resource) -> TokenStream {
@@ -79,39 +99,30 @@ pub fn inputs(service: &Service, resource: &Resource) -> TokenStream {
 
 fn inputs_with(service: &Service, resource: &Resource, rust: &RustTypes) -> TokenStream {
     let enums = enums(resource, &rust.enums);
-    let inputs = models::inputs(service, resource, Side::Service, &rust.times);
+    let inputs = models::inputs(service, resource, Side::Service, rust);
     quote!(#enums #inputs)
 }
 
 /// The enum of each `enum` field: declared from its values, or, for an enum of the
-/// user's, an alias the inputs name and a compile-time proof that its variants are the
-/// values the model holds.
+/// user's (which the inputs name as the struct does), a compile-time proof that its
+/// variants are the values the model holds.
 fn enums(resource: &Resource, own: &[OwnEnum]) -> TokenStream {
     let enums = resource.fields.iter().filter(|f| matches!(f.ty.value, FieldType::Enum { .. })).map(|f| {
+        let Some(OwnEnum { ty, .. }) = own.iter().find(|o| o.field == f.name.value) else {
+            return models::enum_item(resource, f, Side::Service);
+        };
         let values: Vec<&str> = f.ty.value.values().iter().map(|v| v.value.as_str()).collect();
-        let ident = models::enum_ident(resource, f);
-        match own.iter().find(|o| o.field == f.name.value) {
-            Some(OwnEnum { ty, .. }) => {
-                let span = syn::spanned::Spanned::span(ty);
-                let message = format!(
-                    "the variants of this enum are not the values of `{}.{}` ({}, in this order)",
-                    resource.name.value,
-                    f.name.value,
-                    values.join(", ")
-                );
-                quote::quote_spanned! {span=>
-                    #[doc(hidden)]
-                    pub type #ident = #ty;
-                    const _: () = ::core::assert!(
-                        ::restgen::__private::same_values(<#ty as ::restgen::Enum>::VALUES, &[#(#values),*]),
-                        #message
-                    );
-                }
-            }
-            None => {
-                let doc = format!("Values of `{}.{}`.", resource.name.value, f.name.value);
-                models::string_enum(&ident, &doc, &values, Side::Service)
-            }
+        let message = format!(
+            "the variants of this enum are not the values of `{}.{}` ({}, in this order)",
+            resource.name.value,
+            f.name.value,
+            values.join(", ")
+        );
+        quote::quote_spanned! {syn::spanned::Spanned::span(ty)=>
+            const _: () = ::core::assert!(
+                ::restgen::__private::same_values(<#ty as ::restgen::Enum>::VALUES, &[#(#values),*]),
+                #message
+            );
         }
     });
     quote!(#(#enums)*)
@@ -245,7 +256,7 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
 /// `optional[i]` says whether the struct's field `i` is an `Option`.
 pub fn input(service: &Service, resource: &Resource, ty: &Ident, optional: &[bool], rust: &RustTypes) -> TokenStream {
     let enums = enums(resource, &rust.enums);
-    let settable = models::input(service, resource, WriteOp::Create, Side::Service, &rust.times);
+    let settable = models::input(service, resource, WriteOp::Create, Side::Service, rust);
     let settable_ident = format_ident!("Create{}", type_name(&resource.name.value));
     let specs = resource
         .fields
@@ -254,7 +265,7 @@ pub fn input(service: &Service, resource: &Resource, ty: &Ident, optional: &[boo
         .map(|f| resources::field(service, resource, f));
     let inits = resource.fields.iter().zip(optional).map(|(f, &is_option)| {
         let ident = super::field_ident(&f.name.value);
-        let default = default_value(f, rust.times.contains(&f.name.value));
+        let default = default_value(f, rust.is_time(f));
         let value = if !resource.settable_in(f, WriteOp::Create) {
             match default {
                 Some(d) if is_option => quote!(::core::option::Option::Some(#d)),
@@ -342,26 +353,17 @@ fn default_value(field: &crate::model::Field, time: bool) -> Option<TokenStream>
 /// terms of it, so the enum is its value on the wire.
 pub fn enumeration(ty: &Ident, variants: &[(&Ident, &str)]) -> TokenStream {
     let values: Vec<&str> = variants.iter().map(|(_, v)| *v).collect();
-    let variants: Vec<&Ident> = variants.iter().map(|(i, _)| *i).collect();
+    let variants: Vec<Ident> = variants.iter().map(|(i, _)| (*i).clone()).collect();
     let expecting = format!("one of {}", values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "));
-    quote! {
-        #[automatically_derived]
-        impl ::restgen::Enum for #ty {
-            const VALUES: &'static [&'static str] = &[#(#values),*];
-
-            fn value(&self) -> &'static str {
-                match self {
-                    #( #ty::#variants => #values, )*
-                }
-            }
-
-            fn from_value(text: &str) -> ::core::option::Option<Self> {
-                match text {
-                    #( #values => ::core::option::Option::Some(#ty::#variants), )*
-                    _ => ::core::option::Option::None,
-                }
-            }
+    let value = quote! {
+        match self {
+            #( #ty::#variants => #values, )*
         }
+    };
+    let enum_trait =
+        models::enum_trait(quote!(#[automatically_derived]), &quote!(::restgen), ty, &variants, &values, value);
+    quote! {
+        #enum_trait
 
         #[automatically_derived]
         impl ::core::fmt::Display for #ty {

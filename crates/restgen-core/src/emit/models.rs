@@ -2,6 +2,7 @@
 //! inputs holding only the fields a client may set in that operation. The allow-list
 //! exists by construction: a field that is not settable has no place to land.
 
+use super::derived::RustTypes;
 use super::names::{field_ident, type_ident, type_name, variant_idents};
 use super::rust::RustFile;
 use crate::model::{Field, FieldType, IdKind, Resource, Service, UnknownFields, WriteOp};
@@ -73,6 +74,7 @@ pub(crate) fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str],
     let root = side.root();
     let derives = side.derives();
     let variants = variant_idents(values.iter().copied());
+    let enum_trait = enum_trait(quote!(), &root, name, &variants, values, quote!(self.as_str()));
     let doc = self::doc(doc);
     quote! {
         #doc
@@ -100,11 +102,27 @@ pub(crate) fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str],
             }
         }
 
+        #enum_trait
+    }
+}
+
+/// `impl restgen::Enum` (`root`'s) for `name`, whose `variants` are `values`; `value` is
+/// the body of `Enum::value`. Declared enums and `#[derive(Enum)]` share it.
+pub(crate) fn enum_trait(
+    attrs: TokenStream,
+    root: &TokenStream,
+    name: &proc_macro2::Ident,
+    variants: &[proc_macro2::Ident],
+    values: &[&str],
+    value: TokenStream,
+) -> TokenStream {
+    quote! {
+        #attrs
         impl #root::Enum for #name {
             const VALUES: &'static [&'static str] = &[#(#values),*];
 
             fn value(&self) -> &'static str {
-                self.as_str()
+                #value
             }
 
             fn from_value(text: &str) -> ::core::option::Option<Self> {
@@ -120,7 +138,7 @@ pub(crate) fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str],
 fn resource(service: &Service, resource: &Resource, side: Side) -> TokenStream {
     let enums = enums(resource, side);
     let representation = representation(service, resource, side);
-    let inputs = inputs(service, resource, side, &[]);
+    let inputs = inputs(service, resource, side, &RustTypes::default());
     quote! {
         #enums
         #representation
@@ -130,24 +148,26 @@ fn resource(service: &Service, resource: &Resource, side: Side) -> TokenStream {
 
 /// The enum type of each `enum` field (`OrderStatus` for `order.status`).
 pub(crate) fn enums(resource: &Resource, side: Side) -> TokenStream {
-    let enums = resource.fields.iter().filter_map(|f| {
-        let values: Vec<&str> = f.ty.value.values().iter().map(|v| v.value.as_str()).collect();
-        matches!(f.ty.value, FieldType::Enum { .. }).then(|| {
-            let doc = format!("Values of `{}.{}`.", resource.name.value, f.name.value);
-            string_enum(&enum_ident(resource, f), &doc, &values, side)
-        })
-    });
+    let enums = resource.fields.iter().filter(|f| matches!(f.ty.value, FieldType::Enum { .. }));
+    let enums = enums.map(|f| enum_item(resource, f, side));
     quote!(#(#enums)*)
 }
 
+/// The enum type of one `enum` field.
+pub(crate) fn enum_item(resource: &Resource, field: &Field, side: Side) -> TokenStream {
+    let values: Vec<&str> = field.ty.value.values().iter().map(|v| v.value.as_str()).collect();
+    let doc = format!("Values of `{}.{}`.", resource.name.value, field.name.value);
+    string_enum(&enum_ident(resource, field), &doc, &values, side)
+}
+
 /// The `Create`, `Replace` and `Patch` inputs of the operations the resource offers.
-/// `times` names the date and datetime fields a derived struct holds as the `time`
-/// crate's types, which its inputs hold alike.
-pub(crate) fn inputs(service: &Service, resource: &Resource, side: Side, times: &[String]) -> TokenStream {
+/// `rust` names the fields a derived struct holds in types of its own (an enum of the
+/// user's, the `time` crate's), which its inputs hold alike.
+pub(crate) fn inputs(service: &Service, resource: &Resource, side: Side, rust: &RustTypes) -> TokenStream {
     let inputs = WriteOp::ALL
         .into_iter()
         .filter(|op| resource.has(op.operation()))
-        .map(|op| input(service, resource, op, side, times));
+        .map(|op| input(service, resource, op, side, rust));
     quote!(#(#inputs)*)
 }
 
@@ -204,7 +224,7 @@ fn representation(service: &Service, resource: &Resource, side: Side) -> TokenSt
 }
 
 /// The body of one write operation: only the fields settable in it.
-pub(crate) fn input(service: &Service, resource: &Resource, op: WriteOp, side: Side, times: &[String]) -> TokenStream {
+pub(crate) fn input(service: &Service, resource: &Resource, op: WriteOp, side: Side, rust: &RustTypes) -> TokenStream {
     let serde = side.serde();
     let verb = match op {
         WriteOp::Create => "Create",
@@ -230,10 +250,8 @@ pub(crate) fn input(service: &Service, resource: &Resource, op: WriteOp, side: S
     let fields = resource.fields.iter().filter(|f| resource.settable_in(f, op)).map(|f| {
         let ident = field_ident(&f.name.value);
         let doc = doc_attr(f);
-        let (ty, attrs) = match time_type(f, times) {
-            Some(value) => time_input_field(f, op, value),
-            None => input_field(f, op, value_type(service, resource, f, side), side),
-        };
+        let value = rust.own_type(f).unwrap_or_else(|| value_type(service, resource, f, side));
+        let (ty, attrs) = input_field(f, op, value, side, rust.is_time(f));
         quote! { #doc #attrs pub #ident: #ty, }
     });
     let doc = self::doc(&doc);
@@ -257,53 +275,46 @@ pub(crate) fn input(service: &Service, resource: &Resource, op: WriteOp, side: S
 /// | required, nullable            | `Option<T>`, must be present    | `Patch<T>`       |
 /// | optional, not nullable        | `Option<T>`, null rejected      | `Option<T>`, null rejected |
 /// | optional, nullable            | `Patch<T>` (absent = default)   | `Patch<T>`       |
-fn input_field(field: &Field, op: WriteOp, value: TokenStream, side: Side) -> (TokenStream, TokenStream) {
+///
+/// A `time` type (a derived struct's), whose serde form is not the wire's, is read and
+/// written through the `restgen::time` adapter of each shape instead.
+fn input_field(field: &Field, op: WriteOp, value: TokenStream, side: Side, time: bool) -> (TokenStream, TokenStream) {
     let root = side.root();
-    let with = |name: &str| format!("{}::{name}", side.root_str());
-    let (nullable_fn, not_null_fn, is_absent) =
-        (with("input::nullable"), with("input::not_null"), with("Patch::is_absent"));
+    let path = |name: &str| format!("{}::{name}", side.root_str());
+    let is_absent = path("Patch::is_absent");
+    // How serde reads a present value: `plain` (restgen's input helper) or the `time` adapter.
+    let read = |plain: &str, adapter: &str| {
+        if time {
+            let adapter = path(adapter);
+            quote!(with = #adapter)
+        } else {
+            let plain = path(plain);
+            quote!(deserialize_with = #plain)
+        }
+    };
     let required = field.required.value && op != WriteOp::Patch;
     let nullable = field.nullable.value;
     let option = quote!(::core::option::Option<#value>);
     let patch = quote!(#root::Patch<#value>);
     match (required, nullable) {
+        (true, false) if time => {
+            let adapter = path("time");
+            (value, quote!(#[serde(with = #adapter)]))
+        }
         (true, false) => (value, quote!()),
-        (true, true) => (option, quote!(#[serde(deserialize_with = #nullable_fn)])),
-        (false, false) => (
-            option,
-            quote!(#[serde(default, deserialize_with = #not_null_fn, skip_serializing_if = "::core::option::Option::is_none")]),
-        ),
+        (true, true) => {
+            let read = read("input::nullable", "time::option");
+            (option, quote!(#[serde(#read)]))
+        }
+        (false, false) => {
+            let read = read("input::not_null", "time::not_null");
+            (option, quote!(#[serde(default, #read, skip_serializing_if = "::core::option::Option::is_none")]))
+        }
+        (false, true) if time => {
+            let adapter = path("time::patch");
+            (patch, quote!(#[serde(default, with = #adapter, skip_serializing_if = #is_absent)]))
+        }
         (false, true) => (patch, quote!(#[serde(default, skip_serializing_if = #is_absent)])),
-    }
-}
-
-/// The `time` crate's type for `field`, when `times` names it (derived structs only).
-fn time_type(field: &Field, times: &[String]) -> Option<TokenStream> {
-    if !times.contains(&field.name.value) {
-        return None;
-    }
-    match field.ty.value {
-        FieldType::Date => Some(quote!(::restgen::__private::time::Date)),
-        FieldType::DateTime => Some(quote!(::restgen::__private::time::OffsetDateTime)),
-        _ => None,
-    }
-}
-
-/// [`input_field`] for a `time` type, whose serde form is not the wire's: each shape names
-/// the `restgen::time` adapter that reads and writes it as the wire does.
-fn time_input_field(field: &Field, op: WriteOp, value: TokenStream) -> (TokenStream, TokenStream) {
-    let required = field.required.value && op != WriteOp::Patch;
-    match (required, field.nullable.value) {
-        (true, false) => (value, quote!(#[serde(with = "::restgen::time")])),
-        (true, true) => (quote!(::core::option::Option<#value>), quote!(#[serde(with = "::restgen::time::option")])),
-        (false, false) => (
-            quote!(::core::option::Option<#value>),
-            quote!(#[serde(default, with = "::restgen::time::not_null", skip_serializing_if = "::core::option::Option::is_none")]),
-        ),
-        (false, true) => (
-            quote!(::restgen::Patch<#value>),
-            quote!(#[serde(default, with = "::restgen::time::patch", skip_serializing_if = "::restgen::Patch::is_absent")]),
-        ),
     }
 }
 

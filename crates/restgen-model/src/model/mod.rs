@@ -169,6 +169,13 @@ pub struct Limits {
     pub max_in_flight: Option<u32>,
 }
 
+impl Webhooks {
+    /// The format's defaults (8 attempts, 5 s each), signed with the secret in `secret_env`.
+    pub fn with_defaults(secret_env: String) -> Webhooks {
+        Webhooks { secret_env, max_attempts: 8, timeout: Duration::from_secs(5), origin: Origin::Unknown }
+    }
+}
+
 impl Default for Limits {
     fn default() -> Self {
         Limits { max_body_bytes: 1024 * 1024, request_timeout: Duration::from_secs(30), max_in_flight: None }

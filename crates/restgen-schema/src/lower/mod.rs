@@ -220,10 +220,8 @@ pub(crate) fn pagination(cx: &mut Cx, node: &Node, base: &Pagination) -> Paginat
 
 fn webhooks(cx: &mut Cx, node: Option<&Node>, service: &str, root: &Origin) -> Webhooks {
     let mut w = Webhooks {
-        secret_env: service_env_name(service, "WEBHOOK_SECRET"),
-        max_attempts: 8,
-        timeout: Duration::from_secs(5),
         origin: node.map_or(root, |n| &n.origin).clone(),
+        ..Webhooks::with_defaults(service_env_name(service, "WEBHOOK_SECRET"))
     };
     let Some(m) = node.and_then(|n| cx.map(n, "`webhooks`", keys::WEBHOOKS)) else { return w };
     if let Some(s) = m.get("secret_env").and_then(|n| env_name(cx, n, "`secret_env`")) {

@@ -54,12 +54,7 @@ fn service(s: &Settings<'_>, resources: Vec<model::Resource>) -> model::Service 
         rate_limit: s.rate_limit.map(rate_limit),
         // Each derived resource carries its own paging, resolved by its derive.
         pagination: model::Pagination::default(),
-        webhooks: model::Webhooks {
-            secret_env: String::new(),
-            max_attempts: 8,
-            timeout: Duration::from_secs(5),
-            origin: Origin::Unknown,
-        },
+        webhooks: model::Webhooks::with_defaults(String::new()),
         cors: s.cors.map(|c| model::Cors {
             allowed_origins: c.allowed_origins.iter().map(|o| bare((*o).to_owned())).collect(),
             max_age: c.max_age,
@@ -98,7 +93,7 @@ fn auth(service: &str, a: &Accounts) -> model::Auth {
         },
         jwt: model::Jwt {
             algorithm: bare(model::JwtAlgorithm::Hs256),
-            secret_env: format!("{}_JWT_SECRET", service.to_ascii_uppercase().replace('-', "_")),
+            secret_env: format!("{}_JWT_SECRET", crate::serve::env_prefix(service)),
             private_key_env: None,
             public_key_env: None,
             ttl: a.ttl,

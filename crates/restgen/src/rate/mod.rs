@@ -56,7 +56,7 @@ impl Default for RateSettings {
 impl RateSettings {
     /// `<SERVICE>_RATE_LIMIT_SCALE` as [`RateSettings::scale`]: a positive number.
     pub fn from_lookup(service: &str, var: impl Fn(&str) -> Option<String>) -> Result<RateSettings, String> {
-        let name = format!("{}_RATE_LIMIT_SCALE", service.to_ascii_uppercase().replace('-', "_"));
+        let name = format!("{}_RATE_LIMIT_SCALE", crate::serve::env_prefix(service));
         let scale = match var(&name).filter(|v| !v.is_empty()) {
             Some(text) => match text.trim().parse::<f64>() {
                 Ok(s) if s.is_finite() && s > 0.0 => s,
