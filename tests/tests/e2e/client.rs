@@ -250,3 +250,16 @@ async fn every_fleet_paging_style_streams_across_pages(s: Server) {
         5
     );
 }
+
+/// A generated client's enums (field values, sort keys) implement `restgen_client::Enum`,
+/// as a service's and a hand-written `#[derive(restgen::Enum)]` one do.
+#[test]
+fn generated_client_enums_implement_the_enum_trait() {
+    use restgen_client::Enum;
+    use shop_client::models::OrderStatus;
+    assert_eq!(OrderStatus::VALUES, ["pending", "paid", "shipped", "cancelled"]);
+    assert_eq!(OrderStatus::from_value("shipped"), Some(OrderStatus::Shipped));
+    assert_eq!(OrderStatus::from_value("Shipped"), None);
+    assert_eq!(shop_client::OrderSort::from_value("id_desc"), Some(shop_client::OrderSort::IdDesc));
+    assert_eq!(shop_client::OrderSort::IdDesc.value(), "id_desc");
+}

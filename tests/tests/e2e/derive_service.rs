@@ -175,14 +175,9 @@ async fn a_hand_written_enum_is_a_fields_values(s: Server) {
     assert_eq!(Fulfilment::VALUES, ["pickup", "delivery"], "the variants, in snake case");
     assert_eq!(Fulfilment::from_value("delivery"), Some(Fulfilment::Delivery));
     assert_eq!(Fulfilment::from_value("Delivery"), None);
-    // The enums restgen declares have the same trait: the derive's, a generated client's.
+    // The enum the derive declares has the same trait.
     assert_eq!(OrderStatus::VALUES, ["open", "paid", "cancelled"]);
     assert_eq!(OrderStatus::from_value("paid").map(|s| s.value()), Some("paid"));
-    assert_eq!(<shop_client::models::OrderStatus as restgen_client::Enum>::VALUES.len(), 4);
-    assert_eq!(
-        <shop_client::OrderSort as restgen_client::Enum>::from_value("id_desc"),
-        Some(shop_client::OrderSort::IdDesc)
-    );
 
     let pickup = order(&s, "Ann", &[("bun", 2, 100)]).await;
     assert_eq!((pickup.body["fulfilment"].as_str(), pickup.body["total_cents"].as_i64()), (Some("pickup"), Some(200)));
