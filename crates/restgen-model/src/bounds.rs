@@ -37,10 +37,18 @@ fn sort_param(r: &Resource) -> usize {
     sortable(r).iter().map(|(name, _)| name.len() + "_desc".len() + 1).sum()
 }
 
-/// The longest cursor: base64url (unpadded) of `{"s":<sort>,"v":[<values>]}` with every
-/// sortable column's value (a null is shorter than any bound).
+/// The longest cursor: base64url (unpadded) of `{"s":<sort>,"p":<parent>,"v":[<values>]}`
+/// with every sortable column's value (a null is shorter than any bound), and for a
+/// resource listed under parents the longest `"<parent>/<id>"` binding it to one.
 pub fn cursor_max(service: &Service, r: &Resource) -> u32 {
     let id = if r.id == IdKind::Uuid { 38 } else { 20 };
+    let within = r
+        .nested_under
+        .iter()
+        .filter_map(|p| service.resource(&p.value))
+        .map(|p| r#""p":"/","#.len() + p.name.value.len() + if p.id == IdKind::Uuid { 36 } else { 20 })
+        .max()
+        .unwrap_or(0);
     let values: usize = sortable(r)
         .iter()
         .map(|(name, field)| match field {
@@ -49,7 +57,7 @@ pub fn cursor_max(service: &Service, r: &Resource) -> u32 {
             None => 2 + 64 + 1,
         })
         .sum();
-    let json = 16 + 6 * sort_param(r) + values;
+    let json = 16 + 6 * sort_param(r) + within + values;
     u32::try_from(json.div_ceil(3) * 4).unwrap_or(u32::MAX)
 }
 

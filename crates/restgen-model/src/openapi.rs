@@ -735,7 +735,7 @@ fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
             out.push(query("limit", "Records per page; larger values are clamped.", size));
             out.push(query(
                 "cursor",
-                "The `next_cursor` of the previous page (of a list with the same `sort`); not with `starting_after`. Empty means the first page.",
+                "The `next_cursor` of the previous page of this very list (the same parent, the same `sort`); not with `starting_after`. Empty means the first page.",
                 json!({ "type": "string", "maxLength": crate::bounds::cursor_max(service, r) }),
             ));
             out.push(query(

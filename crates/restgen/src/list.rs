@@ -22,9 +22,18 @@ pub struct ListRequest {
     pub sort_param: String,
     /// How many of `query.filters` the request named (the caller's scope may add more).
     pub named_filters: usize,
+    /// The parent whose children are listed (`within`), part of every cursor.
+    pub within: Option<String>,
 }
 
-pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListRequest, Problem> {
+/// What binds a cursor to the children of one parent: `vehicle/7`.
+pub fn within(parent: &str, id: &SqlValue) -> String {
+    format!("{parent}/{}", canonical(id).unwrap_or_default())
+}
+
+/// Parses the query of a list of `spec`: the whole collection, or the children of the
+/// parent `within` names.
+pub fn parse(spec: &ResourceSpec, params: &[(String, String)], within: Option<String>) -> Result<ListRequest, Problem> {
     let mut errors = Vec::new();
     let mut filters = Vec::new();
     let mut size: Option<u32> = None;
@@ -95,7 +104,7 @@ pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListReq
     }
     let limit = size.unwrap_or(spec.pagination.default_size);
     let page_start = match (style, &cursor) {
-        (PageStyle::Cursor, Some(token)) => match decode_cursor(spec, &sort, &sort_param, token) {
+        (PageStyle::Cursor, Some(token)) => match decode_cursor(spec, &sort, &sort_param, within.as_deref(), token) {
             Ok(values) => Page::After(values),
             Err(message) => {
                 errors.push(FieldError { field: "cursor".into(), message });
@@ -116,6 +125,7 @@ pub fn parse(spec: &ResourceSpec, params: &[(String, String)]) -> Result<ListReq
         page,
         sort_param,
         named_filters,
+        within,
     })
 }
 
@@ -229,22 +239,31 @@ fn column_value(spec: &ResourceSpec, column: &str, v: &Value) -> SqlValue {
     }
 }
 
-/// Cursors are opaque to clients: the sort they were made under and the last row's
-/// sort-key values. A cursor from another sort is refused rather than misread.
-fn encode_cursor(sort_param: &str, sort: &[SortKey], record: &Record) -> String {
+/// Cursors are opaque to clients: the sort they were made under, the parent whose
+/// children they page through (nested lists), and the last row's sort-key values. A
+/// cursor from another sort or another list is refused rather than misread.
+fn encode_cursor(sort_param: &str, within: Option<&str>, sort: &[SortKey], record: &Record) -> String {
     let values: Vec<&Value> = sort.iter().map(|k| record.get(k.column).unwrap_or(&Value::Null)).collect();
-    URL_SAFE_NO_PAD.encode(json!({ "s": sort_param, "v": values }).to_string())
+    let token = match within {
+        Some(parent) => json!({ "s": sort_param, "p": parent, "v": values }),
+        None => json!({ "s": sort_param, "v": values }),
+    };
+    URL_SAFE_NO_PAD.encode(token.to_string())
 }
 
 fn decode_cursor(
     spec: &ResourceSpec,
     sort: &[SortKey],
     sort_param: &str,
+    within: Option<&str>,
     token: &str,
 ) -> Result<Vec<SqlValue>, String> {
     let bad = || "is not a cursor this list issued".to_owned();
     let bytes = URL_SAFE_NO_PAD.decode(token).map_err(|_| bad())?;
     let v: Value = serde_json::from_slice(&bytes).map_err(|_| bad())?;
+    if v["p"].as_str() != within {
+        return Err("was issued for another list".into());
+    }
     if v["s"].as_str() != Some(sort_param) {
         return Err("was issued for another `sort`".into());
     }
@@ -264,7 +283,7 @@ pub fn respond(
     let limit = req.query.limit;
     let next_cursor = match (spec.pagination.style, more, items.last()) {
         (PageStyle::Cursor, true, Some(Value::Object(last))) => {
-            Some(encode_cursor(&req.sort_param, &req.query.sort, last))
+            Some(encode_cursor(&req.sort_param, req.within.as_deref(), &req.query.sort, last))
         }
         _ => None,
     };

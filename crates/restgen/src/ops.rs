@@ -324,21 +324,23 @@ pub async fn list(
     headers: &HeaderMap,
     parent: Option<(&'static crate::spec::ParentSpec, &str)>,
 ) -> Result<Response, Problem> {
-    let params = list::query_pairs(uri);
     let scope = access::collection(spec.access.read, caller)?;
-    let mut request = list::parse(spec, &params)?;
-    if let Some((p, parent_id)) = parent {
-        let missing_parent = || Problem::not_found(format!("no {} with this id", p.resource));
-        let id = SqlValue::id(p.spec.id, parent_id).ok_or_else(missing_parent)?;
-        let record = match store.get(p.spec, &id).await {
-            Err(StoreError::NotFound) => return Err(missing_parent()),
-            other => other?,
-        };
-        // Listing the children of somebody else's record is refused like reading it.
-        if scope == Scope::Own && !access::owns(p.spec, caller, &record) {
-            return Err(access::not_owned(p.spec));
+    // Listing the children of a record is refused exactly as reading that record would
+    // be, by the parent's own rules (its `read`, its owner, its `not_owned`); the
+    // children are then held to theirs below.
+    let parent = match parent {
+        Some((p, parent_id)) => {
+            let (id, _) = authorized(p.spec, p.spec.access.read, store, caller, parent_id).await?;
+            Some((p, id))
         }
-        request.query.filters.push(crate::store::Filter { column: p.column, value: id });
+        None => None,
+    };
+    // Cursors are bound to the list that issued them: a parent's children are another
+    // list than its sibling's or the whole collection.
+    let within = parent.as_ref().map(|(p, id)| list::within(p.resource, id));
+    let mut request = list::parse(spec, &list::query_pairs(uri), within)?;
+    if let Some((p, id)) = &parent {
+        request.query.filters.push(crate::store::Filter { column: p.column, value: id.clone() });
     }
     if scope == Scope::Own {
         let column = if spec.principal { "id" } else { "owner_id" };
@@ -351,12 +353,15 @@ pub async fn list(
             Problem::validation(vec![FieldError { field: "starting_after".into(), message: message.into() }])
         };
         let id = parse_id(spec, after).map_err(|_| bad("is not an id of this collection"))?;
+        // Only a record this very list could show: the caller's (where they see only
+        // theirs), under this parent (where there is one).
         let record = store
             .get(spec, &id)
             .await
             .ok()
             .filter(|r| scope == Scope::All || access::owns(spec, caller, r))
-            .ok_or_else(|| bad("names no record of this collection"))?;
+            .filter(|r| parent.as_ref().is_none_or(|(p, id)| r.get(p.column) == Some(&id.to_json())))
+            .ok_or_else(|| bad("names no record of this list"))?;
         request.query.page = crate::store::Page::After(list::cursor_values(spec, &request.query.sort, &record));
     }
     let (records, more) = store.list(spec, &request.query).await?;

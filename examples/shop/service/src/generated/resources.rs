@@ -379,7 +379,7 @@ pub static ORDER: ResourceSpec = ResourceSpec {
         style: PageStyle::Cursor,
         default_size: 20u32,
         max_size: 100u32,
-        max_cursor: 952u32,
+        max_cursor: 1016u32,
     },
     envelope: Envelope::Key("data"),
     reject_unknown: true,
