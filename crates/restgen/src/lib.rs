@@ -14,7 +14,7 @@ mod cors;
 pub mod idempotency;
 pub mod list;
 mod ops;
-mod password;
+pub mod password;
 pub mod payload;
 pub mod problem;
 pub mod rate;

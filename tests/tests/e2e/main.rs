@@ -15,6 +15,8 @@ mod fleet;
 mod harness;
 mod idempotency;
 mod keys;
+mod library;
+mod nested;
 mod openapi;
 mod rate;
 mod retries;

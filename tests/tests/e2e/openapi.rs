@@ -8,6 +8,7 @@ use serde_json::{Value, json};
 
 const SHOP: &str = include_str!("../../../examples/shop/service/openapi.json");
 const FLEET: &str = include_str!("../../services/fleet/openapi.json");
+const LIBRARY: &str = include_str!("../../services/library/openapi.json");
 const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
 
 /// Asserts `value` matches the document's schema `schema` (a `$ref` or inline schema).
@@ -206,4 +207,16 @@ async fn the_open_fleet_documents_no_security(s: Server) {
     assert_documented(&doc, "/v0/trips", "get", &trips);
     let vehicles = s.get("/v0/vehicles").await;
     assert_documented(&doc, "/v0/vehicles", "get", &vehicles);
+}
+
+backends!(the_library_serves_its_document_and_routes_what_it_lists, library::service());
+async fn the_library_serves_its_document_and_routes_what_it_lists(s: Server) {
+    let doc: Value = serde_json::from_str(LIBRARY).unwrap();
+    assert_eq!(s.get("/openapi.json").await.body, doc, "the service serves the document written beside it");
+    let operations = assert_every_operation_routed(&s, &doc).await;
+    assert!(operations >= 40, "{operations}");
+    // Every nested list is documented, under each of its parents.
+    for path in ["/books/{book_id}/reviews", "/members/{member_id}/reviews", "/loans/{loan_id}/renewals"] {
+        assert!(doc["paths"][path]["get"].is_object(), "{path} is documented");
+    }
 }

@@ -1,0 +1,76 @@
+//! The library (`tests/fixtures/valid/library.yaml`), a second domain with Basic
+//! credentials, API keys, integer ids and a role that is not an admin's, driven through
+//! its API as its users would.
+
+use crate::backends;
+use crate::harness::{Reply, Server};
+use base64::Engine;
+use serde_json::{Value, json};
+
+const PASSWORD: &str = "correct horse battery";
+
+/// Basic credentials of a library card.
+fn card(number: &str) -> (&'static str, String) {
+    let pair = format!("{number}:{PASSWORD}");
+    ("authorization", format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(pair)))
+}
+
+async fn call(s: &Server, who: &str, method: &str, path: &str, body: Option<Value>) -> Reply {
+    let (name, value) = card(who);
+    s.send_with(method, path, body, &[(name, &value)]).await
+}
+
+/// The first librarian, seeded as an operator would (`LIBRARY_ADMIN`).
+async fn librarian(s: &Server) -> &'static str {
+    let json = json!({ "card_number": "00000001", "full_name": "Libby", "password": PASSWORD }).to_string();
+    let auth = library::generated::resources::AUTH.as_ref().unwrap();
+    restgen::auth::bootstrap_admin(&s.store, auth, &json).await.unwrap();
+    "00000001"
+}
+
+/// A member, signed up by the librarian (members cannot sign themselves up here).
+async fn member(s: &Server, librarian: &str, number: &'static str, name: &str) -> &'static str {
+    let body = json!({ "card_number": number, "full_name": name, "password": PASSWORD });
+    let r = call(s, librarian, "POST", "/members", Some(body)).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+    number
+}
+
+fn stars(r: &Reply) -> Vec<i64> {
+    let mut ids: Vec<i64> = r.body["data"].as_array().unwrap().iter().map(|v| v["stars"].as_i64().unwrap()).collect();
+    ids.sort();
+    ids
+}
+
+// A member lists their own reviews of a book nobody owns and anyone may read: the book
+// is judged by its own rules, the reviews by theirs (only one's own).
+backends!(a_member_lists_their_reviews_of_a_book_nobody_owns, library::service());
+async fn a_member_lists_their_reviews_of_a_book_nobody_owns(s: Server) {
+    let libby = librarian(&s).await;
+    let ann = member(&s, libby, "10000001", "Ann").await;
+    let bob = member(&s, libby, "10000002", "Bob").await;
+    let author = call(&s, libby, "POST", "/authors", Some(json!({ "name": "Ursula" }))).await;
+    assert_eq!(author.status, 201, "{}", author.text);
+    let book = json!({ "title": "The Dispossessed", "isbn": "9780060512750", "author_id": author.body["id"] });
+    let book = call(&s, libby, "POST", "/books", Some(book)).await;
+    assert_eq!(book.status, 201, "{}", book.text);
+    let book_id = book.body["id"].clone();
+    for (who, stars) in [(ann, 5), (ann, 4), (ann, 3), (bob, 1)] {
+        let r = call(&s, who, "POST", "/reviews", Some(json!({ "book_id": book_id, "stars": stars }))).await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    let reviews = format!("/books/{book_id}/reviews");
+
+    let mine = call(&s, ann, "GET", &reviews, None).await;
+    assert_eq!(mine.status, 200, "{}", mine.text);
+    assert_eq!(stars(&mine), [3, 4, 5], "exactly Ann's three reviews");
+    assert!(mine.body["data"].as_array().unwrap().iter().all(|r| r["book_id"] == book_id));
+    let theirs = call(&s, bob, "GET", &reviews, None).await;
+    assert_eq!(stars(&theirs), [1], "Bob sees his one");
+    let all = call(&s, libby, "GET", &reviews, None).await;
+    assert_eq!(stars(&all), [1, 3, 4, 5], "a librarian sees every review");
+    // Reviews are read by their owners: nobody anonymous lists them, wherever they hang.
+    s.get(&reviews).await.assert_problem(401);
+    // The book exists only once: another id is the 404 of a missing parent.
+    call(&s, ann, "GET", "/books/987654/reviews", None).await.assert_problem(404);
+}
