@@ -1,11 +1,15 @@
 //! Reading `#[resource(...)]` and `#[field(...)]`: every key of the schema format that
 //! applies to one resource, each value with the span it was written at. Words are
 //! checked against their choices later, while lowering; here only the shape is read.
-//! An unknown key is an error with a "did you mean" hint, like the YAML front-end's.
+//! An unknown key is an error with a "did you mean" hint, like the YAML front-end's; the
+//! keys each attribute takes are the vocabulary's (`restgen_core::vocabulary`).
 
 use crate::errors::Errors;
 use proc_macro2::Span;
 use restgen_core::diagnostics::did_you_mean;
+use restgen_core::model::WriteOp;
+use restgen_core::vocabulary::{self as vocab, Fronts, Table};
+use restgen_core::words::Word;
 use syn::ext::IdentExt;
 use syn::meta::ParseNestedMeta;
 use syn::parse::ParseStream;
@@ -25,68 +29,6 @@ impl<T> Sp<T> {
         Sp { value, span }
     }
 }
-
-/// The keys of `#[resource(...)]`.
-pub(crate) const RESOURCE_KEYS: &[&str] = &[
-    "name",
-    "path",
-    "description",
-    "operations",
-    "owner",
-    "principal",
-    "nested_under",
-    "access",
-    "not_owned",
-    "pagination",
-    "envelope",
-    "formats",
-    "cache",
-    "unknown_fields",
-    "former_paths",
-    "states",
-    "status_endpoint",
-    "events",
-    "links",
-    "rate_limit",
-    "since",
-    "until",
-];
-
-/// The keys of `#[field(...)]`.
-pub(crate) const FIELD_KEYS: &[&str] = &[
-    "settable",
-    "required",
-    "nullable",
-    "default",
-    "min",
-    "max",
-    "min_length",
-    "max_length",
-    "pattern",
-    "unique",
-    "filter",
-    "sort",
-    "read_only",
-    "write_only",
-    "values",
-    "ref",
-    "text",
-    "email",
-    "url",
-    "password",
-    "json",
-    "roles",
-    "description",
-    "since",
-    "until",
-];
-
-const ACCESS_KEYS: &[&str] = &["all", "create", "read", "write", "delete"];
-const PAGINATION_KEYS: &[&str] = &["style", "default_size", "max_size"];
-const CACHE_KEYS: &[&str] = &["max_age", "visibility"];
-const STATES_KEYS: &[&str] = &["field", "initial", "transitions"];
-const TRANSITION_KEYS: &[&str] = &["from", "to", "roles"];
-const RATE_KEYS: &[&str] = &["algorithm", "capacity", "refill_per_second", "limit", "window", "key"];
 
 #[derive(Default)]
 pub(crate) struct ResourceAttrs {
@@ -207,8 +149,9 @@ pub(crate) fn doc(attrs: &[Attribute]) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
-/// An unknown key: an error naming it, with the closest known one.
-fn unknown(meta: &ParseNestedMeta, what: &str, known: &[&str]) -> syn::Error {
+/// An unknown key: an error naming it, with the closest key `table` has.
+fn unknown(meta: &ParseNestedMeta, what: &str, table: &Table) -> syn::Error {
+    let known = table.names(Fronts::Derive);
     let name = meta.path.get_ident().map_or_else(|| "?".to_owned(), |i| i.unraw().to_string());
     let hint = match did_you_mean(&name, known.iter().copied()) {
         Some(m) => format!("did you mean `{m}`?"),
@@ -348,7 +291,7 @@ fn resource_key(meta: &ParseNestedMeta, out: &mut ResourceAttrs, errors: &mut Er
                 if meta.input.peek(syn::token::Paren) {
                     meta.parse_nested_meta(|inner| {
                         if key(&inner) != "identifier" {
-                            return Err(unknown(&inner, "`principal`", &["identifier"]));
+                            return Err(unknown(&inner, "`principal`", &vocab::PRINCIPAL));
                         }
                         identifier = Some(word(&inner)?);
                         Ok(())
@@ -361,8 +304,8 @@ fn resource_key(meta: &ParseNestedMeta, out: &mut ResourceAttrs, errors: &mut Er
                 out.access_span = Some(meta.path.span());
                 meta.parse_nested_meta(|inner| {
                     let k = key(&inner);
-                    if !ACCESS_KEYS.contains(&k.as_str()) {
-                        return Err(unknown(&inner, "`access`", ACCESS_KEYS));
+                    if !vocab::ACCESS.names(Fronts::Derive).contains(&k.as_str()) {
+                        return Err(unknown(&inner, "`access`", &vocab::ACCESS));
                     }
                     let span = inner.path.span();
                     out.access.push((Sp::new(k, span), word_list(&inner)?));
@@ -377,7 +320,7 @@ fn resource_key(meta: &ParseNestedMeta, out: &mut ResourceAttrs, errors: &mut Er
                         "style" => p.style = Some(word(&inner)?),
                         "default_size" => p.default_size = Some(integer(&inner)?),
                         "max_size" => p.max_size = Some(integer(&inner)?),
-                        _ => return Err(unknown(&inner, "`pagination`", PAGINATION_KEYS)),
+                        _ => return Err(unknown(&inner, "`pagination`", &vocab::PAGINATION)),
                     }
                     Ok(())
                 })?;
@@ -391,7 +334,7 @@ fn resource_key(meta: &ParseNestedMeta, out: &mut ResourceAttrs, errors: &mut Er
                     match key(&inner).as_str() {
                         "max_age" => c.max_age = Some(string(&inner)?),
                         "visibility" => c.visibility = Some(word(&inner)?),
-                        _ => return Err(unknown(&inner, "`cache`", CACHE_KEYS)),
+                        _ => return Err(unknown(&inner, "`cache`", &vocab::CACHE)),
                     }
                     Ok(())
                 })?;
@@ -412,7 +355,7 @@ fn resource_key(meta: &ParseNestedMeta, out: &mut ResourceAttrs, errors: &mut Er
             }
             "since" => once(&mut out.since, integer(meta)?, meta, errors),
             "until" => once(&mut out.until, integer(meta)?, meta, errors),
-            _ => return Err(unknown(meta, "`#[resource]`", RESOURCE_KEYS)),
+            _ => return Err(unknown(meta, "`#[resource]`", &vocab::RESOURCE)),
         }
         Ok(())
     })();
@@ -453,14 +396,14 @@ fn states(meta: &ParseNestedMeta) -> syn::Result<StatesAttrs> {
                         "from" => tr.from.extend(words(&part)?),
                         "to" => tr.to = Some(word(&part)?),
                         "roles" => tr.roles.extend(words(&part)?),
-                        _ => return Err(unknown(&part, "a transition", TRANSITION_KEYS)),
+                        _ => return Err(unknown(&part, "a transition", &vocab::TRANSITION)),
                     }
                     Ok(())
                 })?;
                 s.transitions.push(tr);
                 Ok(())
             })?,
-            _ => return Err(unknown(&inner, "`states`", STATES_KEYS)),
+            _ => return Err(unknown(&inner, "`states`", &vocab::STATES)),
         }
         Ok(())
     })?;
@@ -485,7 +428,7 @@ fn rate_limit(meta: &ParseNestedMeta) -> syn::Result<RateAttrs> {
             "limit" => r.limit = Some(integer(&inner)?),
             "window" => r.window = Some(string(&inner)?),
             "key" => r.key = Some(word(&inner)?),
-            _ => return Err(unknown(&inner, "`rate_limit`", RATE_KEYS)),
+            _ => return Err(unknown(&inner, "`rate_limit`", &vocab::RATE_LIMIT)),
         }
         Ok(())
     })?;
@@ -515,7 +458,7 @@ fn field_key(meta: &ParseNestedMeta, out: &mut FieldAttrs, errors: &mut Errors) 
                 if meta.input.peek(syn::token::Paren) {
                     once(&mut out.settable, Sp::new(words(meta)?, span), meta, errors);
                 } else if flag(meta)?.value {
-                    let all = ["create", "replace", "patch"].map(|w| Sp::new(w.to_owned(), span)).to_vec();
+                    let all = <WriteOp as Word>::WORDS.iter().map(|w| Sp::new((*w).to_owned(), span)).collect();
                     once(&mut out.settable, Sp::new(all, span), meta, errors);
                 } else {
                     out.not_settable = Some(span);
@@ -560,12 +503,64 @@ fn field_key(meta: &ParseNestedMeta, out: &mut FieldAttrs, errors: &mut Errors) 
             "description" => out.description = Some(string(meta)?.value),
             "since" => once(&mut out.since, integer(meta)?, meta, errors),
             "until" => once(&mut out.until, integer(meta)?, meta, errors),
-            _ => return Err(unknown(meta, "`#[field]`", FIELD_KEYS)),
+            _ => return Err(unknown(meta, "`#[field]`", &vocab::FIELD)),
         }
         Ok(())
     })();
     if let Err(e) = result {
         errors.push(e);
         skip_value(meta);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reads one kind of attribute.
+    type Reader = fn(&[Attribute], &mut Errors);
+    /// Writes an attribute holding one key (a bare key: its value may be wrong, its name is
+    /// what is judged).
+    type Writer = fn(&str) -> String;
+
+    /// The problems reading `attr` reports.
+    fn problems(attr: Attribute, read: Reader) -> Vec<String> {
+        let mut errors = Errors::default();
+        read(&[attr], &mut errors);
+        match errors.finish() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    /// Every key the vocabulary gives the derive is read (its value may be wrong, its name
+    /// is not unknown), and a key it does not give is refused; for each attribute and each
+    /// nested map, so that the vocabulary and the derive cannot drift apart.
+    #[test]
+    fn the_derive_reads_the_vocabulary_keys() {
+        let resource = |a: &[Attribute], e: &mut Errors| drop(super::resource(a, e));
+        let field = |a: &[Attribute], e: &mut Errors| drop(super::field(a, e));
+        let places: [(&Table, Writer, Reader); 9] = [
+            (&vocab::RESOURCE, |k| format!("#[resource({k})]"), resource),
+            (&vocab::PRINCIPAL, |k| format!("#[resource(principal({k}))]"), resource),
+            (&vocab::ACCESS, |k| format!("#[resource(access({k}))]"), resource),
+            (&vocab::PAGINATION, |k| format!("#[resource(pagination({k}))]"), resource),
+            (&vocab::CACHE, |k| format!("#[resource(cache({k}))]"), resource),
+            (&vocab::STATES, |k| format!("#[resource(states({k}))]"), resource),
+            (&vocab::TRANSITION, |k| format!("#[resource(states(transitions(pay({k}))))]"), resource),
+            (&vocab::RATE_LIMIT, |k| format!("#[resource(rate_limit({k}))]"), resource),
+            (&vocab::FIELD, |k| format!("#[field({k})]"), field),
+        ];
+        for (table, write, read) in places {
+            let names = table.names(Fronts::Derive);
+            assert!(!names.is_empty(), "`{}` has keys for the derive", table.name);
+            for name in names.iter().copied().chain(["not_a_key"]) {
+                let text = write(name);
+                let attr: Attribute =
+                    syn::parse::Parser::parse_str(Attribute::parse_outer, &text).expect("an attribute")[0].clone();
+                let unknown = problems(attr, read).iter().any(|p| p.starts_with("unknown key"));
+                assert_eq!(unknown, name == "not_a_key", "{text}: {}", if unknown { "refused" } else { "accepted" });
+            }
+        }
     }
 }

@@ -13,6 +13,7 @@ use proc_macro2::Span;
 use restgen_core::diagnostics::did_you_mean;
 use restgen_core::model::*;
 use restgen_core::origin::{Located, Origin};
+use restgen_core::words::Word;
 use std::time::Duration;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Fields};
@@ -135,12 +136,12 @@ fn resource_name(path: &syn::Path) -> String {
     path.segments.last().map_or_else(String::new, |s| s.ident.to_string().to_snake_case())
 }
 
-/// One choice among `choices`, or an error listing them.
-fn choose<T: Copy>(word: &Sp<String>, what: &str, choices: &[(&str, T)], errors: &mut Errors) -> Option<T> {
-    if let Some((_, v)) = choices.iter().find(|(w, _)| *w == word.value) {
-        return Some(*v);
+/// One of the words of `W`, or an error listing them.
+fn choose<W: Word>(word: &Sp<String>, what: &str, errors: &mut Errors) -> Option<W> {
+    if let Some(v) = W::from_word(&word.value) {
+        return Some(v);
     }
-    let names: Vec<&str> = choices.iter().map(|(w, _)| *w).collect();
+    let names = W::WORDS;
     let hint = match did_you_mean(&word.value, names.iter().copied()) {
         Some(m) => format!("did you mean `{m}`?"),
         None => format!("expected one of: {}", names.join(", ")),
@@ -325,9 +326,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
 
     let operations = match &attrs.operations {
         Some(words) => {
-            let choices: Vec<(&str, Operation)> = Operation::ALL.iter().map(|o| (o.as_str(), *o)).collect();
-            let mut ops: Vec<Operation> =
-                words.iter().filter_map(|w| choose(w, "operation", &choices, errors)).collect();
+            let mut ops: Vec<Operation> = words.iter().filter_map(|w| choose(w, "operation", errors)).collect();
             ops.sort();
             ops.dedup();
             ops
@@ -335,30 +334,20 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         None => Operation::ALL.to_vec(),
     };
     let access = access(&attrs, owner.is_some(), cx, &origin, errors);
-    let not_owned = attrs
-        .not_owned
-        .as_ref()
-        .and_then(|w| {
-            choose(
-                w,
-                "`not_owned` answer",
-                &[("forbidden", NotOwned::Forbidden), ("not_found", NotOwned::NotFound)],
-                errors,
-            )
-        })
-        .unwrap_or(NotOwned::Forbidden);
+    let not_owned =
+        attrs.not_owned.as_ref().and_then(|w| choose(w, "`not_owned` answer", errors)).unwrap_or(NotOwned::DEFAULT);
     let pagination = match &attrs.pagination {
         Some(p) => pagination(p, &cx.pagination, errors),
         None => cx.pagination.clone(),
     };
     let envelope = match &attrs.envelope {
-        Some(e) if e.value == "bare" => Located::new(Envelope::Bare, at(e.span)),
+        Some(e) if e.value == Envelope::BARE => Located::new(Envelope::Bare, at(e.span)),
         Some(e) => Located::new(Envelope::Key(e.value.clone()), at(e.span)),
-        None => Located::new(Envelope::Key("data".into()), origin.clone()),
+        None => Located::new(Envelope::Key(Envelope::DEFAULT_KEY.into()), origin.clone()),
     };
     let mut formats = vec![Format::Json];
     for f in &attrs.formats {
-        if let Some(format) = choose(f, "format", &[("json", Format::Json), ("csv", Format::Csv)], errors)
+        if let Some(format) = choose::<Format>(f, "format", errors)
             && !formats.contains(&format)
         {
             formats.push(format);
@@ -368,15 +357,8 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
     let unknown_fields = attrs
         .unknown_fields
         .as_ref()
-        .and_then(|w| {
-            choose(
-                w,
-                "`unknown_fields` policy",
-                &[("reject", UnknownFields::Reject), ("ignore", UnknownFields::Ignore)],
-                errors,
-            )
-        })
-        .unwrap_or(UnknownFields::Reject);
+        .and_then(|w| choose(w, "`unknown_fields` policy", errors))
+        .unwrap_or(UnknownFields::DEFAULT);
     let rate_limit = attrs.rate_limit.as_ref().and_then(|r| rate_limit(r, cx.auth, errors));
     let nested: Vec<(String, syn::Path)> = attrs.nested_under.iter().map(|p| (resource_name(p), p.clone())).collect();
     let resource = Resource {
@@ -629,16 +611,11 @@ fn field(
         (Some(words), _) => {
             let mut s = Settable::NEVER;
             for w in &words.value {
-                match choose(
-                    w,
-                    "operation `settable` applies to",
-                    &[("create", 0), ("replace", 1), ("patch", 2)],
-                    errors,
-                ) {
-                    Some(0) => s.create = true,
-                    Some(1) => s.replace = true,
-                    Some(2) => s.patch = true,
-                    _ => {}
+                match choose(w, "operation `settable` applies to", errors) {
+                    Some(WriteOp::Create) => s.create = true,
+                    Some(WriteOp::Replace) => s.replace = true,
+                    Some(WriteOp::Patch) => s.patch = true,
+                    None => {}
                 }
             }
             Located::new(s, at(words.span))
@@ -780,12 +757,7 @@ fn access(attrs: &ResourceAttrs, owned: bool, cx: &Context, origin: &Origin, err
     let rules_of = |words: &[Sp<String>], errors: &mut Errors| -> Vec<Located<AccessRule>> {
         let mut rules: Vec<Located<AccessRule>> = Vec::new();
         for w in words {
-            let rule = match w.value.as_str() {
-                "anyone" => AccessRule::Anyone,
-                "authenticated" => AccessRule::Authenticated,
-                "owner" => AccessRule::Owner,
-                role => AccessRule::Role(role.to_owned()),
-            };
+            let rule = AccessRule::from_word(&w.value);
             if rules.iter().any(|r| r.value == rule) {
                 errors.at(w.span, format!("`{}` is listed twice", w.value));
                 continue;
@@ -818,12 +790,7 @@ fn access(attrs: &ResourceAttrs, owned: bool, cx: &Context, origin: &Origin, err
 fn pagination(p: &attr::PaginationAttrs, base: &Pagination, errors: &mut Errors) -> Pagination {
     let mut out = Pagination { origin: at(p.span), ..base.clone() };
     if let Some(style) = &p.style
-        && let Some(s) = choose(
-            style,
-            "pagination style",
-            &[("page", PageStyle::Page), ("offset", PageStyle::Offset), ("cursor", PageStyle::Cursor)],
-            errors,
-        )
+        && let Some(s) = choose::<PageStyle>(style, "pagination style", errors)
     {
         out.style = s;
     }
@@ -852,12 +819,8 @@ fn cache(c: &attr::CacheAttrs, errors: &mut Errors) -> Cache {
         }
     };
     let visibility = match &c.visibility {
-        Some(w) => Located::new(
-            choose(w, "cache visibility", &[("private", Visibility::Private), ("public", Visibility::Public)], errors)
-                .unwrap_or(Visibility::Private),
-            at(w.span),
-        ),
-        None => Located::new(Visibility::Private, at(c.span)),
+        Some(w) => Located::new(choose(w, "cache visibility", errors).unwrap_or(Visibility::DEFAULT), at(w.span)),
+        None => Located::new(Visibility::DEFAULT, at(c.span)),
     };
     Cache { max_age, visibility, origin: at(c.span) }
 }
@@ -904,15 +867,14 @@ fn states(s: &attr::StatesAttrs, errors: &mut Errors) -> States {
 }
 
 fn rate_limit(r: &attr::RateAttrs, auth: bool, errors: &mut Errors) -> Option<RateLimit> {
-    let algo = r.algorithm.as_ref().map_or(Some(0), |a| {
-        choose(a, "rate limit algorithm", &[("token_bucket", 0), ("fixed_window", 1), ("sliding_window", 2)], errors)
-    })?;
+    let algo =
+        r.algorithm.as_ref().map_or(Some(RateAlgorithmKind::DEFAULT), |a| choose(a, "rate limit algorithm", errors))?;
     let wrong = |present: bool, span: Span, key: &str, errors: &mut Errors| {
         if present {
             errors.at(span, format!("`{key}` does not apply to this algorithm"));
         }
     };
-    let algorithm = if algo == 0 {
+    let algorithm = if algo == RateAlgorithmKind::TokenBucket {
         wrong(r.limit.is_some(), r.span, "limit", errors);
         wrong(r.window.is_some(), r.span, "window", errors);
         let capacity = r.capacity.as_ref().map(|c| c.value);
@@ -938,24 +900,15 @@ fn rate_limit(r: &attr::RateAttrs, auth: bool, errors: &mut Errors) -> Option<Ra
         if window.is_zero() {
             errors.at(r.span, "`window` must be longer than 0");
         }
-        if algo == 1 {
+        if algo == RateAlgorithmKind::FixedWindow {
             RateAlgorithm::FixedWindow { limit, window }
         } else {
             RateAlgorithm::SlidingWindow { limit, window }
         }
     };
-    let default_key = if auth { RateKey::Principal } else { RateKey::Ip };
+    let default_key = RateKey::default_for(auth);
     let key = match &r.key {
-        Some(k) => Located::new(
-            choose(
-                k,
-                "rate limit key",
-                &[("principal", RateKey::Principal), ("api_key", RateKey::ApiKey), ("ip", RateKey::Ip)],
-                errors,
-            )
-            .unwrap_or(default_key),
-            at(k.span),
-        ),
+        Some(k) => Located::new(choose(k, "rate limit key", errors).unwrap_or(default_key), at(k.span)),
         None => Located::new(default_key, at(r.span)),
     };
     Some(RateLimit { algorithm, key, origin: at(r.span) })

@@ -8,5 +8,7 @@ pub mod bounds;
 pub mod model;
 pub mod openapi;
 pub mod origin;
+pub mod vocabulary;
+pub mod words;
 
 pub use origin::{Located, Origin};

@@ -4,7 +4,6 @@
 //! Stages: `yaml` (text -> node tree with positions) -> `lower` (tree -> model, defaults
 //! applied) -> restgen-core's checks (model -> diagnostics).
 
-pub mod keys;
 mod lower;
 pub mod yaml;
 

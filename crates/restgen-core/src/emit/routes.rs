@@ -25,7 +25,7 @@ pub(crate) fn routes(service: &Service) -> RustFile {
             if !r.has(op) {
                 return quote!(::core::option::Option::None);
             }
-            let method = format_ident!("before_{}_{name}", op.as_str());
+            let method = format_ident!("before_{}_{name}", op.word());
             if op == Operation::Delete {
                 quote!(::core::option::Option::Some({ let h = hooks.clone(); ::std::sync::Arc::new(move |id: &str| h.#method(id)) }))
             } else if with_id {
@@ -62,7 +62,7 @@ pub(crate) fn hooks(service: &Service) -> RustFile {
     let methods = service.resources.iter().flat_map(|r| {
         let name = r.name.value.clone();
         [Operation::Create, Operation::Replace, Operation::Patch, Operation::Delete].into_iter().filter(move |op| r.has(*op)).map(move |op| {
-            let method = format_ident!("before_{}_{name}", op.as_str());
+            let method = format_ident!("before_{}_{name}", op.word());
             let verb = match op {
                 Operation::Create => "created",
                 Operation::Replace => "replaced",

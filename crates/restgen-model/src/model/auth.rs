@@ -1,6 +1,7 @@
 //! `auth`: schemes, the principal resource, tokens, API keys and roles.
 
 use crate::origin::{Located, Origin};
+use crate::words::words;
 use std::time::Duration;
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -29,11 +30,18 @@ impl Auth {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-pub enum Scheme {
-    Bearer,
-    ApiKey,
-    Basic,
+words! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+    pub enum Scheme {
+        Bearer = "bearer",
+        ApiKey = "api_key",
+        Basic = "basic",
+    }
+}
+
+impl Scheme {
+    /// What a service signs callers in with when `schemes` is not given.
+    pub const DEFAULT: Scheme = Scheme::Bearer;
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -61,11 +69,29 @@ pub struct Jwt {
     pub origin: Origin,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum JwtAlgorithm {
-    Hs256,
-    Rs256,
-    Es256,
+words! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub enum JwtAlgorithm {
+        Hs256 = "HS256",
+        Rs256 = "RS256",
+        Es256 = "ES256",
+    }
+}
+
+impl JwtAlgorithm {
+    pub const DEFAULT: JwtAlgorithm = JwtAlgorithm::Hs256;
+}
+
+impl Login {
+    pub const PATH: &'static str = "/auth/login";
+}
+
+impl Jwt {
+    pub const TTL: Duration = Duration::from_secs(15 * 60);
+}
+
+impl ApiKey {
+    pub const HEADER: &'static str = "X-API-Key";
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -3,6 +3,7 @@
 use super::Gate;
 use super::WriteOp;
 use crate::origin::{Located, Origin};
+use crate::words::words;
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Field {
@@ -83,27 +84,76 @@ pub enum FieldType {
     Roles,
 }
 
+words! {
+    /// The type of a field by name, without what `enum` and `ref` carry.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+    pub enum FieldKind {
+        String = "string",
+        Text = "text",
+        Integer = "integer",
+        Number = "number",
+        Decimal = "decimal",
+        Boolean = "boolean",
+        Uuid = "uuid",
+        Email = "email",
+        Url = "url",
+        Date = "date",
+        DateTime = "datetime",
+        Enum = "enum",
+        Json = "json",
+        Password = "password",
+        Ref = "ref",
+        Roles = "roles",
+    }
+}
+
 impl FieldType {
+    /// The type by name.
+    pub fn kind(&self) -> FieldKind {
+        match self {
+            FieldType::String => FieldKind::String,
+            FieldType::Text => FieldKind::Text,
+            FieldType::Integer => FieldKind::Integer,
+            FieldType::Number => FieldKind::Number,
+            FieldType::Decimal => FieldKind::Decimal,
+            FieldType::Boolean => FieldKind::Boolean,
+            FieldType::Uuid => FieldKind::Uuid,
+            FieldType::Email => FieldKind::Email,
+            FieldType::Url => FieldKind::Url,
+            FieldType::Date => FieldKind::Date,
+            FieldType::DateTime => FieldKind::DateTime,
+            FieldType::Enum { .. } => FieldKind::Enum,
+            FieldType::Json => FieldKind::Json,
+            FieldType::Password => FieldKind::Password,
+            FieldType::Ref { .. } => FieldKind::Ref,
+            FieldType::Roles => FieldKind::Roles,
+        }
+    }
+
+    /// The type of `kind`, for kinds that carry nothing (all but `enum` and `ref`).
+    pub fn of_kind(kind: FieldKind) -> Option<FieldType> {
+        Some(match kind {
+            FieldKind::String => FieldType::String,
+            FieldKind::Text => FieldType::Text,
+            FieldKind::Integer => FieldType::Integer,
+            FieldKind::Number => FieldType::Number,
+            FieldKind::Decimal => FieldType::Decimal,
+            FieldKind::Boolean => FieldType::Boolean,
+            FieldKind::Uuid => FieldType::Uuid,
+            FieldKind::Email => FieldType::Email,
+            FieldKind::Url => FieldType::Url,
+            FieldKind::Date => FieldType::Date,
+            FieldKind::DateTime => FieldType::DateTime,
+            FieldKind::Json => FieldType::Json,
+            FieldKind::Password => FieldType::Password,
+            FieldKind::Roles => FieldType::Roles,
+            FieldKind::Enum | FieldKind::Ref => return None,
+        })
+    }
+
     /// The name as written in a schema.
     pub fn keyword(&self) -> &'static str {
-        match self {
-            FieldType::String => "string",
-            FieldType::Text => "text",
-            FieldType::Integer => "integer",
-            FieldType::Number => "number",
-            FieldType::Decimal => "decimal",
-            FieldType::Boolean => "boolean",
-            FieldType::Uuid => "uuid",
-            FieldType::Email => "email",
-            FieldType::Url => "url",
-            FieldType::Date => "date",
-            FieldType::DateTime => "datetime",
-            FieldType::Enum { .. } => "enum",
-            FieldType::Json => "json",
-            FieldType::Password => "password",
-            FieldType::Ref { .. } => "ref",
-            FieldType::Roles => "roles",
-        }
+        self.kind().word()
     }
 
     /// Types whose values are text and so take `min_length`, `max_length` and `pattern`.

@@ -12,6 +12,7 @@ pub use field::*;
 pub use resource::*;
 
 use crate::origin::{Located, Origin};
+use crate::words::words;
 use std::time::Duration;
 
 /// One HTTP JSON service.
@@ -85,11 +86,13 @@ pub struct ApiVersion {
     pub origin: Origin,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-pub enum Versioning {
-    Path,
-    Header,
-    MediaType,
+words! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+    pub enum Versioning {
+        Path = "path",
+        Header = "header",
+        MediaType = "media_type",
+    }
 }
 
 /// Request rate limit.
@@ -108,11 +111,55 @@ pub enum RateAlgorithm {
     SlidingWindow { limit: u32, window: Duration },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum RateKey {
-    Principal,
-    ApiKey,
-    Ip,
+impl RateAlgorithm {
+    pub fn kind(&self) -> RateAlgorithmKind {
+        match self {
+            RateAlgorithm::TokenBucket { .. } => RateAlgorithmKind::TokenBucket,
+            RateAlgorithm::FixedWindow { .. } => RateAlgorithmKind::FixedWindow,
+            RateAlgorithm::SlidingWindow { .. } => RateAlgorithmKind::SlidingWindow,
+        }
+    }
+}
+
+words! {
+    /// The rate limit algorithms, by name.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub enum RateAlgorithmKind {
+        TokenBucket = "token_bucket",
+        FixedWindow = "fixed_window",
+        SlidingWindow = "sliding_window",
+    }
+}
+
+impl RateAlgorithmKind {
+    pub const DEFAULT: RateAlgorithmKind = RateAlgorithmKind::TokenBucket;
+
+    /// The keys this algorithm takes, and those of the others.
+    pub fn settings(self) -> (&'static [&'static str], &'static [&'static str]) {
+        const BUCKET: &[&str] = &["capacity", "refill_per_second"];
+        const WINDOW: &[&str] = &["limit", "window"];
+        match self {
+            RateAlgorithmKind::TokenBucket => (BUCKET, WINDOW),
+            _ => (WINDOW, BUCKET),
+        }
+    }
+}
+
+words! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub enum RateKey {
+        Principal = "principal",
+        ApiKey = "api_key",
+        Ip = "ip",
+    }
+}
+
+impl RateKey {
+    /// What a limit counts by when the schema says nothing: the account where callers
+    /// sign in, else the address.
+    pub fn default_for(has_auth: bool) -> RateKey {
+        if has_auth { RateKey::Principal } else { RateKey::Ip }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -124,19 +171,27 @@ pub struct Pagination {
     pub origin: Origin,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum PageStyle {
-    Page,
-    Offset,
-    Cursor,
+words! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub enum PageStyle {
+        Page = "page",
+        Offset = "offset",
+        Cursor = "cursor",
+    }
+}
+
+impl Pagination {
+    pub const STYLE: PageStyle = PageStyle::Cursor;
+    pub const DEFAULT_SIZE: u32 = 20;
+    pub const MAX_SIZE: u32 = 100;
 }
 
 impl Default for Pagination {
     fn default() -> Self {
         Pagination {
-            style: PageStyle::Cursor,
-            default_size: Located::bare(20),
-            max_size: Located::bare(100),
+            style: Pagination::STYLE,
+            default_size: Located::bare(Pagination::DEFAULT_SIZE),
+            max_size: Located::bare(Pagination::MAX_SIZE),
             origin: Origin::Unknown,
         }
     }
@@ -170,15 +225,28 @@ pub struct Limits {
 }
 
 impl Webhooks {
-    /// The format's defaults (8 attempts, 5 s each), signed with the secret in `secret_env`.
+    pub const MAX_ATTEMPTS: u32 = 8;
+    pub const TIMEOUT: Duration = Duration::from_secs(5);
+
+    /// The format's defaults, signed with the secret in `secret_env`.
     pub fn with_defaults(secret_env: String) -> Webhooks {
-        Webhooks { secret_env, max_attempts: 8, timeout: Duration::from_secs(5), origin: Origin::Unknown }
+        Webhooks {
+            secret_env,
+            max_attempts: Webhooks::MAX_ATTEMPTS,
+            timeout: Webhooks::TIMEOUT,
+            origin: Origin::Unknown,
+        }
     }
+}
+
+impl Limits {
+    pub const MAX_BODY_BYTES: u64 = 1024 * 1024;
+    pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_body_bytes: 1024 * 1024, request_timeout: Duration::from_secs(30), max_in_flight: None }
+        Limits { max_body_bytes: Limits::MAX_BODY_BYTES, request_timeout: Limits::REQUEST_TIMEOUT, max_in_flight: None }
     }
 }
 

@@ -2,6 +2,7 @@
 
 use super::{Field, Pagination, RateLimit};
 use crate::origin::{Located, Origin};
+use crate::words::words;
 use std::time::Duration;
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -89,51 +90,36 @@ impl Resource {
     }
 }
 
-/// The six operations a resource may offer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-pub enum Operation {
-    Create,
-    Get,
-    List,
-    Replace,
-    Patch,
-    Delete,
+words! {
+    /// The six operations a resource may offer.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+    pub enum Operation {
+        Create = "create",
+        Get = "get",
+        List = "list",
+        Replace = "replace",
+        Patch = "patch",
+        Delete = "delete",
+    }
 }
 
 impl Operation {
     pub const ALL: [Operation; 6] =
         [Operation::Create, Operation::Get, Operation::List, Operation::Replace, Operation::Patch, Operation::Delete];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Operation::Create => "create",
-            Operation::Get => "get",
-            Operation::List => "list",
-            Operation::Replace => "replace",
-            Operation::Patch => "patch",
-            Operation::Delete => "delete",
-        }
-    }
 }
 
-/// The operations that take a body of client-set fields.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-pub enum WriteOp {
-    Create,
-    Replace,
-    Patch,
+words! {
+    /// The operations that take a body of client-set fields (and the words of `settable`).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+    pub enum WriteOp {
+        Create = "create",
+        Replace = "replace",
+        Patch = "patch",
+    }
 }
 
 impl WriteOp {
     pub const ALL: [WriteOp; 3] = [WriteOp::Create, WriteOp::Replace, WriteOp::Patch];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WriteOp::Create => "create",
-            WriteOp::Replace => "replace",
-            WriteOp::Patch => "patch",
-        }
-    }
 
     pub fn operation(self) -> Operation {
         match self {
@@ -144,12 +130,18 @@ impl WriteOp {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum IdKind {
-    /// UUID v7, for index locality.
-    Uuid,
-    /// Auto-increment 64-bit integer.
-    Integer,
+words! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub enum IdKind {
+        /// UUID v7, for index locality.
+        Uuid = "uuid",
+        /// Auto-increment 64-bit integer.
+        Integer = "integer",
+    }
+}
+
+impl IdKind {
+    pub const DEFAULT: IdKind = IdKind::Uuid;
 }
 
 /// Who may do what. Every list is resolved: defaults already applied.
@@ -179,12 +171,43 @@ pub enum AccessRule {
     Role(String),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum NotOwned {
-    /// 403.
-    Forbidden,
-    /// 404, hiding that the record exists.
-    NotFound,
+impl AccessRule {
+    /// The words of the rules that are not roles.
+    pub const WORDS: &'static [&'static str] = &["anyone", "authenticated", "owner"];
+
+    /// The rule a schema means by `word`: one of [`AccessRule::WORDS`], else a role.
+    pub fn from_word(word: &str) -> AccessRule {
+        match word {
+            "anyone" => AccessRule::Anyone,
+            "authenticated" => AccessRule::Authenticated,
+            "owner" => AccessRule::Owner,
+            role => AccessRule::Role(role.to_owned()),
+        }
+    }
+
+    /// The word a schema writes for this rule.
+    pub fn word(&self) -> &str {
+        match self {
+            AccessRule::Anyone => AccessRule::WORDS[0],
+            AccessRule::Authenticated => AccessRule::WORDS[1],
+            AccessRule::Owner => AccessRule::WORDS[2],
+            AccessRule::Role(role) => role,
+        }
+    }
+}
+
+words! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub enum NotOwned {
+        /// 403.
+        Forbidden = "forbidden",
+        /// 404, hiding that the record exists.
+        NotFound = "not_found",
+    }
+}
+
+impl NotOwned {
+    pub const DEFAULT: NotOwned = NotOwned::Forbidden;
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -195,10 +218,21 @@ pub enum Envelope {
     Key(String),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-pub enum Format {
-    Json,
-    Csv,
+impl Envelope {
+    /// The word for a bare array; any other word is the key lists go under.
+    pub const BARE: &'static str = "bare";
+    /// The key of a resource that names none.
+    pub const DEFAULT_KEY: &'static str = "data";
+    /// The words the format names (any other plain key is allowed too).
+    pub const WORDS: &'static [&'static str] = &[Envelope::BARE, Envelope::DEFAULT_KEY, "results"];
+}
+
+words! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+    pub enum Format {
+        Json = "json",
+        Csv = "csv",
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -209,16 +243,28 @@ pub struct Cache {
     pub origin: Origin,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Visibility {
-    Private,
-    Public,
+words! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub enum Visibility {
+        Private = "private",
+        Public = "public",
+    }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum UnknownFields {
-    Reject,
-    Ignore,
+impl Visibility {
+    pub const DEFAULT: Visibility = Visibility::Private;
+}
+
+words! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub enum UnknownFields {
+        Reject = "reject",
+        Ignore = "ignore",
+    }
+}
+
+impl UnknownFields {
+    pub const DEFAULT: UnknownFields = UnknownFields::Reject;
 }
 
 /// The lifecycle of a resource: an enum field moved only by named transitions.

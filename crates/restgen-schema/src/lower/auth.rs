@@ -2,32 +2,26 @@
 
 use super::env_name;
 use super::read::Cx;
-use crate::keys;
 use crate::yaml::Node;
 use restgen_core::diagnostics::codes;
 use restgen_core::model::*;
 use restgen_core::origin::Located;
-use std::time::Duration;
+use restgen_core::vocabulary as keys;
 
 pub(super) fn auth(cx: &mut Cx, node: &Node, service: &str) -> Option<Auth> {
-    let m = cx.map(node, "`auth`", keys::AUTH)?;
+    let m = cx.map(node, "`auth`", &keys::AUTH)?;
     let origin = node.origin.clone();
     let schemes = match m.get("schemes") {
-        Some(n) => {
-            cx.words(n, "scheme", &[("bearer", Scheme::Bearer), ("api_key", Scheme::ApiKey), ("basic", Scheme::Basic)])
-        }
-        None => vec![Located::new(Scheme::Bearer, origin.clone())],
+        Some(n) => cx.words_of(n, "scheme"),
+        None => vec![Located::new(Scheme::DEFAULT, origin.clone())],
     };
     let has = |s: Scheme| schemes.iter().any(|x| x.value == s);
     let principal = m.get("principal").and_then(|n| cx.string(n, "`principal`"));
 
-    let mut login = Login {
-        path: Located::new("/auth/login".to_owned(), origin.clone()),
-        identifier: None,
-        origin: origin.clone(),
-    };
+    let mut login =
+        Login { path: Located::new(Login::PATH.to_owned(), origin.clone()), identifier: None, origin: origin.clone() };
     if let Some(n) = m.get("login")
-        && let Some(lm) = cx.map(n, "`login`", keys::LOGIN)
+        && let Some(lm) = cx.map(n, "`login`", &keys::LOGIN)
     {
         login.origin = n.origin.clone();
         if let Some(p) = lm.get("path").and_then(|n| cx.string(n, "`login.path`")) {
@@ -37,11 +31,11 @@ pub(super) fn auth(cx: &mut Cx, node: &Node, service: &str) -> Option<Auth> {
     }
 
     let mut jwt = Jwt {
-        algorithm: Located::new(JwtAlgorithm::Hs256, origin.clone()),
+        algorithm: Located::new(JwtAlgorithm::DEFAULT, origin.clone()),
         secret_env: service_env_name(service, "JWT_SECRET"),
         private_key_env: None,
         public_key_env: None,
-        ttl: Duration::from_secs(15 * 60),
+        ttl: Jwt::TTL,
         issuer: None,
         audience: None,
         origin: origin.clone(),
@@ -52,15 +46,9 @@ pub(super) fn auth(cx: &mut Cx, node: &Node, service: &str) -> Option<Auth> {
                 .error(codes::AUTH_CONFIG, &key.origin, "`jwt` settings, but the `bearer` scheme is not enabled")
                 .hint("add `bearer` to `auth.schemes`, or remove `jwt`");
         }
-        if let Some(jm) = cx.map(n, "`jwt`", keys::JWT) {
+        if let Some(jm) = cx.map(n, "`jwt`", &keys::JWT) {
             jwt.origin = n.origin.clone();
-            if let Some(a) = jm.get("algorithm").and_then(|n| {
-                cx.word(
-                    n,
-                    "JWT algorithm",
-                    &[("HS256", JwtAlgorithm::Hs256), ("RS256", JwtAlgorithm::Rs256), ("ES256", JwtAlgorithm::Es256)],
-                )
-            }) {
+            if let Some(a) = jm.get("algorithm").and_then(|n| cx.word_of(n, "JWT algorithm")) {
                 jwt.algorithm = a;
             }
             if let Some(s) = jm.get("secret_env").and_then(|n| env_name(cx, n, "`secret_env`")) {
@@ -95,14 +83,14 @@ pub(super) fn auth(cx: &mut Cx, node: &Node, service: &str) -> Option<Auth> {
         }
     }
 
-    let mut api_key = ApiKey { header: "X-API-Key".to_owned(), query: None, origin: origin.clone() };
+    let mut api_key = ApiKey { header: ApiKey::HEADER.to_owned(), query: None, origin: origin.clone() };
     if let Some((key, n)) = m.entry("api_key") {
         if !has(Scheme::ApiKey) {
             cx.diags
                 .error(codes::AUTH_CONFIG, &key.origin, "`api_key` settings, but the `api_key` scheme is not enabled")
                 .hint("add `api_key` to `auth.schemes`, or remove these settings");
         }
-        if let Some(am) = cx.map(n, "`api_key`", keys::API_KEY) {
+        if let Some(am) = cx.map(n, "`api_key`", &keys::API_KEY) {
             api_key.origin = n.origin.clone();
             if let Some(h) = am.get("header").and_then(|n| cx.string(n, "`header`")) {
                 if !h.value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') || h.value.is_empty() {

@@ -2,20 +2,18 @@
 
 use super::read::{Cx, to_json};
 use super::resource::gate;
-use crate::keys;
 use crate::yaml::{Node, NodeKind};
 use restgen_core::diagnostics::{codes, did_you_mean};
 use restgen_core::model::*;
 use restgen_core::origin::Located;
+use restgen_core::vocabulary as keys;
+use restgen_core::words::Word;
 
-const TYPES: &[&str] = &[
-    "string", "text", "integer", "number", "decimal", "boolean", "uuid", "email", "url", "date", "datetime", "enum",
-    "json", "password", "ref", "roles",
-];
+const TYPES: &[&str] = <FieldKind as Word>::WORDS;
 
 pub(super) fn field(cx: &mut Cx, name: Located<String>, node: &Node) -> Option<Field> {
     let what = format!("field `{}`", name.value);
-    let m = cx.map(node, &what, keys::FIELD)?;
+    let m = cx.map(node, &what, &keys::FIELD)?;
     let origin = name.origin.clone();
     let ty = match m.get("type") {
         Some(n) => field_type(cx, n, &m),
@@ -46,11 +44,7 @@ pub(super) fn field(cx: &mut Cx, name: Located<String>, node: &Node) -> Option<F
     let settable = match m.get("settable") {
         None => Located::new(Settable::NEVER, origin.clone()),
         Some(n) if matches!(n.kind, NodeKind::Seq(_)) => {
-            let ops = cx.words(
-                n,
-                "operation `settable` applies to",
-                &[("create", WriteOp::Create), ("replace", WriteOp::Replace), ("patch", WriteOp::Patch)],
-            );
+            let ops = cx.words_of::<WriteOp>(n, "operation `settable` applies to");
             let mut s = Settable::NEVER;
             for op in ops {
                 match op.value {
@@ -104,26 +98,12 @@ pub(super) fn field(cx: &mut Cx, name: Located<String>, node: &Node) -> Option<F
 fn field_type(cx: &mut Cx, node: &Node, m: &super::read::Map) -> Located<FieldType> {
     let origin = node.origin.clone();
     let Some(word) = cx.string(node, "`type`") else { return Located::new(FieldType::String, origin) };
-    let ty = match word.value.as_str() {
-        "string" => FieldType::String,
-        "text" => FieldType::Text,
-        "integer" => FieldType::Integer,
-        "number" => FieldType::Number,
-        "decimal" => FieldType::Decimal,
-        "boolean" => FieldType::Boolean,
-        "uuid" => FieldType::Uuid,
-        "email" => FieldType::Email,
-        "url" => FieldType::Url,
-        "date" => FieldType::Date,
-        "datetime" => FieldType::DateTime,
-        "json" => FieldType::Json,
-        "password" => FieldType::Password,
-        "roles" => FieldType::Roles,
-        "enum" => {
+    let ty = match FieldKind::from_word(&word.value) {
+        Some(FieldKind::Enum) => {
             let values = m.get("values").map(|n| cx.strings(n, "`values`")).unwrap_or_default();
             FieldType::Enum { values }
         }
-        "ref" => match m.get("to").and_then(|n| cx.string(n, "`to`")) {
+        Some(FieldKind::Ref) => match m.get("to").and_then(|n| cx.string(n, "`to`")) {
             Some(to) => FieldType::Ref { to },
             None => {
                 if m.get("to").is_none() {
@@ -135,7 +115,9 @@ fn field_type(cx: &mut Cx, node: &Node, m: &super::read::Map) -> Located<FieldTy
                 FieldType::Uuid
             }
         },
-        other => {
+        Some(kind) => FieldType::of_kind(kind).expect("a type that carries nothing"),
+        None => {
+            let other = word.value.as_str();
             let hint = match did_you_mean(other, TYPES.iter().copied()) {
                 Some(m) => format!("did you mean `{m}`?"),
                 None => format!("types: {}", TYPES.join(", ")),

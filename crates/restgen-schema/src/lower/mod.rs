@@ -7,16 +7,16 @@ mod field;
 pub(crate) mod read;
 mod resource;
 
-use crate::keys;
 use crate::yaml::Node;
 use read::Cx;
 use restgen_core::diagnostics::codes;
 use restgen_core::model::*;
 use restgen_core::origin::{Located, Origin};
+use restgen_core::vocabulary as keys;
 use std::time::Duration;
 
 pub(crate) fn service(cx: &mut Cx, root: &Node) -> Option<Service> {
-    let m = cx.map(root, "the schema", keys::SERVICE)?;
+    let m = cx.map(root, "the schema", &keys::SERVICE)?;
     let name = match m.get("service") {
         Some(n) => cx.string(n, "`service`"),
         None => {
@@ -76,17 +76,15 @@ fn api(cx: &mut Cx, node: Option<&Node>, service: &str, root: &Node) -> Api {
         vendor: service.to_owned(),
         origin,
     };
-    let Some(m) = node.and_then(|n| cx.map(n, "`api`", keys::API)) else { return api };
+    let Some(m) = node.and_then(|n| cx.map(n, "`api`", &keys::API)) else { return api };
     if let Some(p) = m.get("base_path").and_then(|n| cx.string(n, "`base_path`")) {
         api.base_path = p;
     }
     if let Some(n) = m.get("versions") {
         api.versions = cx.seq(n, "`versions`").iter().filter_map(|v| version(cx, v)).collect();
     }
-    const VERSIONING: &[(&str, Versioning)] =
-        &[("path", Versioning::Path), ("header", Versioning::Header), ("media_type", Versioning::MediaType)];
     match m.get("versioning") {
-        Some(n) => api.versioning = cx.words(n, "versioning", VERSIONING),
+        Some(n) => api.versioning = cx.words_of(n, "versioning"),
         None if !api.versions.is_empty() => api.versioning = vec![Located::new(Versioning::Path, api.origin.clone())],
         None => {}
     }
@@ -102,7 +100,7 @@ fn version(cx: &mut Cx, node: &Node) -> Option<ApiVersion> {
         let number = cx.u32_at_least(node, "a version", 1)?;
         return Some(ApiVersion { number, deprecated: None, sunset: None, origin: node.origin.clone() });
     }
-    let m = cx.map(node, "a version", keys::VERSION)?;
+    let m = cx.map(node, "a version", &keys::VERSION)?;
     let Some(number) = m.get("version") else {
         cx.missing(m.origin, "version", "a version");
         return None;
@@ -117,25 +115,12 @@ fn version(cx: &mut Cx, node: &Node) -> Option<ApiVersion> {
 }
 
 pub(crate) fn rate_limit(cx: &mut Cx, node: &Node, has_auth: bool) -> Option<RateLimit> {
-    let m = cx.map(node, "`rate_limit`", keys::RATE_LIMIT)?;
-    #[derive(Clone, Copy, PartialEq)]
-    enum Algo {
-        Bucket,
-        Fixed,
-        Sliding,
-    }
+    let m = cx.map(node, "`rate_limit`", &keys::RATE_LIMIT)?;
     let algo = match m.get("algorithm") {
-        Some(n) => cx.word(
-            n,
-            "rate limit algorithm",
-            &[("token_bucket", Algo::Bucket), ("fixed_window", Algo::Fixed), ("sliding_window", Algo::Sliding)],
-        )?,
-        None => Located::new(Algo::Bucket, node.origin.clone()),
+        Some(n) => cx.word_of(n, "rate limit algorithm")?,
+        None => Located::new(RateAlgorithmKind::DEFAULT, node.origin.clone()),
     };
-    let (own, other): (&[&str], &[&str]) = match algo.value {
-        Algo::Bucket => (&["capacity", "refill_per_second"], &["limit", "window"]),
-        _ => (&["limit", "window"], &["capacity", "refill_per_second"]),
-    };
+    let (own, other) = algo.value.settings();
     for key in other {
         if let Some((k, _)) = m.entry(key) {
             cx.diags.error(
@@ -153,7 +138,7 @@ pub(crate) fn rate_limit(cx: &mut Cx, node: &Node, has_auth: bool) -> Option<Rat
         n
     };
     let algorithm = match algo.value {
-        Algo::Bucket => {
+        RateAlgorithmKind::TokenBucket => {
             let capacity = need(cx, "capacity").and_then(|n| cx.u32_at_least(n, "`capacity`", 1));
             let refill = need(cx, "refill_per_second").and_then(|n| cx.number(n, "`refill_per_second`"));
             if let Some(r) = &refill
@@ -175,22 +160,16 @@ pub(crate) fn rate_limit(cx: &mut Cx, node: &Node, has_auth: bool) -> Option<Rat
                 cx.diags.error(codes::INVALID_VALUE, &w.origin, "`window` must be longer than 0");
             }
             let window_len = span.map_or(Duration::from_secs(1), |w| w.value);
-            if window == Algo::Fixed {
+            if window == RateAlgorithmKind::FixedWindow {
                 RateAlgorithm::FixedWindow { limit, window: window_len }
             } else {
                 RateAlgorithm::SlidingWindow { limit, window: window_len }
             }
         }
     };
-    let default_key = if has_auth { RateKey::Principal } else { RateKey::Ip };
+    let default_key = RateKey::default_for(has_auth);
     let key = match m.get("key") {
-        Some(n) => cx
-            .word(
-                n,
-                "rate limit key",
-                &[("principal", RateKey::Principal), ("api_key", RateKey::ApiKey), ("ip", RateKey::Ip)],
-            )
-            .unwrap_or_else(|| Located::new(default_key, n.origin.clone())),
+        Some(n) => cx.word_of(n, "rate limit key").unwrap_or_else(|| Located::new(default_key, n.origin.clone())),
         None => Located::new(default_key, node.origin.clone()),
     };
     Some(RateLimit { algorithm, key, origin: node.origin.clone() })
@@ -199,13 +178,9 @@ pub(crate) fn rate_limit(cx: &mut Cx, node: &Node, has_auth: bool) -> Option<Rat
 /// Pagination over `base`: each key given overrides the inherited one.
 pub(crate) fn pagination(cx: &mut Cx, node: &Node, base: &Pagination) -> Pagination {
     let mut p = Pagination { origin: node.origin.clone(), ..base.clone() };
-    let Some(m) = cx.map(node, "`pagination`", keys::PAGINATION) else { return p };
+    let Some(m) = cx.map(node, "`pagination`", &keys::PAGINATION) else { return p };
     if let Some(n) = m.get("style")
-        && let Some(style) = cx.word(
-            n,
-            "pagination style",
-            &[("page", PageStyle::Page), ("offset", PageStyle::Offset), ("cursor", PageStyle::Cursor)],
-        )
+        && let Some(style) = cx.word_of::<PageStyle>(n, "pagination style")
     {
         p.style = style.value;
     }
@@ -223,7 +198,7 @@ fn webhooks(cx: &mut Cx, node: Option<&Node>, service: &str, root: &Origin) -> W
         origin: node.map_or(root, |n| &n.origin).clone(),
         ..Webhooks::with_defaults(service_env_name(service, "WEBHOOK_SECRET"))
     };
-    let Some(m) = node.and_then(|n| cx.map(n, "`webhooks`", keys::WEBHOOKS)) else { return w };
+    let Some(m) = node.and_then(|n| cx.map(n, "`webhooks`", &keys::WEBHOOKS)) else { return w };
     if let Some(s) = m.get("secret_env").and_then(|n| env_name(cx, n, "`secret_env`")) {
         w.secret_env = s.value;
     }
@@ -237,7 +212,7 @@ fn webhooks(cx: &mut Cx, node: Option<&Node>, service: &str, root: &Origin) -> W
 }
 
 fn cors(cx: &mut Cx, node: &Node) -> Option<Cors> {
-    let m = cx.map(node, "`cors`", keys::CORS)?;
+    let m = cx.map(node, "`cors`", &keys::CORS)?;
     let allowed_origins = match m.get("allowed_origins") {
         Some(n) => cx.strings(n, "`allowed_origins`"),
         None => {
@@ -271,7 +246,7 @@ fn trusted_proxies(cx: &mut Cx, node: &Node) -> Vec<Located<String>> {
 
 fn limits(cx: &mut Cx, node: &Node) -> Limits {
     let mut l = Limits::default();
-    let Some(m) = cx.map(node, "`limits`", keys::LIMITS) else { return l };
+    let Some(m) = cx.map(node, "`limits`", &keys::LIMITS) else { return l };
     if let Some(s) = m.get("max_body_bytes").and_then(|n| cx.size(n, "`max_body_bytes`")) {
         l.max_body_bytes = s.value;
     }

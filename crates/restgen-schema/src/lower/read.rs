@@ -3,6 +3,8 @@
 use crate::yaml::{Node, NodeKind};
 use restgen_core::diagnostics::{Diagnostics, codes, did_you_mean};
 use restgen_core::origin::{Located, Origin};
+use restgen_core::vocabulary::{Fronts, Table};
+use restgen_core::words::Word;
 use std::time::Duration;
 
 /// The lowering's context: where diagnostics go.
@@ -13,6 +15,7 @@ pub(crate) struct Cx<'d> {
 /// The entries of one map whose keys have been checked against its table.
 pub(crate) struct Map<'a> {
     entries: &'a [(Node, Node)],
+    table: &'static Table,
     pub origin: &'a Origin,
 }
 
@@ -24,6 +27,13 @@ impl<'a> Map<'a> {
 
     /// The key node and value under `key`.
     pub fn entry(&self, key: &str) -> Option<(&'a Node, &'a Node)> {
+        // The lowering asks only for keys of the vocabulary: a misspelt key here would
+        // silently never be read.
+        debug_assert!(
+            self.table.key(key).is_some_and(|k| k.spelled_in(Fronts::Yaml)),
+            "`{key}` is not a key of `{}` in the vocabulary",
+            self.table.name
+        );
         self.entries.iter().find(|(k, _)| k.key_text() == Some(key)).map(|(k, v)| (k, v))
     }
 }
@@ -37,13 +47,14 @@ impl Cx<'_> {
         );
     }
 
-    /// `node` as a map whose keys all come from `keys`; unknown keys are reported with the
+    /// `node` as a map whose keys all come from `table`; unknown keys are reported with the
     /// nearest known one.
-    pub fn map<'a>(&mut self, node: &'a Node, what: &str, keys: &[&str]) -> Option<Map<'a>> {
+    pub fn map<'a>(&mut self, node: &'a Node, what: &str, table: &'static Table) -> Option<Map<'a>> {
         let NodeKind::Map(entries) = &node.kind else {
             self.wrong_type(node, what, "a map");
             return None;
         };
+        let keys = table.names(Fronts::Yaml);
         for (key, _) in entries {
             match key.key_text() {
                 Some(k) if keys.contains(&k) => {}
@@ -59,7 +70,7 @@ impl Cx<'_> {
                 None => self.wrong_type(key, "a key", "a string"),
             }
         }
-        Some(Map { entries, origin: &node.origin })
+        Some(Map { entries, table, origin: &node.origin })
     }
 
     /// `node` as a map of user-chosen names (resources, fields, transitions).
@@ -182,6 +193,16 @@ impl Cx<'_> {
         }
     }
 
+    /// One of the words of `W`.
+    pub fn word_of<W: Word>(&mut self, node: &Node, what: &str) -> Option<Located<W>> {
+        self.word(node, what, &pairs::<W>())
+    }
+
+    /// A list of words of `W`; repeats are reported.
+    pub fn words_of<W: Word>(&mut self, node: &Node, what: &str) -> Vec<Located<W>> {
+        self.words(node, what, &pairs::<W>())
+    }
+
     /// One of a fixed set of words.
     pub fn word<T: Copy>(&mut self, node: &Node, what: &str, words: &[(&str, T)]) -> Option<Located<T>> {
         let text = self.string(node, what)?;
@@ -274,6 +295,11 @@ impl Cx<'_> {
     pub fn missing(&mut self, origin: &Origin, key: &str, what: &str) {
         self.diags.error(codes::MISSING_KEY, origin, format!("{what} needs `{key}`"));
     }
+}
+
+/// The words of `W` with their variants.
+fn pairs<W: Word>() -> Vec<(&'static str, W)> {
+    W::WORDS.iter().copied().zip(W::ALL.iter().copied()).collect()
 }
 
 /// A node as JSON, reading plain scalars by the YAML 1.2 core schema (for defaults).

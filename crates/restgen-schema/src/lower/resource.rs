@@ -2,11 +2,11 @@
 
 use super::read::Cx;
 use super::{field, pagination, rate_limit};
-use crate::keys;
 use crate::yaml::Node;
 use restgen_core::diagnostics::codes;
 use restgen_core::model::*;
 use restgen_core::origin::{Located, Origin};
+use restgen_core::vocabulary as keys;
 use std::time::Duration;
 
 /// What a resource inherits from the service.
@@ -17,7 +17,7 @@ pub(super) struct Defaults<'a> {
 
 pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults: &Defaults) -> Option<Resource> {
     let what = format!("resource `{}`", name.value);
-    let m = cx.map(node, &what, keys::RESOURCE)?;
+    let m = cx.map(node, &what, &keys::RESOURCE)?;
     let origin = name.origin.clone();
     let text = |cx: &mut Cx, key: &str| m.get(key).and_then(|n| cx.string(n, &format!("`{key}`")));
     let flag = |cx: &mut Cx, key: &str, default: bool| {
@@ -34,8 +34,7 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
     });
     let operations = match m.get("operations") {
         Some(n) => {
-            let words: Vec<(&str, Operation)> = Operation::ALL.iter().map(|o| (o.as_str(), *o)).collect();
-            let mut ops: Vec<Operation> = cx.words(n, "operation", &words).into_iter().map(|o| o.value).collect();
+            let mut ops: Vec<Operation> = cx.words_of(n, "operation").into_iter().map(|o| o.value).collect();
             ops.sort();
             ops
         }
@@ -58,25 +57,16 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
     {
         f.default = Some(Located::new(DefaultValue::Value(s.initial.value.clone().into()), s.initial.origin.clone()));
     }
-    let id = match m.get("id") {
-        Some(n) => cx
-            .word(n, "id kind", &[("uuid", IdKind::Uuid), ("integer", IdKind::Integer)])
-            .map_or(IdKind::Uuid, |i| i.value),
-        None => IdKind::Uuid,
-    };
+    let id = m.get("id").and_then(|n| cx.word_of(n, "id kind")).map_or(IdKind::DEFAULT, |i| i.value);
     let access = access(cx, m.get("access"), owner.is_some(), defaults.auth, &origin);
-    let not_owned = match m.get("not_owned") {
-        Some(n) => cx
-            .word(n, "`not_owned` answer", &[("forbidden", NotOwned::Forbidden), ("not_found", NotOwned::NotFound)])
-            .map_or(NotOwned::Forbidden, |v| v.value),
-        None => NotOwned::Forbidden,
-    };
+    let not_owned =
+        m.get("not_owned").and_then(|n| cx.word_of(n, "`not_owned` answer")).map_or(NotOwned::DEFAULT, |v| v.value);
     let pagination = match m.get("pagination") {
         Some(n) => pagination(cx, n, defaults.pagination),
         None => defaults.pagination.clone(),
     };
     let envelope = match text(cx, "envelope") {
-        Some(e) if e.value == "bare" => Located::new(Envelope::Bare, e.origin),
+        Some(e) if e.value == Envelope::BARE => Located::new(Envelope::Bare, e.origin),
         Some(e) => {
             let ok = e.value.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
                 && e.value.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
@@ -91,23 +81,21 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
             }
             Located::new(Envelope::Key(e.value), e.origin)
         }
-        None => Located::new(Envelope::Key("data".to_owned()), origin.clone()),
+        None => Located::new(Envelope::Key(Envelope::DEFAULT_KEY.to_owned()), origin.clone()),
     };
     let mut formats = vec![Format::Json];
     if let Some(n) = m.get("formats") {
-        for f in cx.words(n, "format", &[("json", Format::Json), ("csv", Format::Csv)]) {
+        for f in cx.words_of::<Format>(n, "format") {
             if !formats.contains(&f.value) {
                 formats.push(f.value);
             }
         }
     }
     let cache = m.get("cache").and_then(|n| cache(cx, n));
-    let unknown_fields = match m.get("unknown_fields") {
-        Some(n) => cx
-            .word(n, "`unknown_fields` policy", &[("reject", UnknownFields::Reject), ("ignore", UnknownFields::Ignore)])
-            .map_or(UnknownFields::Reject, |v| v.value),
-        None => UnknownFields::Reject,
-    };
+    let unknown_fields = m
+        .get("unknown_fields")
+        .and_then(|n| cx.word_of(n, "`unknown_fields` policy"))
+        .map_or(UnknownFields::DEFAULT, |v| v.value);
     let list = |cx: &mut Cx, key: &str| m.get(key).map(|n| cx.strings(n, &format!("`{key}`"))).unwrap_or_default();
     let nested_under = list(cx, "nested_under");
     let former_paths = list(cx, "former_paths");
@@ -156,7 +144,7 @@ fn access(cx: &mut Cx, node: Option<&Node>, owned: bool, auth: Option<&Auth>, or
     let at = node.map_or(origin, |n| &n.origin).clone();
     let mut access =
         Access { create: default(&at), read: default(&at), write: default(&at), delete: default(&at), origin: at };
-    let Some(m) = node.and_then(|n| cx.map(n, "`access`", keys::ACCESS)) else { return access };
+    let Some(m) = node.and_then(|n| cx.map(n, "`access`", &keys::ACCESS)) else { return access };
     for (key, slot) in [
         ("create", &mut access.create),
         ("read", &mut access.read),
@@ -166,12 +154,7 @@ fn access(cx: &mut Cx, node: Option<&Node>, owned: bool, auth: Option<&Auth>, or
         let Some(n) = m.get(key) else { continue };
         let mut rules: Vec<Located<AccessRule>> = Vec::new();
         for s in cx.strings(n, &format!("`access.{key}`")) {
-            let rule = match s.value.as_str() {
-                "anyone" => AccessRule::Anyone,
-                "authenticated" => AccessRule::Authenticated,
-                "owner" => AccessRule::Owner,
-                role => AccessRule::Role(role.to_owned()),
-            };
+            let rule = AccessRule::from_word(&s.value);
             if let Some(first) = rules.iter().find(|r| r.value == rule) {
                 cx.diags
                     .error(codes::DUPLICATE_ENTRY, &s.origin, format!("`{}` is listed twice", s.value))
@@ -186,7 +169,7 @@ fn access(cx: &mut Cx, node: Option<&Node>, owned: bool, auth: Option<&Auth>, or
 }
 
 fn cache(cx: &mut Cx, node: &Node) -> Option<Cache> {
-    let m = cx.map(node, "`cache`", keys::CACHE)?;
+    let m = cx.map(node, "`cache`", &keys::CACHE)?;
     let max_age = match m.get("max_age") {
         Some(n) => cx.duration(n, "`max_age`").map_or(Duration::ZERO, |d| d.value),
         None => {
@@ -195,16 +178,16 @@ fn cache(cx: &mut Cx, node: &Node) -> Option<Cache> {
         }
     };
     let visibility = match m.get("visibility") {
-        Some(n) => cx
-            .word(n, "cache visibility", &[("private", Visibility::Private), ("public", Visibility::Public)])
-            .unwrap_or_else(|| Located::new(Visibility::Private, n.origin.clone())),
-        None => Located::new(Visibility::Private, node.origin.clone()),
+        Some(n) => {
+            cx.word_of(n, "cache visibility").unwrap_or_else(|| Located::new(Visibility::DEFAULT, n.origin.clone()))
+        }
+        None => Located::new(Visibility::DEFAULT, node.origin.clone()),
     };
     Some(Cache { max_age, visibility, origin: node.origin.clone() })
 }
 
 fn states(cx: &mut Cx, node: &Node) -> Option<States> {
-    let m = cx.map(node, "`states`", keys::STATES)?;
+    let m = cx.map(node, "`states`", &keys::STATES)?;
     let required = |cx: &mut Cx, key: &str| {
         let v = m.get(key).and_then(|n| cx.string(n, &format!("`states.{key}`")));
         if m.get(key).is_none() {
@@ -230,7 +213,7 @@ fn states(cx: &mut Cx, node: &Node) -> Option<States> {
 
 fn transition(cx: &mut Cx, name: Located<String>, node: &Node) -> Option<Transition> {
     let what = format!("transition `{}`", name.value);
-    let m = cx.map(node, &what, keys::TRANSITION)?;
+    let m = cx.map(node, &what, &keys::TRANSITION)?;
     let from = match m.get("from") {
         // `from: pending` is read as `from: [pending]`.
         Some(n) if matches!(n.kind, crate::yaml::NodeKind::Scalar { .. }) => {
