@@ -46,7 +46,7 @@ pub(crate) struct ResourceAttrs {
     pub not_owned: Option<Sp<String>>,
     pub pagination: Option<PaginationAttrs>,
     pub envelope: Option<Sp<String>>,
-    pub formats: Vec<Sp<String>>,
+    pub formats: Option<Sp<Vec<Sp<String>>>>,
     pub cache: Option<CacheAttrs>,
     pub unknown_fields: Option<Sp<String>>,
     pub former_paths: Vec<Sp<String>>,
@@ -327,7 +327,7 @@ fn resource_key(meta: &ParseNestedMeta, out: &mut ResourceAttrs, errors: &mut Er
                 once(&mut out.pagination, p, meta, errors);
             }
             "envelope" => once(&mut out.envelope, word(meta)?, meta, errors),
-            "formats" => out.formats.extend(words(meta)?),
+            "formats" => once(&mut out.formats, Sp::new(words(meta)?, meta.path.span()), meta, errors),
             "cache" => {
                 let mut c = CacheAttrs { max_age: None, visibility: None, span: meta.path.span() };
                 meta.parse_nested_meta(|inner| {

@@ -14,6 +14,7 @@ mod input;
 mod lower;
 mod ty;
 
+pub use check::Warning;
 pub use lower::{Context, Lowered, Named, OwnEnum, RustTypes, lower_resource};
 
 use proc_macro2::TokenStream;
@@ -28,7 +29,11 @@ pub fn resource(input: TokenStream) -> TokenStream {
     };
     let ident = input.ident.clone();
     match lower_resource(&input, &Context::default()) {
-        Ok(l) => restgen_core::emit::derived::resource(&l.service, &l.resource, &ident, &l.others, &l.rust),
+        Ok(l) => {
+            let expansion = restgen_core::emit::derived::resource(&l.service, &l.resource, &ident, &l.others, &l.rust);
+            let warnings = check::tokens(&l.warnings);
+            quote!(#expansion #warnings)
+        }
         Err(errors) => {
             let errors = errors.to_compile_error();
             // The impl stays out, so the errors above are all the user sees about it.

@@ -48,6 +48,8 @@ pub struct Lowered {
     pub others: Vec<Named>,
     /// What the struct's Rust types say beyond the model.
     pub rust: RustTypes,
+    /// What the checks warn of, shown where the expansion compiles.
+    pub warnings: Vec<crate::check::Warning>,
 }
 
 pub use restgen_core::emit::derived::{OwnEnum, RustTypes};
@@ -154,9 +156,9 @@ fn choose<W: Word>(word: &Sp<String>, what: &str, errors: &mut Errors) -> Option
 /// seen alone allows; every problem found, each at its span.
 pub fn lower_resource(input: &DeriveInput, cx: &Context) -> syn::Result<Lowered> {
     let mut errors = Errors::default();
-    let lowered = lower(input, cx, &mut errors);
-    if let Some(l) = &lowered {
-        crate::check::run(&l.service, &l.resource, &mut errors);
+    let mut lowered = lower(input, cx, &mut errors);
+    if let Some(l) = &mut lowered {
+        l.warnings = crate::check::run(&l.service, &l.resource, &mut errors);
     }
     errors.finish()?;
     lowered.ok_or_else(|| syn::Error::new(input.ident.span(), "this struct could not be read as a resource"))
@@ -345,12 +347,15 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         Some(e) => Located::new(Envelope::Key(e.value.clone()), at(e.span)),
         None => Located::new(Envelope::Key(Envelope::DEFAULT_KEY.into()), origin.clone()),
     };
-    let mut formats = vec![Format::Json];
-    for f in &attrs.formats {
-        if let Some(format) = choose::<Format>(f, "format", errors)
-            && !formats.contains(&format)
-        {
-            formats.push(format);
+    let mut formats = Located::new(vec![Format::Json], origin.clone());
+    if let Some(written) = &attrs.formats {
+        formats.origin = at(written.span);
+        for f in &written.value {
+            if let Some(format) = choose::<Format>(f, "format", errors)
+                && !formats.value.contains(&format)
+            {
+                formats.value.push(format);
+            }
         }
     }
     let cache = attrs.cache.as_ref().map(|c| cache(c, errors));
@@ -381,7 +386,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         states,
         status_endpoint: attrs.status_endpoint.clone().map_or_else(|| Located::new(false, origin.clone()), located),
         events: attrs.events.iter().cloned().map(located).collect(),
-        links: attrs.links.as_ref().is_some_and(|l| l.value),
+        links: attrs.links.clone().map_or_else(|| Located::new(false, origin.clone()), located),
         rate_limit,
         gate: gate(attrs.since.as_ref(), attrs.until.as_ref(), errors),
         name,
@@ -422,7 +427,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         auth.login.identifier = identifier;
     }
     let rust = rust_types(fields, &resource);
-    Some(Lowered { service, resource, others, rust })
+    Some(Lowered { service, resource, others, rust, warnings: Vec::new() })
 }
 
 /// Lowers `input`, a struct with `#[derive(Input)]`: a body type whose fields are a
@@ -524,14 +529,14 @@ fn stub(name: &str, id: IdKind) -> Resource {
         not_owned: NotOwned::Forbidden,
         pagination: Pagination::default(),
         envelope: Located::bare(Envelope::Key("data".into())),
-        formats: vec![Format::Json],
+        formats: Located::bare(vec![Format::Json]),
         cache: None,
         unknown_fields: UnknownFields::Reject,
         former_paths: Vec::new(),
         states: None,
         status_endpoint: Located::bare(false),
         events: Vec::new(),
-        links: false,
+        links: Located::bare(false),
         rate_limit: None,
         gate: Gate::default(),
         origin: Origin::Unknown,

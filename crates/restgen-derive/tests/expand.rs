@@ -149,3 +149,23 @@ fn a_time_field_names_its_serde_form() {
     assert!(!says_it(quote!(#[serde(deserialize_with = "restgen::time::deserialize")])));
     assert!(!says_it(quote!(#[doc = "with"])));
 }
+
+/// A key the service does not serve yet is a compiler warning at the key, with its code
+/// and what the service does instead (restgen-core's check, as `restgen check` gives it).
+#[test]
+fn a_key_not_served_yet_is_a_warning_at_the_key() {
+    let input: syn::DeriveInput = syn::parse_quote! {
+        #[resource(path = "/notes", links)]
+        pub struct Note {
+            pub id: Uuid,
+            #[field(settable)]
+            pub text: String,
+        }
+    };
+    let lowered =
+        restgen_derive::lower_resource(&input, &restgen_derive::Context::default()).expect("a valid resource");
+    let messages: Vec<&str> = lowered.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert_eq!(messages, ["`links` is accepted but not served yet [restgen E0801]; representations carry no `_links`"]);
+    let tokens = restgen_derive::resource(quote::quote!(#input)).to_string();
+    assert!(tokens.contains("deprecated"), "the warning is in the expansion: {tokens}");
+}

@@ -40,8 +40,8 @@ pub struct Key {
     /// What it means, in one line.
     pub about: &'static str,
     pub fronts: Fronts,
-    /// What a generated service does not do with it yet; `restgen check` and the derive
-    /// warn where a schema uses it.
+    /// Set while generated services do not serve the key: what they do instead.
+    /// `restgen check` and the derive warn where a schema uses it.
     pub pending: Option<&'static str>,
 }
 
@@ -182,10 +182,9 @@ impl Key {
     }
 }
 
-const VERSION_GATES: &str =
-    "version gates are not served yet: the service serves one API, with every resource and field in it";
-const LIFECYCLE: &str = "lifecycle transitions are not served yet: no `POST {item}/{transition}` route exists";
-const EVENTS: &str = "events are not published yet: there are no webhook endpoints and nothing is delivered";
+const VERSION_GATES: &str = "the service serves one API, with every resource and field in it";
+const LIFECYCLE: &str = "no `POST {item}/{transition}` route exists: records stay in their initial state";
+const EVENTS: &str = "there are no webhook endpoints, and nothing is published";
 
 pub const SERVICE: Table = Table {
     name: "service",
@@ -211,7 +210,7 @@ pub const SERVICE: Table = Table {
             "delivery settings; endpoints exist when a resource has `events`",
         )
         .yaml()
-        .pending("webhook delivery is not served yet: these settings have no effect"),
+        .pending("nothing is delivered: these settings have no effect yet"),
         key("cors", "[cors](#cors)", Default::Text("absent: no CORS headers"), "cross-origin settings").yaml(),
         key(
             "trusted_proxies",
@@ -237,7 +236,7 @@ pub const API: Table = Table {
         key("base_path", "path", Default::Literal("\"\""), "prefix of every resource route (`/api`); auth endpoints and `/webhooks` live under it too, never under `/v{n}`").yaml(),
         key("versions", "list of [version](#version) or numbers", Default::List(&[]), "versions served side by side, oldest first; `- 2` is short for `- { version: 2 }`")
             .yaml()
-            .pending("versions are not served yet: requests under `/v{n}` answer 404 and no `Deprecation` or `Sunset` is sent"),
+            .pending("requests under `/v{n}` answer 404, and no `Deprecation` or `Sunset` is sent"),
         key("versioning", "list of {words}", Default::Text("`[path]` when versions exist"), "how a request picks a version: `/v2/...`, `X-API-Version: 2`, `Accept: application/vnd.{vendor}.v2+json`")
             .words(Versioning::WORDS)
             .yaml(),
@@ -472,7 +471,7 @@ pub const RESOURCE: Table = Table {
         .open(),
         key("formats", "list of {words}", Default::List(&[Format::Json.word()]), "response media types (json always)")
             .words(Format::WORDS)
-            .pending("`csv` is not served yet: every answer is JSON"),
+            .pending("`csv` is never offered: every answer is JSON"),
         key("cache", "[cache](#cache)", Default::Text("none: `Cache-Control: no-cache` with ETag"), ""),
         key(
             "unknown_fields",
@@ -482,7 +481,7 @@ pub const RESOURCE: Table = Table {
         )
         .words(UnknownFields::WORDS),
         key("former_paths", "list of paths", Default::List(&[]), "old collection paths answered with 301")
-            .pending("former paths are not served yet: requests under them answer 404"),
+            .pending("requests under a former path answer 404"),
         key("states", "[states](#states)", Default::None, "lifecycle").pending(LIFECYCLE),
         key(
             "status_endpoint",
@@ -490,7 +489,7 @@ pub const RESOURCE: Table = Table {
             Default::Bool(false),
             "`GET {item}/status` → `{status, updated_at}`; needs `states`",
         )
-        .pending("the status endpoint is not served yet: `GET {item}/status` answers 404"),
+        .pending("`GET {item}/status` answers 404"),
         key(
             "events",
             "list of `created`, `updated`, `deleted`, transition names",
@@ -499,7 +498,7 @@ pub const RESOURCE: Table = Table {
         )
         .pending(EVENTS),
         key("links", "boolean", Default::Bool(false), "hypermedia links in each representation")
-            .pending("`links` is not served yet: representations carry no `_links`"),
+            .pending("representations carry no `_links`"),
         key("rate_limit", "[rate_limit](#rate_limit)", Default::Text("the service's"), "override"),
         key("since", "declared version", Default::None, "first version that has the resource").pending(VERSION_GATES),
         key("until", "declared version", Default::None, "first version that no longer has it").pending(VERSION_GATES),

@@ -153,7 +153,7 @@ fn principal_complete(service: &Service, auth: &Auth, diags: &mut Diagnostics) {
 /// one of `auth.roles`, and each role is declared once.
 fn roles_declared(service: &Service, auth: &Auth, diags: &mut Diagnostics) {
     for (i, role) in auth.roles.iter().enumerate() {
-        if crate::check::ACCESS_WORDS.contains(&role.value.as_str()) {
+        if crate::model::AccessRule::WORDS.contains(&role.value.as_str()) {
             diags.error(
                 codes::INVALID_VALUE,
                 &role.origin,
@@ -207,7 +207,7 @@ fn undeclared_role(auth: &Auth, key: &str, role: &str, origin: &crate::Origin, d
     if auth.has_role(role) {
         return;
     }
-    let candidates = auth.roles.iter().map(|r| r.value.as_str()).chain(crate::check::ACCESS_WORDS);
+    let candidates = auth.roles.iter().map(|r| r.value.as_str()).chain(crate::model::AccessRule::WORDS.iter().copied());
     let hint = match did_you_mean(role, candidates) {
         Some(m) => format!("did you mean `{m}`?"),
         None => "declare it in `auth.roles`, or use one of: anyone, authenticated, owner".to_owned(),

@@ -6,6 +6,7 @@ mod collections;
 mod fields;
 mod names;
 mod paths;
+mod pending;
 mod refs;
 mod states;
 mod versions;
@@ -23,6 +24,7 @@ pub fn check(service: &Service, diags: &mut Diagnostics) {
     states::check(service, diags);
     versions::check(service, diags);
     collections::check(service, diags);
+    pending::check(service, diags);
 }
 
 /// The checks that need only one resource: what the derive front-end runs on a resource
@@ -34,6 +36,7 @@ pub fn check_resource(service: &Service, resource: &Resource, diags: &mut Diagno
     paths::resource(resource, diags);
     states::resource(resource, diags);
     collections::resource(resource, diags);
+    pending::resource(resource, diags);
 }
 
 /// The checks of a body type that is not a resource (`#[derive(Input)]`): its fields'.
@@ -41,9 +44,6 @@ pub fn check_input(service: &Service, resource: &Resource, diags: &mut Diagnosti
     names::fields(resource, diags);
     fields::resource(service, resource, diags);
 }
-
-/// The words `access` lists may hold besides role names.
-pub const ACCESS_WORDS: [&str; 3] = ["anyone", "authenticated", "owner"];
 
 /// Field names every resource has already, set by the server.
 pub const RESERVED_FIELDS: [&str; 4] = ["id", "owner_id", "created_at", "updated_at"];

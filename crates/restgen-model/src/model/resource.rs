@@ -26,7 +26,7 @@ pub struct Resource {
     pub pagination: Pagination,
     pub envelope: Located<Envelope>,
     /// Always holds `Json` first.
-    pub formats: Vec<Format>,
+    pub formats: Located<Vec<Format>>,
     /// `None`: `Cache-Control: no-cache` with an ETag.
     pub cache: Option<Cache>,
     pub unknown_fields: UnknownFields,
@@ -35,7 +35,7 @@ pub struct Resource {
     pub status_endpoint: Located<bool>,
     /// `created`, `updated`, `deleted` and transition names.
     pub events: Vec<Located<String>>,
-    pub links: bool,
+    pub links: Located<bool>,
     pub rate_limit: Option<RateLimit>,
     pub gate: Gate,
     #[serde(skip)]

@@ -83,11 +83,12 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
         }
         None => Located::new(Envelope::Key(Envelope::DEFAULT_KEY.to_owned()), origin.clone()),
     };
-    let mut formats = vec![Format::Json];
+    let mut formats = Located::new(vec![Format::Json], origin.clone());
     if let Some(n) = m.get("formats") {
+        formats.origin = n.origin.clone();
         for f in cx.words_of::<Format>(n, "format") {
-            if !formats.contains(&f.value) {
-                formats.push(f.value);
+            if !formats.value.contains(&f.value) {
+                formats.value.push(f.value);
             }
         }
     }
@@ -121,7 +122,7 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
         states,
         status_endpoint: flag(cx, "status_endpoint", false),
         events,
-        links: flag(cx, "links", false).value,
+        links: flag(cx, "links", false),
         rate_limit: m.get("rate_limit").and_then(|n| rate_limit(cx, n, defaults.auth.is_some())),
         gate,
         name,
