@@ -335,7 +335,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         }
         None => Operation::ALL.to_vec(),
     };
-    let access = access(&attrs, owner.is_some(), cx, &origin, errors);
+    let access = access(&attrs, owner.is_some(), cx, &origin);
     let not_owned =
         attrs.not_owned.as_ref().and_then(|w| choose(w, "`not_owned` answer", errors)).unwrap_or(NotOwned::DEFAULT);
     let pagination = match &attrs.pagination {
@@ -547,20 +547,20 @@ fn stub(name: &str, id: IdKind) -> Resource {
 /// names, and the context's facts. Only the emitters and the per-resource checks see it.
 fn surrounding_service(cx: &Context, principal: Option<String>, resource: &Resource, stubs: Vec<Resource>) -> Service {
     let auth = cx.auth.then(|| Auth {
-        schemes: vec![Located::bare(Scheme::Bearer)],
+        schemes: vec![Located::bare(Scheme::DEFAULT)],
         principal: principal.map(Located::bare),
-        login: Login { path: Located::bare("/auth/login".into()), identifier: None, origin: Origin::Unknown },
+        login: Login { path: Located::bare(Login::PATH.into()), identifier: None, origin: Origin::Unknown },
         jwt: Jwt {
-            algorithm: Located::bare(JwtAlgorithm::Hs256),
-            secret_env: String::new(),
+            algorithm: Located::bare(JwtAlgorithm::DEFAULT),
+            secret_env: Located::bare(String::new()),
             private_key_env: None,
             public_key_env: None,
-            ttl: Duration::from_secs(900),
+            ttl: Located::bare(Jwt::TTL),
             issuer: None,
             audience: None,
             origin: Origin::Unknown,
         },
-        api_key: ApiKey { header: "X-API-Key".into(), query: None, origin: Origin::Unknown },
+        api_key: ApiKey { header: Located::bare(ApiKey::HEADER.into()), query: None, origin: Origin::Unknown },
         roles: cx.roles.iter().cloned().map(Located::bare).collect(),
         default_role: None,
         admin_roles: Vec::new(),
@@ -742,7 +742,7 @@ fn field_type(
 
 /// `access`, each key defaulting as the format says (the context's auth deciding between
 /// `anyone` and `authenticated`); `all` sets every key the others do not.
-fn access(attrs: &ResourceAttrs, owned: bool, cx: &Context, origin: &Origin, errors: &mut Errors) -> Access {
+fn access(attrs: &ResourceAttrs, owned: bool, cx: &Context, origin: &Origin) -> Access {
     let at_access = attrs.access_span.map_or_else(|| origin.clone(), at);
     let default_rule = if !cx.auth {
         AccessRule::Anyone
@@ -759,29 +759,19 @@ fn access(attrs: &ResourceAttrs, owned: bool, cx: &Context, origin: &Origin, err
         delete: default,
         origin: at_access,
     };
-    let rules_of = |words: &[Sp<String>], errors: &mut Errors| -> Vec<Located<AccessRule>> {
-        let mut rules: Vec<Located<AccessRule>> = Vec::new();
-        for w in words {
-            let rule = AccessRule::from_word(&w.value);
-            if rules.iter().any(|r| r.value == rule) {
-                errors.at(w.span, format!("`{}` is listed twice", w.value));
-                continue;
-            }
-            rules.push(Located::new(rule, at(w.span)));
-        }
-        rules
+    let rules_of = |words: &[Sp<String>]| -> Vec<Located<AccessRule>> {
+        words.iter().map(|w| Located::new(AccessRule::from_word(&w.value), at(w.span))).collect()
     };
     // `all` first, so the keys written beside it win.
-    for (key, words) in attrs.access.iter().filter(|(k, _)| k.value == "all") {
-        let rules = rules_of(words, errors);
-        let _ = key;
+    for (_, words) in attrs.access.iter().filter(|(k, _)| k.value == "all") {
+        let rules = rules_of(words);
         access.create = rules.clone();
         access.read = rules.clone();
         access.write = rules.clone();
         access.delete = rules;
     }
     for (key, words) in attrs.access.iter().filter(|(k, _)| k.value != "all") {
-        let rules = rules_of(words, errors);
+        let rules = rules_of(words);
         match key.value.as_str() {
             "create" => access.create = rules,
             "read" => access.read = rules,
@@ -887,11 +877,9 @@ fn rate_limit(r: &attr::RateAttrs, auth: bool, errors: &mut Errors) -> Option<Ra
         if capacity.is_none() || refill.is_none() {
             errors.at(r.span, "a token bucket needs `capacity` and `refill_per_second`");
         }
-        if refill.is_some_and(|f| f <= 0.0) {
-            errors.at(r.span, "`refill_per_second` must be above 0");
-        }
+        // The values are judged by the checks, as a schema's are.
         RateAlgorithm::TokenBucket {
-            capacity: capacity.and_then(|c| u32::try_from(c).ok()).unwrap_or(1).max(1),
+            capacity: capacity.map_or(Some(1), |c| u32::try_from(c).ok()).unwrap_or(u32::MAX),
             refill_per_second: refill.unwrap_or(1.0),
         }
     } else {
@@ -900,11 +888,8 @@ fn rate_limit(r: &attr::RateAttrs, auth: bool, errors: &mut Errors) -> Option<Ra
         if r.limit.is_none() || r.window.is_none() {
             errors.at(r.span, "a window needs `limit` and `window`");
         }
-        let limit = r.limit.as_ref().and_then(|l| u32::try_from(l.value).ok()).unwrap_or(1).max(1);
+        let limit = r.limit.as_ref().map_or(Some(1), |l| u32::try_from(l.value).ok()).unwrap_or(u32::MAX);
         let window = r.window.as_ref().and_then(|w| duration(w, "`window`", errors)).unwrap_or(Duration::from_secs(1));
-        if window.is_zero() {
-            errors.at(r.span, "`window` must be longer than 0");
-        }
         if algo == RateAlgorithmKind::FixedWindow {
             RateAlgorithm::FixedWindow { limit, window }
         } else {
@@ -921,9 +906,9 @@ fn rate_limit(r: &attr::RateAttrs, auth: bool, errors: &mut Errors) -> Option<Ra
 
 fn gate(since: Option<&Sp<u64>>, until: Option<&Sp<u64>>, errors: &mut Errors) -> Gate {
     let version = |v: &Sp<u64>, errors: &mut Errors| match u32::try_from(v.value) {
-        Ok(n) if n >= 1 => Some(Located::new(n, at(v.span))),
-        _ => {
-            errors.at(v.span, "a version is a whole number from 1");
+        Ok(n) => Some(Located::new(n, at(v.span))),
+        Err(_) => {
+            errors.at(v.span, "a version is a whole number that fits in 32 bits");
             None
         }
     };

@@ -8,6 +8,7 @@ pub mod bounds;
 pub mod model;
 pub mod openapi;
 pub mod origin;
+pub mod predicates;
 pub mod vocabulary;
 pub mod words;
 

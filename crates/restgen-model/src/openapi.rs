@@ -211,7 +211,7 @@ fn challenges(service: &Service) -> String {
         out.push(format!("Basic realm=\"{realm}\", charset=\"UTF-8\""));
     }
     if auth.has_scheme(Scheme::ApiKey) {
-        out.push(format!("ApiKey realm=\"{realm}\", header=\"{}\"", auth.api_key.header));
+        out.push(format!("ApiKey realm=\"{realm}\", header=\"{}\"", auth.api_key.header.value));
     }
     out.join(", ")
 }

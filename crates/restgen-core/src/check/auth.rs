@@ -5,6 +5,9 @@ use crate::model::{AccessRule, Auth, FieldType, JwtAlgorithm, RateKey, Scheme, S
 use crate::origin::Located;
 
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
+    for r in &service.resources {
+        resource(r, diags);
+    }
     owners_need_principal(service, diags);
     let Some(auth) = &service.auth else {
         access_needs_auth(service, diags);
@@ -13,6 +16,50 @@ pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
     principal_complete(service, auth, diags);
     roles_declared(service, auth, diags);
     scheme_settings(service, auth, diags);
+    token_settings(auth, diags);
+}
+
+/// What one resource's access lists need: each rule once per list.
+pub(super) fn resource(resource: &crate::model::Resource, diags: &mut Diagnostics) {
+    for (key, rules) in resource.access.lists() {
+        for (i, rule) in rules.iter().enumerate() {
+            if let Some(first) = rules[..i].iter().find(|r| r.value == rule.value) {
+                diags
+                    .error(
+                        codes::DUPLICATE_ENTRY,
+                        &rule.origin,
+                        format!("`{}` is listed twice in `access.{key}`", rule.value.word()),
+                    )
+                    .related(&first.origin, "first listed here");
+            }
+        }
+    }
+}
+
+/// Tokens live at least a second; secrets, key files and the API key header are named as
+/// the environment and HTTP allow; HS256 signs with a secret, not with key files.
+fn token_settings(auth: &Auth, diags: &mut Diagnostics) {
+    let jwt = &auth.jwt;
+    if jwt.ttl.value.as_secs() == 0 {
+        diags.error(codes::INVALID_VALUE, &jwt.ttl.origin, "`ttl` must be at least one second");
+    }
+    super::settings::env_name(&jwt.secret_env, "`secret_env`", diags);
+    for (key, env) in [("`private_key_env`", &jwt.private_key_env), ("`public_key_env`", &jwt.public_key_env)] {
+        if let Some(env) = env {
+            super::settings::env_name(env, key, diags);
+            if jwt.algorithm.value == JwtAlgorithm::Hs256 {
+                diags.error(
+                    codes::AUTH_CONFIG,
+                    &env.origin,
+                    "key files are for RS256 and ES256; HS256 uses `secret_env`",
+                );
+            }
+        }
+    }
+    let header = &auth.api_key.header;
+    if !crate::predicates::is_header_name(&header.value) {
+        diags.error(codes::INVALID_VALUE, &header.origin, format!("`{}` is not an HTTP header name", header.value));
+    }
 }
 
 /// `owner` makes object-level authorization apply, which needs callers with identities:

@@ -15,6 +15,7 @@ pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
 
 pub(super) fn resource(resource: &crate::model::Resource, diags: &mut Diagnostics) {
     page_sizes(&resource.pagination, diags);
+    envelope_is_a_plain_key(resource, diags);
     cursor_needs_envelope(resource, diags);
     public_cache_only_on_public_data(resource, diags);
 }
@@ -35,6 +36,21 @@ fn page_sizes(p: &Pagination, diags: &mut Diagnostics) {
                 format!("`default_size` {} is above `max_size` {}", p.default_size.value, p.max_size.value),
             )
             .related(&p.max_size.origin, "`max_size` set here");
+    }
+}
+
+/// Lists go under a key clients can name in any language: `data`, `results`, `rows`.
+fn envelope_is_a_plain_key(resource: &crate::model::Resource, diags: &mut Diagnostics) {
+    if let Envelope::Key(key) = &resource.envelope.value
+        && !crate::predicates::is_plain_key(key)
+    {
+        diags
+            .error(
+                codes::INVALID_VALUE,
+                &resource.envelope.origin,
+                format!("envelope key `{key}` is not a plain JSON key"),
+            )
+            .hint("use `bare`, `data`, `results`, or a name of letters, digits and `_`");
     }
 }
 

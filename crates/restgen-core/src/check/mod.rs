@@ -8,6 +8,7 @@ mod names;
 mod paths;
 mod pending;
 mod refs;
+mod settings;
 mod states;
 mod versions;
 
@@ -24,6 +25,7 @@ pub fn check(service: &Service, diags: &mut Diagnostics) {
     states::check(service, diags);
     versions::check(service, diags);
     collections::check(service, diags);
+    settings::check(service, diags);
     pending::check(service, diags);
 }
 
@@ -36,6 +38,9 @@ pub fn check_resource(service: &Service, resource: &Resource, diags: &mut Diagno
     paths::resource(resource, diags);
     states::resource(resource, diags);
     collections::resource(resource, diags);
+    settings::resource(resource, diags);
+    auth::resource(resource, diags);
+    versions::resource(resource, diags);
     pending::resource(resource, diags);
 }
 

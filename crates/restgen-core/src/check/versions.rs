@@ -1,15 +1,25 @@
 //! API versions and the `since`/`until` gates on resources and fields.
 
 use crate::diagnostics::{Diagnostics, codes};
-use crate::model::{Gate, Service};
+use crate::model::{Gate, Resource, Service};
 
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
     versions_ascending(service, diags);
-    for resource in &service.resources {
-        gate_valid(service, &resource.gate, diags);
-        for field in &resource.fields {
-            gate_valid(service, &field.gate, diags);
+    for r in &service.resources {
+        resource(r, diags);
+        gate_declared(service, &r.gate, diags);
+        for field in &r.fields {
+            gate_declared(service, &field.gate, diags);
         }
+    }
+}
+
+/// The gates of one resource and its fields, as far as they can be judged without the
+/// versions the service declares.
+pub(super) fn resource(resource: &Resource, diags: &mut Diagnostics) {
+    gate_ordered(&resource.gate, diags);
+    for field in &resource.fields {
+        gate_ordered(&field.gate, diags);
     }
 }
 
@@ -44,12 +54,13 @@ fn versions_ascending(service: &Service, diags: &mut Diagnostics) {
     }
 }
 
-/// `since` and `until` name declared versions, and `since` comes before `until`.
+/// `since` and `until` name declared versions.
 ///   since: 3   # rejected when api.versions lists only 1 and 2
-fn gate_valid(service: &Service, gate: &Gate, diags: &mut Diagnostics) {
+fn gate_declared(service: &Service, gate: &Gate, diags: &mut Diagnostics) {
     let declared: Vec<u32> = service.version_numbers().collect();
     for (key, bound) in [("since", &gate.since), ("until", &gate.until)] {
         if let Some(b) = bound
+            && b.value > 0
             && !declared.contains(&b.value)
         {
             let hint = if declared.is_empty() {
@@ -60,6 +71,18 @@ fn gate_valid(service: &Service, gate: &Gate, diags: &mut Diagnostics) {
             diags
                 .error(codes::UNDECLARED_VERSION, &b.origin, format!("`{key}` names undeclared version {}", b.value))
                 .hint(hint);
+        }
+    }
+}
+
+/// Versions count from 1, and `since` comes before `until`.
+///   since: 2, until: 2   # no version has it
+fn gate_ordered(gate: &Gate, diags: &mut Diagnostics) {
+    for (key, bound) in [("since", &gate.since), ("until", &gate.until)] {
+        if let Some(b) = bound
+            && b.value == 0
+        {
+            diags.error(codes::INVALID_VALUE, &b.origin, format!("`{key}` names version 0; versions start at 1"));
         }
     }
     if let (Some(since), Some(until)) = (&gate.since, &gate.until)

@@ -48,7 +48,7 @@ pub(crate) fn lib(service: &Service) -> RustFile {
     let identifier = login.and_then(|a| a.login.identifier.as_ref()).map_or("identifier", |i| i.value.as_str());
     let api_key_header = match api_keys {
         Some(a) => {
-            let h = &a.api_key.header;
+            let h = &a.api_key.header.value;
             quote!(::core::option::Option::Some(#h))
         }
         None => quote!(::core::option::Option::None),

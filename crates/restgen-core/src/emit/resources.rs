@@ -94,13 +94,13 @@ fn auth(service: &Service) -> TokenStream {
         let name = declared.as_ref().map(|d| d.value.clone());
         option_str((asymmetric).then(|| name.unwrap_or_else(|| service_env_name(&service.name.value, suffix))).as_ref())
     };
-    let secret_env = &a.jwt.secret_env;
+    let secret_env = &a.jwt.secret_env.value;
     let private_key_env = key_env(&a.jwt.private_key_env, "JWT_PRIVATE_KEY");
     let public_key_env = key_env(&a.jwt.public_key_env, "JWT_PUBLIC_KEY");
     let ttl = a.jwt.ttl.as_secs();
     let issuer = option_str(a.jwt.issuer.as_ref());
     let audience = option_str(a.jwt.audience.as_ref());
-    let header = &a.api_key.header;
+    let header = &a.api_key.header.value;
     let query = option_str(a.api_key.query.as_ref().map(|q| &q.value));
     let roles = a.roles.iter().map(|r| &r.value);
     let default_role = option_str(a.default_role.as_ref().map(|r| &r.value));

@@ -46,7 +46,7 @@ pub(crate) fn generated_mod(service: &crate::model::Service) -> RustFile {
     let name = &service.name.value;
     let base = &service.api.base_path.value;
     let max_body = proc_macro2::Literal::u64_unsuffixed(service.limits.max_body_bytes);
-    let timeout_ms = proc_macro2::Literal::u64_unsuffixed(service.limits.request_timeout.as_millis() as u64);
+    let timeout_ms = proc_macro2::Literal::u64_unsuffixed(service.limits.request_timeout.value.as_millis() as u64);
     let cors = match &service.cors {
         Some(c) => {
             let origins = c.allowed_origins.iter().map(|o| o.value.as_str());
@@ -61,9 +61,9 @@ pub(crate) fn generated_mod(service: &crate::model::Service) -> RustFile {
         }
         None => quote!(::core::option::Option::None),
     };
-    let max_in_flight = match service.limits.max_in_flight {
+    let max_in_flight = match &service.limits.max_in_flight {
         Some(n) => {
-            let n = proc_macro2::Literal::usize_unsuffixed(n as usize);
+            let n = proc_macro2::Literal::usize_unsuffixed(n.value as usize);
             quote!(::core::option::Option::Some(#n))
         }
         None => quote!(::core::option::Option::None),

@@ -57,12 +57,12 @@ pub struct Login {
 pub struct Jwt {
     pub algorithm: Located<JwtAlgorithm>,
     /// HS256: environment variable holding the shared secret.
-    pub secret_env: String,
+    pub secret_env: Located<String>,
     /// RS256/ES256: environment variable holding the path of the PEM private key.
     pub private_key_env: Option<Located<String>>,
     /// RS256/ES256: environment variable holding the path of the PEM public key.
     pub public_key_env: Option<Located<String>>,
-    pub ttl: Duration,
+    pub ttl: Located<Duration>,
     pub issuer: Option<String>,
     pub audience: Option<String>,
     #[serde(skip)]
@@ -96,7 +96,7 @@ impl ApiKey {
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ApiKey {
-    pub header: String,
+    pub header: Located<String>,
     pub query: Option<Located<String>>,
     #[serde(skip)]
     pub origin: Origin,

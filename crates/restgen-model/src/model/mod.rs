@@ -200,7 +200,7 @@ impl Default for Pagination {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Webhooks {
     /// Environment variable holding the signing secret.
-    pub secret_env: String,
+    pub secret_env: Located<String>,
     pub max_attempts: u32,
     pub timeout: Duration,
     #[serde(skip)]
@@ -219,9 +219,9 @@ pub struct Cors {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Limits {
     pub max_body_bytes: u64,
-    pub request_timeout: Duration,
+    pub request_timeout: Located<Duration>,
     /// Beyond it: 503 with `Retry-After`. `None`: unlimited.
-    pub max_in_flight: Option<u32>,
+    pub max_in_flight: Option<Located<u32>>,
 }
 
 impl Webhooks {
@@ -231,7 +231,7 @@ impl Webhooks {
     /// The format's defaults, signed with the secret in `secret_env`.
     pub fn with_defaults(secret_env: String) -> Webhooks {
         Webhooks {
-            secret_env,
+            secret_env: Located::bare(secret_env),
             max_attempts: Webhooks::MAX_ATTEMPTS,
             timeout: Webhooks::TIMEOUT,
             origin: Origin::Unknown,
@@ -246,7 +246,11 @@ impl Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_body_bytes: Limits::MAX_BODY_BYTES, request_timeout: Limits::REQUEST_TIMEOUT, max_in_flight: None }
+        Limits {
+            max_body_bytes: Limits::MAX_BODY_BYTES,
+            request_timeout: Located::bare(Limits::REQUEST_TIMEOUT),
+            max_in_flight: None,
+        }
     }
 }
 

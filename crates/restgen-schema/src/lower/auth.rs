@@ -1,6 +1,5 @@
 //! Lowering `auth`.
 
-use super::env_name;
 use super::read::Cx;
 use crate::yaml::Node;
 use restgen_core::diagnostics::codes;
@@ -32,10 +31,10 @@ pub(super) fn auth(cx: &mut Cx, node: &Node, service: &str) -> Option<Auth> {
 
     let mut jwt = Jwt {
         algorithm: Located::new(JwtAlgorithm::DEFAULT, origin.clone()),
-        secret_env: service_env_name(service, "JWT_SECRET"),
+        secret_env: Located::new(service_env_name(service, "JWT_SECRET"), origin.clone()),
         private_key_env: None,
         public_key_env: None,
-        ttl: Jwt::TTL,
+        ttl: Located::new(Jwt::TTL, origin.clone()),
         issuer: None,
         audience: None,
         origin: origin.clone(),
@@ -51,7 +50,8 @@ pub(super) fn auth(cx: &mut Cx, node: &Node, service: &str) -> Option<Auth> {
             if let Some(a) = jm.get("algorithm").and_then(|n| cx.word_of(n, "JWT algorithm")) {
                 jwt.algorithm = a;
             }
-            if let Some(s) = jm.get("secret_env").and_then(|n| env_name(cx, n, "`secret_env`")) {
+            if let Some(s) = jm.get("secret_env").and_then(|n| cx.string(n, "`secret_env`")) {
+                // Whether it was written, which the model cannot tell from the default.
                 if jwt.algorithm.value != JwtAlgorithm::Hs256 {
                     cx.diags.error(
                         codes::AUTH_CONFIG,
@@ -59,31 +59,20 @@ pub(super) fn auth(cx: &mut Cx, node: &Node, service: &str) -> Option<Auth> {
                         "`secret_env` is for HS256; RS256 and ES256 use key files",
                     );
                 }
-                jwt.secret_env = s.value;
+                jwt.secret_env = s;
             }
-            jwt.private_key_env = jm.get("private_key_env").and_then(|n| env_name(cx, n, "`private_key_env`"));
-            jwt.public_key_env = jm.get("public_key_env").and_then(|n| env_name(cx, n, "`public_key_env`"));
-            if jwt.algorithm.value == JwtAlgorithm::Hs256 {
-                for k in [&jwt.private_key_env, &jwt.public_key_env].into_iter().flatten() {
-                    cx.diags.error(
-                        codes::AUTH_CONFIG,
-                        &k.origin,
-                        "key files are for RS256 and ES256; HS256 uses `secret_env`",
-                    );
-                }
-            }
+            jwt.private_key_env = jm.get("private_key_env").and_then(|n| cx.string(n, "`private_key_env`"));
+            jwt.public_key_env = jm.get("public_key_env").and_then(|n| cx.string(n, "`public_key_env`"));
             if let Some(t) = jm.get("ttl").and_then(|n| cx.duration(n, "`ttl`")) {
-                if t.value.as_secs() == 0 {
-                    cx.diags.error(codes::INVALID_VALUE, &t.origin, "`ttl` must be at least one second");
-                }
-                jwt.ttl = t.value;
+                jwt.ttl = t;
             }
             jwt.issuer = jm.get("issuer").and_then(|n| cx.string(n, "`issuer`")).map(|s| s.value);
             jwt.audience = jm.get("audience").and_then(|n| cx.string(n, "`audience`")).map(|s| s.value);
         }
     }
 
-    let mut api_key = ApiKey { header: ApiKey::HEADER.to_owned(), query: None, origin: origin.clone() };
+    let mut api_key =
+        ApiKey { header: Located::new(ApiKey::HEADER.to_owned(), origin.clone()), query: None, origin: origin.clone() };
     if let Some((key, n)) = m.entry("api_key") {
         if !has(Scheme::ApiKey) {
             cx.diags
@@ -93,14 +82,7 @@ pub(super) fn auth(cx: &mut Cx, node: &Node, service: &str) -> Option<Auth> {
         if let Some(am) = cx.map(n, "`api_key`", &keys::API_KEY) {
             api_key.origin = n.origin.clone();
             if let Some(h) = am.get("header").and_then(|n| cx.string(n, "`header`")) {
-                if !h.value.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') || h.value.is_empty() {
-                    cx.diags.error(
-                        codes::INVALID_VALUE,
-                        &h.origin,
-                        format!("`{}` is not an HTTP header name", h.value),
-                    );
-                }
-                api_key.header = h.value;
+                api_key.header = h;
             }
             api_key.query = am.get("query").and_then(|n| cx.string(n, "`query`"));
         }

@@ -67,20 +67,7 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
     };
     let envelope = match text(cx, "envelope") {
         Some(e) if e.value == Envelope::BARE => Located::new(Envelope::Bare, e.origin),
-        Some(e) => {
-            let ok = e.value.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                && e.value.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            if !ok {
-                cx.diags
-                    .error(
-                        codes::INVALID_VALUE,
-                        &e.origin,
-                        format!("envelope key `{}` is not a plain JSON key", e.value),
-                    )
-                    .hint("use `bare`, `data`, `results`, or a name of letters, digits and `_`");
-            }
-            Located::new(Envelope::Key(e.value), e.origin)
-        }
+        Some(e) => Located::new(Envelope::Key(e.value), e.origin),
         None => Located::new(Envelope::Key(Envelope::DEFAULT_KEY.to_owned()), origin.clone()),
     };
     let mut formats = Located::new(vec![Format::Json], origin.clone());
@@ -153,18 +140,8 @@ fn access(cx: &mut Cx, node: Option<&Node>, owned: bool, auth: Option<&Auth>, or
         ("delete", &mut access.delete),
     ] {
         let Some(n) = m.get(key) else { continue };
-        let mut rules: Vec<Located<AccessRule>> = Vec::new();
-        for s in cx.strings(n, &format!("`access.{key}`")) {
-            let rule = AccessRule::from_word(&s.value);
-            if let Some(first) = rules.iter().find(|r| r.value == rule) {
-                cx.diags
-                    .error(codes::DUPLICATE_ENTRY, &s.origin, format!("`{}` is listed twice", s.value))
-                    .related(&first.origin, "first listed here");
-                continue;
-            }
-            rules.push(Located::new(rule, s.origin));
-        }
-        *slot = rules;
+        let words = cx.strings(n, &format!("`access.{key}`"));
+        *slot = words.into_iter().map(|s| Located::new(AccessRule::from_word(&s.value), s.origin)).collect();
     }
     access
 }
@@ -237,7 +214,7 @@ fn transition(cx: &mut Cx, name: Located<String>, node: &Node) -> Option<Transit
 
 pub(super) fn gate(cx: &mut Cx, since: Option<&Node>, until: Option<&Node>) -> Gate {
     Gate {
-        since: since.and_then(|n| cx.u32_at_least(n, "`since`", 1)),
-        until: until.and_then(|n| cx.u32_at_least(n, "`until`", 1)),
+        since: since.and_then(|n| cx.u32_at_least(n, "`since`", 0)),
+        until: until.and_then(|n| cx.u32_at_least(n, "`until`", 0)),
     }
 }
