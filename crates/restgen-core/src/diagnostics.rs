@@ -78,6 +78,8 @@ pub mod codes {
         EMPTY_VERSION_RANGE = "E0702" "empty-version-range";
         VERSION_ORDER = "E0703" "version-order";
         NOT_SERVED = "E0801" "not-served";
+        DERIVE_SHAPE = "E0901" "derive-shape";
+        RUST_TYPE = "E0902" "rust-type";
     }
 }
 

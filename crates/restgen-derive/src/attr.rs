@@ -4,8 +4,9 @@
 //! An unknown key is an error with a "did you mean" hint, like the YAML front-end's; the
 //! keys each attribute takes are the vocabulary's (`restgen_core::vocabulary`).
 
-use crate::errors::Errors;
+use crate::errors::{Errors, text};
 use proc_macro2::Span;
+use restgen_core::diagnostics::codes;
 use restgen_core::diagnostics::did_you_mean;
 use restgen_core::model::WriteOp;
 use restgen_core::vocabulary::{self as vocab, Fronts, Table};
@@ -157,7 +158,7 @@ fn unknown(meta: &ParseNestedMeta, what: &str, table: &Table) -> syn::Error {
         Some(m) => format!("did you mean `{m}`?"),
         None => format!("known keys: {}", known.join(", ")),
     };
-    meta.error(format!("unknown key `{name}` in {what}; {hint}"))
+    meta.error(text(codes::UNKNOWN_KEY, &format!("unknown key `{name}` in {what}; {hint}")))
 }
 
 fn key(meta: &ParseNestedMeta) -> String {
@@ -220,7 +221,7 @@ fn number(meta: &ParseNestedMeta) -> syn::Result<Sp<f64>> {
     let span = expr.span();
     match literal(&expr) {
         Some(serde_json::Value::Number(n)) => Ok(Sp::new(n.as_f64().unwrap_or_default(), span)),
-        _ => Err(syn::Error::new(span, "expected a number")),
+        _ => Err(syn::Error::new(span, text(codes::WRONG_TYPE, "expected a number"))),
     }
 }
 
@@ -258,7 +259,7 @@ fn literal(expr: &Expr) -> Option<serde_json::Value> {
 /// Keeps the first value of a key and reports a repeat.
 fn once<T>(slot: &mut Option<T>, value: T, meta: &ParseNestedMeta, errors: &mut Errors) {
     if slot.is_some() {
-        errors.push(meta.error(format!("`{}` is given twice", key(meta))));
+        errors.push(meta.error(text(codes::DUPLICATE_KEY, &format!("`{}` is given twice", key(meta)))));
     } else {
         *slot = Some(value);
     }
@@ -472,7 +473,13 @@ fn field_key(meta: &ParseNestedMeta, out: &mut FieldAttrs, errors: &mut Errors) 
                 let value = match &expr {
                     Expr::Path(p) if p.path.is_ident("now") => DefaultAttr::Now,
                     other => DefaultAttr::Value(literal(other).ok_or_else(|| {
-                        syn::Error::new(span, "a default is a literal: a string, a number, `true`, `false`, or `now`")
+                        syn::Error::new(
+                            span,
+                            text(
+                                codes::WRONG_TYPE,
+                                "a default is a literal: a string, a number, `true`, `false`, or `now`",
+                            ),
+                        )
                     })?),
                 };
                 once(&mut out.default, Sp::new(value, span), meta, errors);
@@ -495,7 +502,11 @@ fn field_key(meta: &ParseNestedMeta, out: &mut FieldAttrs, errors: &mut Errors) 
             "text" | "email" | "url" | "password" | "json" | "roles" => {
                 let kind = Sp::new(k.clone(), meta.path.span());
                 if let Some(first) = &out.kind {
-                    errors.at(kind.span, format!("`{}` and `{}` are both given; a field has one type", first.value, k));
+                    errors.at(
+                        codes::CONFLICTING_FLAGS,
+                        kind.span,
+                        format!("`{}` and `{}` are both given; a field has one type", first.value, k),
+                    );
                 } else {
                     out.kind = Some(kind);
                 }

@@ -32,7 +32,7 @@ pub(crate) fn run(service: &Service, resource: &Resource, errors: &mut Errors) -
 /// Each error among `diags` as a compile error at its span.
 pub(crate) fn report(diags: &Diagnostics, errors: &mut Errors) {
     for d in diags.iter().filter(|d| d.severity == Severity::Error) {
-        errors.at(span(d), message(d));
+        errors.push(syn::Error::new(span(d), message(d)));
     }
 }
 
@@ -46,12 +46,11 @@ fn span(d: &Diagnostic) -> Span {
 /// The message as `restgen check` words it, with its code (listed in docs/diagnostics.md)
 /// and its help.
 fn message(d: &Diagnostic) -> String {
-    let mut message = format!("{} [restgen {}]", d.message, d.code.id);
-    if let Some(hint) = &d.hint {
-        message.push_str("; ");
-        message.push_str(hint);
+    let message = format!("{} [restgen {}]", d.message, d.code.id);
+    match &d.hint {
+        Some(hint) => format!("{message}; {hint}"),
+        None => message,
     }
-    message
 }
 
 /// The warnings as items whose compilation shows each at its span. A derive cannot warn

@@ -3,9 +3,10 @@
 //! checked here; restgen-core emits the impls (the wire form and the list of values in
 //! terms of `restgen::Enum`, so they cannot disagree).
 
-use crate::errors::Errors;
+use crate::errors::{Errors, text};
 use heck::ToSnakeCase;
 use proc_macro2::TokenStream;
+use restgen_core::diagnostics::codes;
 use syn::spanned::Spanned;
 use syn::{Data, DeriveInput, Expr, ExprLit, Fields, Lit, Meta};
 
@@ -14,20 +15,25 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
     let Data::Enum(data) = &input.data else {
         return Err(syn::Error::new(
             input.ident.span(),
-            "`#[derive(Enum)]` needs an enum: its unit variants are a field's values",
+            text(codes::DERIVE_SHAPE, "`#[derive(Enum)]` needs an enum: its unit variants are a field's values"),
         ));
     };
     if !input.generics.params.is_empty() {
-        errors.at(input.generics.span(), "an enum of values cannot be generic");
+        errors.at(codes::DERIVE_SHAPE, input.generics.span(), "an enum of values cannot be generic");
     }
     if data.variants.is_empty() {
-        errors.at(input.ident.span(), "an enum of values needs at least one variant: a field needs a value to hold");
+        errors.at(
+            codes::DERIVE_SHAPE,
+            input.ident.span(),
+            "an enum of values needs at least one variant: a field needs a value to hold",
+        );
     }
     let mut variants = Vec::new();
     let mut values: Vec<(String, proc_macro2::Span)> = Vec::new();
     for variant in &data.variants {
         if !matches!(variant.fields, Fields::Unit) {
             errors.at(
+                codes::DERIVE_SHAPE,
                 variant.fields.span(),
                 format!("`{}` holds data; a value is a unit variant (`{}`)", variant.ident, variant.ident),
             );
@@ -35,7 +41,8 @@ pub(crate) fn expand(input: &DeriveInput) -> syn::Result<TokenStream> {
         }
         let Some((value, span)) = value(variant, &mut errors) else { continue };
         if let Some((_, first)) = values.iter().find(|(v, _)| *v == value) {
-            let mut error = syn::Error::new(span, format!("the value `{value}` is given twice"));
+            let mut error =
+                syn::Error::new(span, text(codes::DUPLICATE_ENTRY, &format!("the value `{value}` is given twice")));
             error.combine(syn::Error::new(*first, format!("`{value}` is first given here")));
             errors.push(error);
             continue;
@@ -61,15 +68,15 @@ fn value(variant: &syn::Variant, errors: &mut Errors) -> Option<(String, proc_ma
             _ => None,
         };
         let Some(text) = text else {
-            errors.at(attr.span(), "a variant's value is a string: `#[value = \"on_hold\"]`");
+            errors.at(codes::WRONG_TYPE, attr.span(), "a variant's value is a string: `#[value = \"on_hold\"]`");
             return None;
         };
         if given.is_some() {
-            errors.at(attr.span(), "a variant has one value; `#[value]` is given twice");
+            errors.at(codes::DUPLICATE_KEY, attr.span(), "`#[value]` is given twice: a variant has one value");
             return None;
         }
         if text.value().is_empty() {
-            errors.at(text.span(), "a value cannot be empty");
+            errors.at(codes::INVALID_VALUE, text.span(), "a value cannot be empty");
             return None;
         }
         given = Some((text.value(), text.span()));

@@ -2,6 +2,7 @@
 //! build reports them all, each on its own tokens.
 
 use proc_macro2::Span;
+use restgen_core::diagnostics::Code;
 use std::fmt::Display;
 
 #[derive(Default)]
@@ -12,8 +13,9 @@ impl Errors {
         self.0.push(error);
     }
 
-    pub fn at(&mut self, span: Span, message: impl Display) {
-        self.0.push(syn::Error::new(span, message));
+    /// An error at `span` with its code (`restgen check`'s, listed in docs/diagnostics.md).
+    pub fn at(&mut self, code: Code, span: Span, message: impl Display) {
+        self.0.push(syn::Error::new(span, text(code, &message.to_string())));
     }
 
     pub fn len(&self) -> usize {
@@ -33,5 +35,14 @@ impl Errors {
             first.combine(e);
         }
         Err(first)
+    }
+}
+
+/// `message [restgen E0005]; help`: a problem as the derive words it, its code between what
+/// is wrong and the help (which follows the first `; `), as `restgen check` shows both.
+pub(crate) fn text(code: Code, message: &str) -> String {
+    match message.split_once("; ") {
+        Some((what, help)) => format!("{what} [restgen {}]; {help}", code.id),
+        None => format!("{message} [restgen {}]", code.id),
     }
 }

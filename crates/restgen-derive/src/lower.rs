@@ -6,10 +6,11 @@
 //! compiler checks the rest against their own derives.
 
 use crate::attr::{self, DefaultAttr, FieldAttrs, ResourceAttrs, Sp};
-use crate::errors::Errors;
+use crate::errors::{Errors, text};
 use crate::ty::{self, Rust};
 use heck::ToSnakeCase;
 use proc_macro2::Span;
+use restgen_core::diagnostics::codes;
 use restgen_core::diagnostics::did_you_mean;
 use restgen_core::model::*;
 use restgen_core::origin::{Located, Origin};
@@ -114,6 +115,7 @@ fn time_on_the_wire(field: &syn::Field, read: &ty::Read, fname: &str, errors: &m
     if !told {
         let module = if read.optional { "restgen::time::option" } else { "restgen::time" };
         errors.at(
+            codes::RUST_TYPE,
             field.ty.span(),
             format!(
                 "`{fname}` holds a `time` type, which serde writes in `time`'s own form, not as RFC 3339 like \
@@ -148,7 +150,7 @@ fn choose<W: Word>(word: &Sp<String>, what: &str, errors: &mut Errors) -> Option
         Some(m) => format!("did you mean `{m}`?"),
         None => format!("expected one of: {}", names.join(", ")),
     };
-    errors.at(word.span, format!("unknown {what} `{}`; {hint}", word.value));
+    errors.at(codes::INVALID_VALUE, word.span, format!("unknown {what} `{}`; {hint}", word.value));
     None
 }
 
@@ -161,12 +163,18 @@ pub fn lower_resource(input: &DeriveInput, cx: &Context) -> syn::Result<Lowered>
         l.warnings = crate::check::run(&l.service, &l.resource, &mut errors);
     }
     errors.finish()?;
-    lowered.ok_or_else(|| syn::Error::new(input.ident.span(), "this struct could not be read as a resource"))
+    lowered.ok_or_else(|| {
+        syn::Error::new(input.ident.span(), text(codes::DERIVE_SHAPE, "this struct could not be read as a resource"))
+    })
 }
 
 fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lowered> {
     if !input.generics.params.is_empty() {
-        errors.at(input.generics.span(), "a resource cannot be generic: its table and routes are one per type");
+        errors.at(
+            codes::DERIVE_SHAPE,
+            input.generics.span(),
+            "a resource cannot be generic: its table and routes are one per type",
+        );
     }
     let fields = match &input.data {
         Data::Struct(s) => match &s.fields {
@@ -177,6 +185,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
     };
     let Some(fields) = fields else {
         errors.at(
+            codes::DERIVE_SHAPE,
             input.ident.span(),
             "`#[derive(Resource)]` needs a struct with named fields: one per field of the resource",
         );
@@ -194,6 +203,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         None if attrs_misread => Located::new(format!("/{}s", name.value), origin.clone()),
         None => {
             errors.at(
+                codes::MISSING_KEY,
                 input.ident.span(),
                 format!("a resource needs a collection path: add `#[resource(path = \"/{}s\")]`", name.value),
             );
@@ -216,7 +226,11 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         let server_set = restgen_core::check::RESERVED_FIELDS.contains(&fname.as_str());
         if server_set {
             if let Some(a) = f.attrs.iter().find(|a| a.path().is_ident("field")) {
-                errors.at(a.span(), format!("`{fname}` is set by the server; it takes no `#[field]`"));
+                errors.at(
+                    codes::RESERVED_FIELD,
+                    a.span(),
+                    format!("`{fname}` is set by the server; it takes no `#[field]`"),
+                );
             }
             let id_kind = match read.kind {
                 Rust::Uuid => Some(IdKind::Uuid),
@@ -227,7 +241,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
                 "id" | "owner_id" => {
                     seen_id |= fname == "id";
                     let Some(kind) = id_kind.filter(|_| !read.optional) else {
-                        errors.at(f.ty.span(), format!("`{fname}` is an id: `Uuid` or `i64`"));
+                        errors.at(codes::RUST_TYPE, f.ty.span(), format!("`{fname}` is an id: `Uuid` or `i64`"));
                         continue;
                     };
                     if fname == "id" {
@@ -239,6 +253,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
                 _ => {
                     if !matches!(read.kind, Rust::DateTime | Rust::TimeDateTime) || read.optional {
                         errors.at(
+                            codes::RUST_TYPE,
                             f.ty.span(),
                             format!("`{fname}` is a timestamp: `DateTime<Utc>` or `time::OffsetDateTime`"),
                         );
@@ -269,13 +284,21 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         }
     }
     if !seen_id {
-        errors.at(input.ident.span(), "a resource holds its id: add `pub id: Uuid` (or `i64` for integer ids)");
+        errors.at(
+            codes::RUST_TYPE,
+            input.ident.span(),
+            "a resource holds its id: add `pub id: Uuid` (or `i64` for integer ids)",
+        );
     }
     let timestamps = match (created_at, updated_at) {
         (Some(_), Some(_)) => true,
         (None, None) => false,
         (Some(span), None) | (None, Some(span)) => {
-            errors.at(span, "timestamps come in pairs: hold both `created_at` and `updated_at`, or neither");
+            errors.at(
+                codes::RUST_TYPE,
+                span,
+                "timestamps come in pairs: hold both `created_at` and `updated_at`, or neither",
+            );
             true
         }
     };
@@ -283,6 +306,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
     let owner = attrs.owner.as_ref().map(|p| Located::new(resource_name(p), at(p.span())));
     match (&owner, owner_id) {
         (Some(o), None) => errors.at(
+            codes::RUST_TYPE,
             attrs.owner.as_ref().map_or(Span::call_site(), Spanned::span),
             format!(
                 "records owned by `{}` hold the owner's id: add `pub owner_id: Uuid` (the owner's id type)",
@@ -290,6 +314,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
             ),
         ),
         (None, Some((_, span))) => errors.at(
+            codes::RUST_TYPE,
             span,
             "`owner_id` is set from the caller for owned records: add `#[resource(owner = ...)]` or drop the field",
         ),
@@ -315,6 +340,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         let stateful = lost_state && matches!(f.ty.value, FieldType::Enum { .. });
         if !optional && !stateful && !f.required.value && f.default.is_none() && f.ty.value != FieldType::Roles {
             errors.at(
+                codes::RUST_TYPE,
                 *ty_span,
                 format!(
                     "a record may lack `{}`: no client must send it and it has no default; make it `Option<...>`, \
@@ -442,10 +468,13 @@ pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<b
         _ => None,
     };
     let Some(fields) = fields else {
-        return Err(syn::Error::new(input.ident.span(), "`#[derive(Input)]` needs a struct with named fields"));
+        return Err(syn::Error::new(
+            input.ident.span(),
+            text(codes::DERIVE_SHAPE, "`#[derive(Input)]` needs a struct with named fields"),
+        ));
     };
     if !input.generics.params.is_empty() {
-        errors.at(input.generics.span(), "a body type cannot be generic");
+        errors.at(codes::DERIVE_SHAPE, input.generics.span(), "a body type cannot be generic");
     }
     let name = input.ident.to_string().to_snake_case();
     let mut model_fields = Vec::new();
@@ -457,7 +486,11 @@ pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<b
         let is_option = read.optional;
         let fa = attr::field(&f.attrs, &mut errors);
         if let Some(r) = &fa.reference {
-            errors.at(r.span(), "a body type names no other resource: an id field is a plain `Uuid` or `i64`");
+            errors.at(
+                codes::KEY_NOT_FOR_TYPE,
+                r.span(),
+                "a body type names no other resource: an id field is a plain `Uuid` or `i64`",
+            );
             continue;
         }
         if let Some(field) = field(&fname, ident.span(), &name, &f.ty, read, fa, &mut errors) {
@@ -483,24 +516,34 @@ pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<b
 fn principal_fields(p: &Sp<Option<Sp<String>>>, resource: &Resource, errors: &mut Errors) -> Option<Located<String>> {
     if !resource.fields.iter().any(|f| f.ty.value == FieldType::Password) {
         errors.at(
+            codes::PRINCIPAL_INCOMPLETE,
             p.span,
             "accounts sign in with a password: add a field `#[field(password, settable(create))] password: String`",
         );
     }
     let Some(identifier) = &p.value else {
-        errors.at(p.span, "name the field accounts sign in with: `principal(identifier = email)`");
+        errors.at(
+            codes::PRINCIPAL_INCOMPLETE,
+            p.span,
+            "name the field accounts sign in with: `principal(identifier = email)`",
+        );
         return None;
     };
     match resource.field(&identifier.value) {
         Some(f) if matches!(f.ty.value, FieldType::String | FieldType::Email) && f.unique.value => {}
         Some(_) => errors.at(
+            codes::PRINCIPAL_INCOMPLETE,
             identifier.span,
             format!("`{}` identifies an account: a unique string or email field", identifier.value),
         ),
         None => {
             let hint = did_you_mean(&identifier.value, resource.fields.iter().map(|f| f.name.value.as_str()))
                 .map_or_else(String::new, |m| format!("; did you mean `{m}`?"));
-            errors.at(identifier.span, format!("`principal` names unknown field `{}`{hint}", identifier.value));
+            errors.at(
+                codes::UNKNOWN_FIELD,
+                identifier.span,
+                format!("`principal` names unknown field `{}`{hint}", identifier.value),
+            );
         }
     }
     Some(located(identifier.clone()))
@@ -608,6 +651,7 @@ fn field(
     let nullable = fa.nullable.clone().map_or_else(|| Located::new(read.optional, at(ty_span)), located);
     if nullable.value && !read.optional {
         errors.at(
+            codes::RUST_TYPE,
             fa.nullable.as_ref().map_or(ty_span, |n| n.span),
             format!("`{fname}` may be null, so its type is `Option<...>`"),
         );
@@ -683,6 +727,7 @@ fn field_type(
         // the user's, whose expansion asserts that its variants are these values.
         if ty::name(read.inner).as_deref() != Some(expected.as_str()) && read.kind != Rust::Other {
             errors.at(
+                codes::RUST_TYPE,
                 ty_span,
                 format!(
                     "a field with `values` holds an enum: `{fname}: {expected}`, which the derive declares, \
@@ -694,12 +739,16 @@ fn field_type(
     }
     if let Some(target) = &fa.reference {
         if !matches!(read.kind, Rust::Uuid | Rust::Integer) {
-            errors.at(ty_span, format!("`{fname}` refers to a record by its id: `Uuid` or `i64`"));
+            errors.at(codes::RUST_TYPE, ty_span, format!("`{fname}` refers to a record by its id: `Uuid` or `i64`"));
         }
         return Some(FieldType::Ref { to: Located::new(resource_name(target), at(target.span())) });
     }
     let mismatch = |errors: &mut Errors, wants: &str| {
-        errors.at(ty_span, format!("`{fname}` is declared `{}`, which holds {wants}", kind.unwrap_or("?")));
+        errors.at(
+            codes::RUST_TYPE,
+            ty_span,
+            format!("`{fname}` is declared `{}`, which holds {wants}", kind.unwrap_or("?")),
+        );
     };
     Some(match (kind, read.kind) {
         (None, Rust::String) => FieldType::String,
@@ -726,7 +775,7 @@ fn field_type(
         (_, Rust::Decimal) => FieldType::Decimal,
         (_, Rust::Json) => FieldType::Json,
         _ => {
-            errors.at(
+            errors.at(codes::RUST_TYPE,
                 ty_span,
                 format!(
                     "restgen cannot tell the type of `{fname}` from its Rust type: use String, i64, f64, bool, Uuid, \
@@ -792,7 +841,7 @@ fn pagination(p: &attr::PaginationAttrs, base: &Pagination, errors: &mut Errors)
     let size = |s: &Sp<u64>, errors: &mut Errors| match u32::try_from(s.value) {
         Ok(n) => Some(Located::new(n, at(s.span))),
         Err(_) => {
-            errors.at(s.span, "a page size must fit in 32 bits");
+            errors.at(codes::INVALID_VALUE, s.span, "a page size must fit in 32 bits");
             None
         }
     };
@@ -809,7 +858,7 @@ fn cache(c: &attr::CacheAttrs, errors: &mut Errors) -> Cache {
     let max_age = match &c.max_age {
         Some(text) => duration(text, "`max_age`", errors).unwrap_or(Duration::ZERO),
         None => {
-            errors.at(c.span, "`cache` needs `max_age`: how long caches may keep a read");
+            errors.at(codes::MISSING_KEY, c.span, "`cache` needs `max_age`: how long caches may keep a read");
             Duration::ZERO
         }
     };
@@ -823,7 +872,11 @@ fn cache(c: &attr::CacheAttrs, errors: &mut Errors) -> Cache {
 fn duration(text: &Sp<String>, what: &str, errors: &mut Errors) -> Option<Duration> {
     let d = parse_duration(&text.value);
     if d.is_none() {
-        errors.at(text.span, format!("{what} `{}` is not a duration; {DURATION_HINT}", text.value));
+        errors.at(
+            codes::INVALID_VALUE,
+            text.span,
+            format!("{what} `{}` is not a duration; {DURATION_HINT}", text.value),
+        );
     }
     d
 }
@@ -832,14 +885,14 @@ fn states(s: &attr::StatesAttrs, errors: &mut Errors) -> States {
     let required = |v: &Option<Sp<String>>, key: &str, errors: &mut Errors| match v {
         Some(v) => located(v.clone()),
         None => {
-            errors.at(s.span, format!("`states` needs `{key}`"));
+            errors.at(codes::MISSING_KEY, s.span, format!("`states` needs `{key}`"));
             Located::new(String::new(), at(s.span))
         }
     };
     let field = required(&s.field, "field", errors);
     let initial = required(&s.initial, "initial", errors);
     if s.transitions.is_empty() {
-        errors.at(s.span, "`states` needs `transitions(...)`: how records move between states");
+        errors.at(codes::MISSING_KEY, s.span, "`states` needs `transitions(...)`: how records move between states");
     }
     let transitions = s
         .transitions
@@ -850,7 +903,11 @@ fn states(s: &attr::StatesAttrs, errors: &mut Errors) -> States {
             to: match &t.to {
                 Some(to) => located(to.clone()),
                 None => {
-                    errors.at(t.name.span, format!("transition `{}` needs `to = <state>`", t.name.value));
+                    errors.at(
+                        codes::MISSING_KEY,
+                        t.name.span,
+                        format!("transition `{}` needs `to = <state>`", t.name.value),
+                    );
                     Located::new(String::new(), at(t.name.span))
                 }
             },
@@ -866,7 +923,7 @@ fn rate_limit(r: &attr::RateAttrs, auth: bool, errors: &mut Errors) -> Option<Ra
         r.algorithm.as_ref().map_or(Some(RateAlgorithmKind::DEFAULT), |a| choose(a, "rate limit algorithm", errors))?;
     let wrong = |present: bool, span: Span, key: &str, errors: &mut Errors| {
         if present {
-            errors.at(span, format!("`{key}` does not apply to this algorithm"));
+            errors.at(codes::KEY_NOT_FOR_TYPE, span, format!("`{key}` does not apply to this algorithm"));
         }
     };
     let algorithm = if algo == RateAlgorithmKind::TokenBucket {
@@ -875,7 +932,7 @@ fn rate_limit(r: &attr::RateAttrs, auth: bool, errors: &mut Errors) -> Option<Ra
         let capacity = r.capacity.as_ref().map(|c| c.value);
         let refill = r.refill_per_second.as_ref().map(|f| f.value);
         if capacity.is_none() || refill.is_none() {
-            errors.at(r.span, "a token bucket needs `capacity` and `refill_per_second`");
+            errors.at(codes::MISSING_KEY, r.span, "a token bucket needs `capacity` and `refill_per_second`");
         }
         // The values are judged by the checks, as a schema's are.
         RateAlgorithm::TokenBucket {
@@ -886,7 +943,7 @@ fn rate_limit(r: &attr::RateAttrs, auth: bool, errors: &mut Errors) -> Option<Ra
         wrong(r.capacity.is_some(), r.span, "capacity", errors);
         wrong(r.refill_per_second.is_some(), r.span, "refill_per_second", errors);
         if r.limit.is_none() || r.window.is_none() {
-            errors.at(r.span, "a window needs `limit` and `window`");
+            errors.at(codes::MISSING_KEY, r.span, "a window needs `limit` and `window`");
         }
         let limit = r.limit.as_ref().map_or(Some(1), |l| u32::try_from(l.value).ok()).unwrap_or(u32::MAX);
         let window = r.window.as_ref().and_then(|w| duration(w, "`window`", errors)).unwrap_or(Duration::from_secs(1));
@@ -908,7 +965,7 @@ fn gate(since: Option<&Sp<u64>>, until: Option<&Sp<u64>>, errors: &mut Errors) -
     let version = |v: &Sp<u64>, errors: &mut Errors| match u32::try_from(v.value) {
         Ok(n) => Some(Located::new(n, at(v.span))),
         Err(_) => {
-            errors.at(v.span, "a version is a whole number that fits in 32 bits");
+            errors.at(codes::INVALID_VALUE, v.span, "a version is a whole number that fits in 32 bits");
             None
         }
     };
