@@ -1,8 +1,42 @@
-//! Lengths the runtime guarantees for what it writes from a list request: the cursor it
-//! issues (and so the longest it accepts) and the `Link` to the next page. Computed from
-//! the model, emitted into the resource specs and stated in the OpenAPI document.
+//! Bounds the runtime keeps and the OpenAPI document states, defined once for both: the
+//! limits of problem answers, API keys and request headers, the longest text forms of
+//! values, and the lengths of what a list request writes (the cursor it issues, and so the
+//! longest it accepts, and the `Link` to the next page), computed from the model.
 
-use crate::model::{Field, FieldType, IdKind, Resource, Service};
+use crate::model::{Field, FieldKind, FieldType, IdKind, Resource, Service};
+
+/// The most `errors` one problem answer lists (its `detail` counts them all).
+pub const MAX_FIELD_ERRORS: usize = 50;
+/// The longest problem `detail`, in characters: it can quote the request, so it is cut.
+pub const MAX_DETAIL: usize = 1024;
+/// The longest `errors[].field` and `errors[].message`, in characters.
+pub const MAX_FIELD: usize = 256;
+pub const MAX_MESSAGE: usize = 512;
+/// API keys one account may hold (a 409 beyond), and the longest name of one.
+pub const MAX_API_KEYS: u32 = 100;
+pub const MAX_API_KEY_NAME: usize = 100;
+/// The longest `If-None-Match` taken, in characters (a 400 beyond).
+pub const MAX_IF_NONE_MATCH: usize = 1024;
+/// The longest `Idempotency-Key`, in characters.
+pub const MAX_IDEMPOTENCY_KEY: usize = 255;
+/// The longest text forms of values that are not free text: a UUID, a date, a datetime
+/// and a decimal, in characters.
+pub const UUID_CHARS: usize = 36;
+pub const DATE_CHARS: usize = 10;
+pub const DATETIME_CHARS: usize = 64;
+pub const DECIMAL_CHARS: usize = 64;
+
+/// The longest text form of a value of `kind` that is not free text (a ref's is its
+/// target's id: [`UUID_CHARS`] for UUIDs).
+pub fn longest_form(kind: FieldKind) -> Option<usize> {
+    match kind {
+        FieldKind::Uuid => Some(UUID_CHARS),
+        FieldKind::Date => Some(DATE_CHARS),
+        FieldKind::DateTime => Some(DATETIME_CHARS),
+        FieldKind::Decimal => Some(DECIMAL_CHARS),
+        _ => None,
+    }
+}
 
 /// Characters of one JSON value of `field` as a record holds it, at most: text escaped
 /// to `\uXXXX` (6 per character) at worst.

@@ -5,12 +5,13 @@
 
 mod rate;
 
+use crate::bounds::{
+    DATETIME_CHARS, MAX_API_KEY_NAME, MAX_API_KEYS, MAX_DETAIL, MAX_FIELD, MAX_FIELD_ERRORS, MAX_IDEMPOTENCY_KEY,
+    MAX_IF_NONE_MATCH, MAX_MESSAGE, UUID_CHARS,
+};
 use crate::model::*;
 use heck::ToUpperCamelCase;
 use serde_json::{Map, Value, json};
-
-/// The most `errors` a problem lists (the runtime's `problem::MAX_FIELD_ERRORS`).
-const MAX_FIELD_ERRORS: usize = 50;
 
 /// The document as pretty JSON text, ending in a newline.
 pub fn render(service: &Service) -> String {
@@ -117,14 +118,6 @@ fn schema_ref(name: &str) -> Value {
 
 /// Text the runtime stores: PostgreSQL holds no NUL character, so it is refused on both.
 const NO_NUL: &str = "^[^\\u0000]*$";
-
-/// API keys one account may hold (`restgen::auth::api_keys::MAX_KEYS`).
-const MAX_API_KEYS: u32 = 100;
-
-/// Bounds the runtime cuts problem texts to (`restgen::problem`).
-const MAX_DETAIL: usize = 1024;
-const MAX_FIELD: usize = 256;
-const MAX_MESSAGE: usize = 512;
 
 fn problem_schema() -> Value {
     let max_errors = MAX_FIELD_ERRORS;
@@ -386,9 +379,9 @@ fn auth_paths(
     if auth.has_scheme(Scheme::ApiKey) {
         let key_props = json!({
             "id": { "type": "string", "pattern": "^[0-9a-f]{32}$", "maxLength": 32 },
-            "name": { "type": ["string", "null"], "maxLength": 100, "pattern": NO_NUL },
+            "name": { "type": ["string", "null"], "maxLength": MAX_API_KEY_NAME, "pattern": NO_NUL },
             "prefix": { "type": "string", "description": "The first characters of the key.", "pattern": "^rk_[0-9a-f]{8}$", "maxLength": 11 },
-            "created_at": { "type": "string", "format": "date-time", "maxLength": 64 },
+            "created_at": { "type": "string", "format": "date-time", "maxLength": DATETIME_CHARS },
         });
         schemas.insert(
             "ApiKey".into(),
@@ -424,12 +417,12 @@ fn auth_paths(
                 "post": {
                     "operationId": "createApiKey",
                     "summary": "Create an API key for the caller",
-                    "description": "Any signed-in caller, up to 100 keys per account (409 beyond). The key is in this answer only; it is stored as a hash.",
+                    "description": format!("Any signed-in caller, up to {MAX_API_KEYS} keys per account (409 beyond). The key is in this answer only; it is stored as a hash."),
                     "tags": ["auth"],
                     "security": security,
                     "requestBody": json_body(json!({
                         "type": "object", "additionalProperties": false,
-                        "properties": { "name": { "type": ["string", "null"], "maxLength": 100, "pattern": NO_NUL } },
+                        "properties": { "name": { "type": ["string", "null"], "maxLength": MAX_API_KEY_NAME, "pattern": NO_NUL } },
                     })),
                     "responses": create_responses,
                 },
@@ -537,10 +530,8 @@ fn field_schema(service: &Service, f: &Field) -> Value {
     }
     // What the runtime enforces: text bounds, and the longest form of the other strings.
     let longest = match &f.ty.value {
-        FieldType::Uuid | FieldType::Ref { .. } if s["type"] == "string" => Some(36),
-        FieldType::Date => Some(10),
-        FieldType::DateTime | FieldType::Decimal => Some(64),
-        _ => f.effective_max_length(),
+        FieldType::Ref { .. } if s["type"] == "string" => Some(UUID_CHARS as u64),
+        ty => crate::bounds::longest_form(ty.kind()).map(|n| n as u64).or_else(|| f.effective_max_length()),
     };
     if let Some(n) = longest {
         s["maxLength"] = json!(n);
@@ -584,7 +575,7 @@ fn nullable(s: &mut Value) {
 
 fn id_schema(kind: IdKind) -> Value {
     match kind {
-        IdKind::Uuid => json!({ "type": "string", "format": "uuid", "maxLength": 36 }),
+        IdKind::Uuid => json!({ "type": "string", "format": "uuid", "maxLength": UUID_CHARS }),
         IdKind::Integer => json!({ "type": "integer", "format": "int64" }),
     }
 }
@@ -610,8 +601,14 @@ fn representation(service: &Service, r: &Resource) -> Value {
         props.insert(f.name.value.clone(), s);
     }
     if r.timestamps {
-        props.insert("created_at".into(), json!({ "type": "string", "format": "date-time", "maxLength": 64 }));
-        props.insert("updated_at".into(), json!({ "type": "string", "format": "date-time", "maxLength": 64 }));
+        props.insert(
+            "created_at".into(),
+            json!({ "type": "string", "format": "date-time", "maxLength": DATETIME_CHARS }),
+        );
+        props.insert(
+            "updated_at".into(),
+            json!({ "type": "string", "format": "date-time", "maxLength": DATETIME_CHARS }),
+        );
     }
     let required: Vec<&String> = props.keys().collect();
     let mut s = json!({ "type": "object", "required": required, "properties": props });
@@ -758,12 +755,9 @@ fn idempotency_key() -> Value {
         "name": "Idempotency-Key",
         "in": "header",
         "description": "A key of the caller's choosing (a UUID, say) that makes retrying safe: the first answer to it is kept for 24 hours and given again, with `Idempotent-Replayed: true`, to every request with the same key and body. The same key with another body is a 422; while the first request runs, a retry is a 409.",
-        "schema": { "type": "string", "pattern": "^[!-~]+$", "minLength": 1, "maxLength": 255 },
+        "schema": { "type": "string", "pattern": "^[!-~]+$", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY },
     })
 }
-
-/// The longest `If-None-Match` the runtime takes (`restgen::conditional`).
-const MAX_IF_NONE_MATCH: usize = 1024;
 
 /// A strong tag of the representation's bytes: 128 bits of SHA-256 in base64url.
 fn etag_header() -> Value {

@@ -41,6 +41,13 @@ macro_rules! words {
                     $($name::$variant => $word,)+
                 }
             }
+
+            /// The variant's name in Rust, for emitters that write `Enum::Variant`.
+            pub const fn variant(self) -> &'static str {
+                match self {
+                    $($name::$variant => stringify!($variant),)+
+                }
+            }
         }
 
         impl $crate::words::Word for $name {

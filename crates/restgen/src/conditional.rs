@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 
 /// The longest `If-None-Match` taken (the OpenAPI document states the same): room for
 /// dozens of tags, far less than a header flood.
-pub const MAX_IF_NONE_MATCH: usize = 1024;
+pub const MAX_IF_NONE_MATCH: usize = restgen_model::bounds::MAX_IF_NONE_MATCH;
 
 /// Bytes of SHA-256 an ETag keeps: 128 bits, 22 characters of base64url.
 const TAG_BYTES: usize = 16;

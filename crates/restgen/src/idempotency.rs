@@ -25,7 +25,7 @@ use std::time::Duration;
 /// How long an answer is kept.
 pub const KEPT_FOR: Duration = Duration::from_secs(24 * 60 * 60);
 /// The longest key taken (the OpenAPI document states the same).
-pub const MAX_KEY: usize = 255;
+pub const MAX_KEY: usize = restgen_model::bounds::MAX_IDEMPOTENCY_KEY;
 
 const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 /// Marks an answer given again for a retry.

@@ -427,7 +427,7 @@ fn default_of(f: &FieldSpec, now: &str) -> Value {
     match f.default {
         Some(FieldDefault::Now) if f.kind == FieldKind::Date => Value::from(&now[..10]),
         Some(FieldDefault::Now) => Value::from(now),
-        Some(FieldDefault::Json(text)) => serde_json::from_str(text).unwrap_or(Value::Null),
+        Some(FieldDefault::Value(text)) => serde_json::from_str(text).unwrap_or(Value::Null),
         None if f.kind == FieldKind::Roles => Value::Array(Vec::new()),
         None => Value::Null,
     }

@@ -5,15 +5,10 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
 /// The most field errors one answer lists, so a request with thousands of bad keys gets
-/// a bounded answer (the OpenAPI document states the same bound).
-pub const MAX_FIELD_ERRORS: usize = 50;
-
-/// The longest `detail`, `errors[].field` and `errors[].message`, in characters: they can
-/// quote the request (an unknown parameter's name), so they are bounded like it, as the
-/// OpenAPI document states.
-pub const MAX_DETAIL: usize = 1024;
-pub const MAX_FIELD: usize = 256;
-pub const MAX_MESSAGE: usize = 512;
+/// a bounded answer; the longest `detail`, `errors[].field` and `errors[].message`, in
+/// characters: they can quote the request (an unknown parameter's name). The OpenAPI
+/// document states the same bounds, from the same definitions.
+pub use restgen_model::bounds::{MAX_DETAIL, MAX_FIELD, MAX_FIELD_ERRORS, MAX_MESSAGE};
 
 /// `text` cut to `max` characters, the cut marked with an ellipsis.
 fn bounded(text: &mut String, max: usize) {

@@ -1,5 +1,11 @@
 //! What generated code tells the runtime about each resource: static, plain data. The
 //! runtime's shared behaviour (validation, storage, paging) is driven by it.
+//!
+//! The words and kinds in it are the model's own types (`restgen_model::model`), re-exported
+//! here: the model and the runtime share one definition. What holds text holds it as
+//! `&'static str` here ([`Rule`], [`Envelope`], [`DefaultValue`]), so specs can be statics.
+
+pub use restgen_model::model::{FieldKind, IdKind, JwtAlgorithm, Operation, PageStyle, RateAlgorithm, RateKey, Scheme};
 
 /// One resource.
 #[derive(Debug)]
@@ -54,29 +60,8 @@ pub struct AccessSpec {
     pub delete: &'static [Rule],
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rule {
-    Anyone,
-    Authenticated,
-    Owner,
-    Role(&'static str),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IdKind {
-    Uuid,
-    Integer,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Operation {
-    Create,
-    Get,
-    List,
-    Replace,
-    Patch,
-    Delete,
-}
+/// An access rule of a static spec: the model's, with roles as `&'static str`.
+pub type Rule = restgen_model::model::AccessRule<&'static str>;
 
 #[derive(Debug)]
 pub struct ParentSpec {
@@ -85,13 +70,6 @@ pub struct ParentSpec {
     pub resource: &'static str,
     pub path: &'static str,
     pub column: &'static str,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PageStyle {
-    Page,
-    Offset,
-    Cursor,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -104,32 +82,8 @@ pub struct PaginationSpec {
     pub max_cursor: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Envelope {
-    Bare,
-    Key(&'static str),
-}
-
-/// The value type of a field, as stored and validated.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FieldKind {
-    String,
-    Text,
-    Integer,
-    Number,
-    Decimal,
-    Boolean,
-    Uuid,
-    Email,
-    Url,
-    Date,
-    DateTime,
-    Enum,
-    Json,
-    Password,
-    Ref,
-    Roles,
-}
+/// How a list answer holds its records: the model's, with the key as `&'static str`.
+pub type Envelope = restgen_model::model::Envelope<&'static str>;
 
 #[derive(Debug)]
 pub struct FieldSpec {
@@ -159,12 +113,8 @@ pub struct FieldSpec {
     pub sort: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum DefaultValue {
-    Now,
-    /// JSON text of the value.
-    Json(&'static str),
-}
+/// A field's default: the model's, with the literal as its JSON text.
+pub type DefaultValue = restgen_model::model::DefaultValue<&'static str>;
 
 /// The `auth` section: how callers prove who they are, and the roles they may hold.
 #[derive(Clone, Copy, Debug)]
@@ -190,13 +140,6 @@ impl AuthSpec {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scheme {
-    Bearer,
-    ApiKey,
-    Basic,
-}
-
 /// The resource that holds accounts, and its fields that sign in.
 #[derive(Clone, Copy, Debug)]
 pub struct PrincipalSpec {
@@ -209,13 +152,6 @@ pub struct PrincipalSpec {
     pub password: &'static str,
     /// The `roles` field, when accounts have one.
     pub roles: Option<&'static str>,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum JwtAlgorithm {
-    Hs256,
-    Rs256,
-    Es256,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -249,24 +185,4 @@ pub struct RateSpec {
     pub algorithm: RateAlgorithm,
     /// Whose requests share a budget.
     pub key: RateKey,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum RateAlgorithm {
-    /// Bursts of up to `capacity`, refilled continuously.
-    TokenBucket { capacity: u32, refill_per_second: f64 },
-    /// At most `limit` per window, windows aligned to the clock.
-    FixedWindow { limit: u32, window_ms: u64 },
-    /// At most `limit` in any window-long span, estimated from the current and the
-    /// previous window's counts.
-    SlidingWindow { limit: u32, window_ms: u64 },
-}
-
-/// What identifies a caller's budget. Callers without the credential named fall back:
-/// an API key to its account, an account to the address the request came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RateKey {
-    Principal,
-    ApiKey,
-    Ip,
 }

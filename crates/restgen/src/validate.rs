@@ -4,6 +4,7 @@
 use crate::problem::FieldError;
 use crate::spec::{FieldKind, FieldSpec};
 use regex::Regex;
+use restgen_model::{bounds, predicates};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
@@ -29,11 +30,8 @@ pub(crate) fn value(f: &FieldSpec, v: &Value) -> Result<(), String> {
     }
     // The longest form of each non-text string, as the OpenAPI document states.
     let longest = match f.kind {
-        FieldKind::Uuid => Some(36),
-        FieldKind::Ref if matches!(f.to, Some((_, crate::spec::IdKind::Uuid))) => Some(36),
-        FieldKind::Date => Some(10),
-        FieldKind::DateTime | FieldKind::Decimal => Some(64),
-        _ => None,
+        FieldKind::Ref if matches!(f.to, Some((_, crate::spec::IdKind::Uuid))) => Some(bounds::UUID_CHARS),
+        kind => bounds::longest_form(kind),
     };
     if let (Some(max), Some(s)) = (longest, v.as_str())
         && s.chars().count() > max
@@ -106,8 +104,8 @@ fn text(f: &FieldSpec, s: &str) -> Result<(), String> {
         return Err(format!("must match the pattern `{p}`"));
     }
     match f.kind {
-        FieldKind::Email if !is_email(s) => Err("is not an e-mail address".into()),
-        FieldKind::Url if !is_url(s) => Err("is not an http or https URL".into()),
+        FieldKind::Email if !predicates::is_email(s) => Err("is not an e-mail address".into()),
+        FieldKind::Url if !predicates::is_url(s) => Err("is not an http or https URL".into()),
         _ => Ok(()),
     }
 }
@@ -123,42 +121,4 @@ fn pattern(p: &'static str) -> Regex {
     let re = Regex::new(&format!("^(?:{p})$")).expect("patterns are checked by restgen");
     cache.write().expect("never poisoned").insert(p, re.clone());
     re
-}
-
-fn is_email(s: &str) -> bool {
-    match s.rsplit_once('@') {
-        Some((local, domain)) => {
-            !local.is_empty()
-                && local.len() <= 64
-                && domain.contains('.')
-                && !domain.starts_with(['.', '-'])
-                && !domain.ends_with(['.', '-'])
-                && domain.chars().all(|c| c.is_alphanumeric() || c == '.' || c == '-')
-                // DNS labels are 1 to 63 octets (RFC 1035).
-                && domain.split('.').all(|label| !label.is_empty() && label.len() <= 63)
-                && !s.chars().any(char::is_whitespace)
-        }
-        None => false,
-    }
-}
-
-fn is_url(s: &str) -> bool {
-    let rest = s.strip_prefix("https://").or_else(|| s.strip_prefix("http://"));
-    rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/') && !r.chars().any(char::is_whitespace))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn email_and_url_shapes() {
-        assert!(super::is_email("a@b.co"));
-        assert!(!super::is_email(&format!("a@{}.co", "x".repeat(64))));
-        assert!(!super::is_email("a@b..co"));
-        assert!(!super::is_email("a@b"));
-        assert!(!super::is_email("@b.co"));
-        assert!(!super::is_email("a b@c.de"));
-        assert!(super::is_url("https://x.io/p"));
-        assert!(!super::is_url("ftp://x.io"));
-        assert!(!super::is_url("https://"));
-    }
 }

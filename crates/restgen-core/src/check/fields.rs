@@ -2,6 +2,7 @@
 
 use crate::diagnostics::{Diagnostics, codes, did_you_mean};
 use crate::model::{DefaultValue, Field, FieldType, Resource, Service};
+use crate::predicates;
 use serde_json::Value;
 
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
@@ -170,7 +171,7 @@ fn default_problem(service: &Service, field: &Field, default: &DefaultValue) -> 
         FieldType::Decimal => {
             let n = match value {
                 Value::Number(n) => n.as_f64(),
-                Value::String(s) if is_decimal(s) => s.parse::<f64>().ok(),
+                Value::String(s) if predicates::is_decimal(s) => s.parse::<f64>().ok(),
                 _ => None,
             };
             within_bounds(field, n.ok_or("is not a decimal number")?)
@@ -197,15 +198,15 @@ fn default_problem(service: &Service, field: &Field, default: &DefaultValue) -> 
             Ok(())
         }
         FieldType::Uuid => match text {
-            Some(s) if is_uuid(s) => Ok(()),
+            Some(s) if predicates::is_uuid(s) => Ok(()),
             _ => Err("is not a UUID".into()),
         },
-        FieldType::Date => match text.map(|s| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d")) {
-            Some(Ok(_)) => Ok(()),
+        FieldType::Date => match text {
+            Some(s) if predicates::is_date(s) => Ok(()),
             _ => Err("is not a date (YYYY-MM-DD) or `now`".into()),
         },
-        FieldType::DateTime => match text.map(chrono::DateTime::parse_from_rfc3339) {
-            Some(Ok(_)) => Ok(()),
+        FieldType::DateTime => match text {
+            Some(s) if predicates::is_datetime(s) => Ok(()),
             _ => Err("is not an RFC 3339 datetime or `now`".into()),
         },
         FieldType::String | FieldType::Text | FieldType::Email | FieldType::Url => {
@@ -248,32 +249,10 @@ fn text_fits(field: &Field, s: &str) -> Result<(), String> {
         return Err("does not match `pattern`".into());
     }
     match field.ty.value {
-        FieldType::Email if !looks_like_email(s) => Err("is not an e-mail address".into()),
-        FieldType::Url if !(s.starts_with("http://") || s.starts_with("https://")) => {
-            Err("is not an http(s) URL".into())
-        }
+        FieldType::Email if !predicates::is_email(s) => Err("is not an e-mail address".into()),
+        FieldType::Url if !predicates::is_url(s) => Err("is not an http or https URL".into()),
         _ => Ok(()),
     }
-}
-
-fn looks_like_email(s: &str) -> bool {
-    matches!(s.split_once('@'), Some((local, domain)) if !local.is_empty() && domain.contains('.') && !domain.starts_with('.') && !domain.ends_with('.'))
-}
-
-fn is_decimal(s: &str) -> bool {
-    let digits = s.strip_prefix('-').unwrap_or(s);
-    let mut parts = digits.splitn(2, '.');
-    let whole = parts.next().unwrap_or("");
-    let frac = parts.next();
-    !whole.is_empty()
-        && whole.bytes().all(|b| b.is_ascii_digit())
-        && frac.is_none_or(|f| !f.is_empty() && f.bytes().all(|b| b.is_ascii_digit()))
-}
-
-fn is_uuid(s: &str) -> bool {
-    let groups: Vec<&str> = s.split('-').collect();
-    groups.len() == 5
-        && groups.iter().zip([8, 4, 4, 4, 12]).all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// `filter` and `sort` need a type with a meaningful equality or order, and a value the

@@ -158,9 +158,9 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
         crate::model::Envelope::Bare => quote!(::core::option::Option::None),
         crate::model::Envelope::Key(k) => quote!(::core::option::Option::Some(#k)),
     };
-    let id_kind = match resource.id {
-        crate::model::IdKind::Uuid => quote!(::restgen::spec::IdKind::Uuid),
-        crate::model::IdKind::Integer => quote!(::restgen::spec::IdKind::Integer),
+    let id_kind = {
+        let v = quote::format_ident!("{}", resource.id.variant());
+        quote!(::restgen::spec::IdKind::#v)
     };
     let spec_ident = resources::static_ident(resource);
     let model = serde_json::to_string(resource).expect("a model is plain data");

@@ -37,21 +37,30 @@ fn rate_limit(limit: Option<&RateLimit>, name: &str) -> TokenStream {
             let (capacity, refill) = (Literal::u32_unsuffixed(*capacity), Literal::f64_unsuffixed(*refill_per_second));
             quote!(RateAlgorithm::TokenBucket { capacity: #capacity, refill_per_second: #refill })
         }
-        RateAlgorithm::FixedWindow { limit, window } => {
-            let (limit, ms) = (Literal::u32_unsuffixed(*limit), Literal::u64_unsuffixed(window.as_millis() as u64));
-            quote!(RateAlgorithm::FixedWindow { limit: #limit, window_ms: #ms })
-        }
-        RateAlgorithm::SlidingWindow { limit, window } => {
-            let (limit, ms) = (Literal::u32_unsuffixed(*limit), Literal::u64_unsuffixed(window.as_millis() as u64));
-            quote!(RateAlgorithm::SlidingWindow { limit: #limit, window_ms: #ms })
+        RateAlgorithm::FixedWindow { limit: most, window } | RateAlgorithm::SlidingWindow { limit: most, window } => {
+            let kind = variant("RateAlgorithm", limit_kind(&limit.algorithm));
+            let (most, ms) = (Literal::u32_unsuffixed(*most), Literal::u64_unsuffixed(window.as_millis() as u64));
+            quote!(#kind { limit: #most, window: ::core::time::Duration::from_millis(#ms) })
         }
     };
-    let key = match limit.key.value {
-        RateKey::Principal => quote!(RateKey::Principal),
-        RateKey::ApiKey => quote!(RateKey::ApiKey),
-        RateKey::Ip => quote!(RateKey::Ip),
-    };
+    let key = variant("RateKey", limit.key.value.variant());
     quote!(::core::option::Option::Some(RateSpec { name: #name, algorithm: #algorithm, key: #key }))
+}
+
+/// The variant of a rate algorithm, by name.
+fn limit_kind(algorithm: &RateAlgorithm) -> &'static str {
+    match algorithm {
+        RateAlgorithm::TokenBucket { .. } => "TokenBucket",
+        RateAlgorithm::FixedWindow { .. } => "FixedWindow",
+        RateAlgorithm::SlidingWindow { .. } => "SlidingWindow",
+    }
+}
+
+/// `Enum::Variant`, for the model's enums the runtime shares (`restgen::spec` re-exports
+/// them): one spelling, whatever the variant.
+fn variant(ty: &str, variant: &str) -> TokenStream {
+    let (ty, variant) = (format_ident!("{ty}"), format_ident!("{variant}"));
+    quote!(#ty::#variant)
 }
 
 /// `AUTH`: the `auth` section, `None` for an open service.
@@ -62,11 +71,7 @@ fn auth(service: &Service) -> TokenStream {
             pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::None;
         };
     };
-    let schemes = a.schemes.iter().map(|s| match s.value {
-        Scheme::Bearer => quote!(Scheme::Bearer),
-        Scheme::ApiKey => quote!(Scheme::ApiKey),
-        Scheme::Basic => quote!(Scheme::Basic),
-    });
+    let schemes = a.schemes.iter().map(|s| variant("Scheme", s.value.variant()));
     let principal = match a.principal.as_ref().and_then(|p| service.resource(&p.value)) {
         Some(p) => {
             let spec = static_ident(p);
@@ -84,11 +89,7 @@ fn auth(service: &Service) -> TokenStream {
         }
         None => quote!(::core::option::Option::None),
     };
-    let algorithm = match a.jwt.algorithm.value {
-        JwtAlgorithm::Hs256 => quote!(JwtAlgorithm::Hs256),
-        JwtAlgorithm::Rs256 => quote!(JwtAlgorithm::Rs256),
-        JwtAlgorithm::Es256 => quote!(JwtAlgorithm::Es256),
-    };
+    let algorithm = variant("JwtAlgorithm", a.jwt.algorithm.value.variant());
     let asymmetric = a.jwt.algorithm.value != JwtAlgorithm::Hs256;
     let key_env = |declared: &Option<crate::Located<String>>, suffix: &str| {
         let name = declared.as_ref().map(|d| d.value.clone());
@@ -97,7 +98,7 @@ fn auth(service: &Service) -> TokenStream {
     let secret_env = &a.jwt.secret_env.value;
     let private_key_env = key_env(&a.jwt.private_key_env, "JWT_PRIVATE_KEY");
     let public_key_env = key_env(&a.jwt.public_key_env, "JWT_PUBLIC_KEY");
-    let ttl = a.jwt.ttl.as_secs();
+    let ttl = a.jwt.ttl.value.as_secs();
     let issuer = option_str(a.jwt.issuer.as_ref());
     let audience = option_str(a.jwt.audience.as_ref());
     let header = &a.api_key.header.value;
@@ -177,11 +178,7 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
     let principal = service.auth.as_ref().and_then(|a| a.principal.as_ref()).is_some_and(|p| p.value == r.name.value);
     let timestamps = r.timestamps;
     let fields = r.fields.iter().map(|f| field(service, r, f));
-    let style = match r.pagination.style {
-        PageStyle::Page => quote!(PageStyle::Page),
-        PageStyle::Offset => quote!(PageStyle::Offset),
-        PageStyle::Cursor => quote!(PageStyle::Cursor),
-    };
+    let style = variant("PageStyle", r.pagination.style.variant());
     let (default_size, max_size) = (r.pagination.default_size.value, r.pagination.max_size.value);
     let max_cursor = restgen_model::bounds::cursor_max(service, r);
     let envelope = match &r.envelope.value {
@@ -189,10 +186,7 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
         Envelope::Key(k) => quote!(Envelope::Key(#k)),
     };
     let reject = r.unknown_fields == UnknownFields::Reject;
-    let operations = r.operations.iter().map(|op| {
-        let v = format_ident!("{}", format!("{op:?}"));
-        quote!(Operation::#v)
-    });
+    let operations = r.operations.iter().map(|op| variant("Operation", op.variant()));
     let state = match &r.states {
         Some(s) => {
             let (field, initial) = (&s.field.value, &s.initial.value);
@@ -252,15 +246,12 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
 }
 
 fn id_kind(kind: IdKind) -> TokenStream {
-    match kind {
-        IdKind::Uuid => quote!(IdKind::Uuid),
-        IdKind::Integer => quote!(IdKind::Integer),
-    }
+    variant("IdKind", kind.variant())
 }
 
 pub(crate) fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
     let name = &f.name.value;
-    let kind = format_ident!("{}", kind_name(&f.ty.value));
+    let kind = variant("FieldKind", f.ty.value.kind().variant());
     let required = f.required.value;
     let nullable = f.nullable.value;
     let optional = f.optional();
@@ -269,7 +260,7 @@ pub(crate) fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
             DefaultValue::Now => quote!(::core::option::Option::Some(DefaultValue::Now)),
             DefaultValue::Value(v) => {
                 let text = v.to_string();
-                quote!(::core::option::Option::Some(DefaultValue::Json(#text)))
+                quote!(::core::option::Option::Some(DefaultValue::Value(#text)))
             }
         },
         None => quote!(::core::option::Option::None),
@@ -327,7 +318,7 @@ pub(crate) fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
     quote! {
         FieldSpec {
             name: #name,
-            kind: FieldKind::#kind,
+            kind: #kind,
             required: #required,
             nullable: #nullable,
             optional: #optional,
@@ -347,26 +338,5 @@ pub(crate) fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
             filter: #filter,
             sort: #sort,
         }
-    }
-}
-
-fn kind_name(ty: &FieldType) -> &'static str {
-    match ty {
-        FieldType::String => "String",
-        FieldType::Text => "Text",
-        FieldType::Integer => "Integer",
-        FieldType::Number => "Number",
-        FieldType::Decimal => "Decimal",
-        FieldType::Boolean => "Boolean",
-        FieldType::Uuid => "Uuid",
-        FieldType::Email => "Email",
-        FieldType::Url => "Url",
-        FieldType::Date => "Date",
-        FieldType::DateTime => "DateTime",
-        FieldType::Enum { .. } => "Enum",
-        FieldType::Json => "Json",
-        FieldType::Password => "Password",
-        FieldType::Ref { .. } => "Ref",
-        FieldType::Roles => "Roles",
     }
 }

@@ -210,13 +210,14 @@ impl FieldType {
     }
 }
 
-/// The value a field takes at create when the client sends none.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub enum DefaultValue {
+/// The value a field takes at create when the client sends none. `V` is how the literal is
+/// held: a JSON value in the model, its JSON text in the runtime's static specs.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum DefaultValue<V = serde_json::Value> {
     /// The current date or time (date and datetime fields).
     Now,
-    /// A literal, in its JSON form.
-    Value(serde_json::Value),
+    /// A literal.
+    Value(V),
 }
 
 /// In which write operations a client may set a field.

@@ -104,7 +104,7 @@ pub struct RateLimit {
     pub origin: Origin,
 }
 
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum RateAlgorithm {
     TokenBucket { capacity: u32, refill_per_second: f64 },
     FixedWindow { limit: u32, window: Duration },

@@ -163,12 +163,26 @@ impl Access {
     }
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
-pub enum AccessRule {
+/// Who an access list admits. `R` is how a role is held: a `String` in the model, a
+/// `&'static str` in the runtime's static specs (`restgen::spec::Rule`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+pub enum AccessRule<R = String> {
     Anyone,
     Authenticated,
     Owner,
-    Role(String),
+    Role(R),
+}
+
+impl<R: AsRef<str>> AccessRule<R> {
+    /// The word a schema writes for this rule.
+    pub fn word(&self) -> &str {
+        match self {
+            AccessRule::Anyone => AccessRule::WORDS[0],
+            AccessRule::Authenticated => AccessRule::WORDS[1],
+            AccessRule::Owner => AccessRule::WORDS[2],
+            AccessRule::Role(role) => role.as_ref(),
+        }
+    }
 }
 
 impl AccessRule {
@@ -182,16 +196,6 @@ impl AccessRule {
             "authenticated" => AccessRule::Authenticated,
             "owner" => AccessRule::Owner,
             role => AccessRule::Role(role.to_owned()),
-        }
-    }
-
-    /// The word a schema writes for this rule.
-    pub fn word(&self) -> &str {
-        match self {
-            AccessRule::Anyone => AccessRule::WORDS[0],
-            AccessRule::Authenticated => AccessRule::WORDS[1],
-            AccessRule::Owner => AccessRule::WORDS[2],
-            AccessRule::Role(role) => role,
         }
     }
 }
@@ -210,12 +214,14 @@ impl NotOwned {
     pub const DEFAULT: NotOwned = NotOwned::Forbidden;
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub enum Envelope {
+/// How a list answer holds its records. `K` is how the key is held: a `String` in the
+/// model, a `&'static str` in the runtime's static specs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Envelope<K = String> {
     /// A bare JSON array.
     Bare,
     /// `{"<key>": [...], ...}`.
-    Key(String),
+    Key(K),
 }
 
 impl Envelope {

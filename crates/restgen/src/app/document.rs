@@ -5,7 +5,7 @@
 
 use super::Accounts;
 use crate::serve::CorsSpec;
-use crate::spec::{RateAlgorithm, RateKey, RateSpec, Scheme};
+use crate::spec::RateSpec;
 use restgen_model::model;
 use restgen_model::{Located, Origin};
 use std::time::Duration;
@@ -74,17 +74,7 @@ fn service(s: &Settings<'_>, resources: Vec<model::Resource>) -> model::Service 
 fn auth(service: &str, a: &Accounts) -> model::Auth {
     let strings = |list: &[&str]| list.iter().map(|r| bare((*r).to_owned())).collect();
     model::Auth {
-        schemes: a
-            .schemes
-            .iter()
-            .map(|s| {
-                bare(match s {
-                    Scheme::Bearer => model::Scheme::Bearer,
-                    Scheme::ApiKey => model::Scheme::ApiKey,
-                    Scheme::Basic => model::Scheme::Basic,
-                })
-            })
-            .collect(),
+        schemes: a.schemes.iter().copied().map(bare).collect(),
         principal: Some(bare(a.principal.name.to_owned())),
         login: model::Login {
             path: bare(a.login_path.to_owned()),
@@ -110,24 +100,5 @@ fn auth(service: &str, a: &Accounts) -> model::Auth {
 }
 
 fn rate_limit(r: &RateSpec) -> model::RateLimit {
-    let ms = Duration::from_millis;
-    model::RateLimit {
-        algorithm: match r.algorithm {
-            RateAlgorithm::TokenBucket { capacity, refill_per_second } => {
-                model::RateAlgorithm::TokenBucket { capacity, refill_per_second }
-            }
-            RateAlgorithm::FixedWindow { limit, window_ms } => {
-                model::RateAlgorithm::FixedWindow { limit, window: ms(window_ms) }
-            }
-            RateAlgorithm::SlidingWindow { limit, window_ms } => {
-                model::RateAlgorithm::SlidingWindow { limit, window: ms(window_ms) }
-            }
-        },
-        key: bare(match r.key {
-            RateKey::Principal => model::RateKey::Principal,
-            RateKey::ApiKey => model::RateKey::ApiKey,
-            RateKey::Ip => model::RateKey::Ip,
-        }),
-        origin: Origin::Unknown,
-    }
+    model::RateLimit { algorithm: r.algorithm, key: bare(r.key), origin: Origin::Unknown }
 }

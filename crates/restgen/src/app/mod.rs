@@ -85,15 +85,15 @@ impl Accounts {
             identifier: P::IDENTIFIER,
             password: P::PASSWORD,
             roles_field: P::ROLES,
-            schemes: vec![Scheme::Bearer],
-            login_path: "/auth/login",
+            schemes: vec![Scheme::DEFAULT],
+            login_path: restgen_model::model::Login::PATH,
             roles: &[],
             default_role: None,
             admin_roles: &[],
-            ttl: Duration::from_secs(15 * 60),
+            ttl: restgen_model::model::Jwt::TTL,
             issuer: None,
             audience: None,
-            api_key_header: "X-API-Key",
+            api_key_header: restgen_model::model::ApiKey::HEADER,
         }
     }
 

@@ -22,9 +22,9 @@ use subtle::ConstantTimeEq;
 const PREFIX: &str = "rk_";
 /// Hex digits of the id part (a UUID without dashes).
 const ID_LEN: usize = 32;
-const MAX_NAME: usize = 100;
+const MAX_NAME: usize = restgen_model::bounds::MAX_API_KEY_NAME;
 /// Keys one account may hold at once (the OpenAPI document's bound on the list).
-pub const MAX_KEYS: u32 = 100;
+pub const MAX_KEYS: u32 = restgen_model::bounds::MAX_API_KEYS;
 
 pub(super) fn routes<S: Clone + Send + Sync + 'static>(auth: Arc<Authenticator>, base: &str) -> Router<S> {
     let (a, b, c) = (auth.clone(), auth.clone(), auth);

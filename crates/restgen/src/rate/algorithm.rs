@@ -42,17 +42,15 @@ impl Quota {
     /// request per window, whatever the scale).
     pub fn scaled(algorithm: RateAlgorithm, scale: f64) -> Quota {
         let times = |n: u32| ((f64::from(n) * scale).round() as i64).max(1);
-        let window = |ms: u64| (ms as i64).saturating_mul(1000).max(1);
+        let window = |w: std::time::Duration| i64::try_from(w.as_micros()).unwrap_or(i64::MAX).max(1);
         match algorithm {
             RateAlgorithm::TokenBucket { capacity, refill_per_second } => Quota::Bucket {
                 capacity: times(capacity),
                 interval: ((SECOND as f64) / (refill_per_second * scale)).round().max(1.0) as i64,
             },
-            RateAlgorithm::FixedWindow { limit, window_ms } => {
-                Quota::Fixed { limit: times(limit), window: window(window_ms) }
-            }
-            RateAlgorithm::SlidingWindow { limit, window_ms } => {
-                Quota::Sliding { limit: times(limit), window: window(window_ms) }
+            RateAlgorithm::FixedWindow { limit, window: w } => Quota::Fixed { limit: times(limit), window: window(w) },
+            RateAlgorithm::SlidingWindow { limit, window: w } => {
+                Quota::Sliding { limit: times(limit), window: window(w) }
             }
         }
     }
@@ -267,7 +265,10 @@ mod tests {
 
     #[test]
     fn a_fixed_window_counts_per_aligned_window() {
-        let quota = Quota::scaled(RateAlgorithm::FixedWindow { limit: 3, window_ms: 60_000 }, 1.0);
+        let quota = Quota::scaled(
+            RateAlgorithm::FixedWindow { limit: 3, window: std::time::Duration::from_millis(60_000) },
+            1.0,
+        );
         let mut state = None;
         let now = T0 + 50 * SECOND; // ten seconds before the window ends
         let (passed, refused) = burst(quota, &mut state, now, 5);
@@ -280,7 +281,10 @@ mod tests {
 
     #[test]
     fn a_sliding_window_carries_the_previous_windows_share() {
-        let quota = Quota::scaled(RateAlgorithm::SlidingWindow { limit: 10, window_ms: 60_000 }, 1.0);
+        let quota = Quota::scaled(
+            RateAlgorithm::SlidingWindow { limit: 10, window: std::time::Duration::from_millis(60_000) },
+            1.0,
+        );
         let mut state = None;
         let (passed, _) = burst(quota, &mut state, T0 + 30 * SECOND, 12);
         assert_eq!(passed, 10);
@@ -299,7 +303,10 @@ mod tests {
 
     #[test]
     fn a_full_sliding_window_waits_for_the_next_one() {
-        let quota = Quota::scaled(RateAlgorithm::SlidingWindow { limit: 4, window_ms: 10_000 }, 1.0);
+        let quota = Quota::scaled(
+            RateAlgorithm::SlidingWindow { limit: 4, window: std::time::Duration::from_millis(10_000) },
+            1.0,
+        );
         let mut state = None;
         let (passed, refused) = burst(quota, &mut state, T0, 5);
         assert_eq!(passed, 4);
@@ -313,8 +320,8 @@ mod tests {
     fn a_refused_request_changes_nothing_and_the_state_expires_when_it_means_nothing() {
         for algorithm in [
             RateAlgorithm::TokenBucket { capacity: 1, refill_per_second: 1.0 },
-            RateAlgorithm::FixedWindow { limit: 1, window_ms: 1000 },
-            RateAlgorithm::SlidingWindow { limit: 1, window_ms: 1000 },
+            RateAlgorithm::FixedWindow { limit: 1, window: std::time::Duration::from_millis(1000) },
+            RateAlgorithm::SlidingWindow { limit: 1, window: std::time::Duration::from_millis(1000) },
         ] {
             let quota = Quota::scaled(algorithm, 1.0);
             let allowed = decide(quota, None, T0);
@@ -329,7 +336,10 @@ mod tests {
         let quota = Quota::scaled(RateAlgorithm::TokenBucket { capacity: 60, refill_per_second: 1.0 }, 10.0);
         assert_eq!(quota, Quota::Bucket { capacity: 600, interval: SECOND / 10 });
         assert_eq!(quota.window_seconds(), 60);
-        let tiny = Quota::scaled(RateAlgorithm::FixedWindow { limit: 3, window_ms: 1000 }, 0.01);
+        let tiny = Quota::scaled(
+            RateAlgorithm::FixedWindow { limit: 3, window: std::time::Duration::from_millis(1000) },
+            0.01,
+        );
         assert_eq!(tiny.limit(), 1, "never below one request");
     }
 }
