@@ -42,6 +42,34 @@ pub struct ResourceSpec {
 }
 
 impl ResourceSpec {
+    /// What a resource is unless its spec says otherwise (the format's defaults): generated
+    /// specs name what differs and take the rest from here (`..ResourceSpec::DEFAULT`).
+    /// Name, path, fields, paging, access and `Cache-Control` are always given.
+    pub const DEFAULT: ResourceSpec = ResourceSpec {
+        name: "",
+        path: "",
+        id: IdKind::DEFAULT,
+        owner: None,
+        principal: false,
+        timestamps: true,
+        fields: &[],
+        pagination: PaginationSpec {
+            style: restgen_model::model::Pagination::STYLE,
+            default_size: restgen_model::model::Pagination::DEFAULT_SIZE,
+            max_size: restgen_model::model::Pagination::MAX_SIZE,
+            max_cursor: 0,
+        },
+        envelope: Envelope::Key(restgen_model::model::Envelope::DEFAULT_KEY),
+        reject_unknown: true,
+        operations: &Operation::ALL,
+        state: None,
+        access: AccessSpec { create: &[], read: &[], write: &[], delete: &[] },
+        hide_not_owned: false,
+        parents: &[],
+        rate_limit: None,
+        cache_control: "no-cache",
+    };
+
     pub fn field(&self, name: &str) -> Option<&'static FieldSpec> {
         self.fields.iter().find(|f| f.name == name)
     }
@@ -111,6 +139,33 @@ pub struct FieldSpec {
     pub to: Option<(&'static str, IdKind)>,
     pub filter: bool,
     pub sort: bool,
+}
+
+impl FieldSpec {
+    /// A field with every flag off and no bounds: generated specs name what differs and
+    /// take the rest from here (`..FieldSpec::DEFAULT`). Name and kind are always given.
+    pub const DEFAULT: FieldSpec = FieldSpec {
+        name: "",
+        kind: FieldKind::String,
+        required: false,
+        nullable: false,
+        optional: false,
+        default: None,
+        create: false,
+        replace: false,
+        patch: false,
+        write_only: false,
+        unique: false,
+        min: None,
+        max: None,
+        min_length: None,
+        max_length: None,
+        pattern: None,
+        values: &[],
+        to: None,
+        filter: false,
+        sort: false,
+    };
 }
 
 /// A field's default: the model's, with the literal as its JSON text.

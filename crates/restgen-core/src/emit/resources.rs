@@ -221,26 +221,53 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
     });
     let cache_control = r.cache_control();
     let limit = rate_limit(r.rate_limit.as_ref(), &r.rate_limit_name());
+    let parents: Vec<TokenStream> = parents.collect();
+    // What differs from `ResourceSpec::DEFAULT` (the format's defaults), and only that.
+    let mut differs: Vec<TokenStream> = Vec::new();
+    if r.id != IdKind::DEFAULT {
+        differs.push(quote!(id: #id));
+    }
+    if r.owner.is_some() {
+        differs.push(quote!(owner: #owner));
+    }
+    if principal {
+        differs.push(quote!(principal: true));
+    }
+    if !timestamps {
+        differs.push(quote!(timestamps: false));
+    }
+    if r.envelope.value != Envelope::Key(Envelope::DEFAULT_KEY.to_owned()) {
+        differs.push(quote!(envelope: #envelope));
+    }
+    if !reject {
+        differs.push(quote!(reject_unknown: false));
+    }
+    if r.operations != Operation::ALL {
+        differs.push(quote!(operations: &[#(#operations),*]));
+    }
+    if r.states.is_some() {
+        differs.push(quote!(state: #state));
+    }
+    if hide {
+        differs.push(quote!(hide_not_owned: true));
+    }
+    if !parents.is_empty() {
+        differs.push(quote!(parents: &[#(#parents),*]));
+    }
+    if r.rate_limit.is_some() {
+        differs.push(quote!(rate_limit: #limit));
+    }
     quote! {
         #[doc = #doc]
         pub static #ident: ResourceSpec = ResourceSpec {
             name: #name,
             path: #path,
-            id: #id,
-            owner: #owner,
-            principal: #principal,
-            timestamps: #timestamps,
             fields: &[#(#fields),*],
             pagination: PaginationSpec { style: #style, default_size: #default_size, max_size: #max_size, max_cursor: #max_cursor },
-            envelope: #envelope,
-            reject_unknown: #reject,
-            operations: &[#(#operations),*],
-            state: #state,
             access: AccessSpec { create: #create, read: #read, write: #write, delete: #delete },
-            hide_not_owned: #hide,
-            parents: &[#(#parents),*],
-            rate_limit: #limit,
             cache_control: #cache_control,
+            #(#differs,)*
+            ..ResourceSpec::DEFAULT
         };
     }
 }
@@ -315,28 +342,42 @@ pub(crate) fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
         _ => quote!(::core::option::Option::None),
     };
     let (filter, sort) = (f.filter.value, f.sort.value);
+    // What differs from `FieldSpec::DEFAULT` (every flag off, no bounds), and only that,
+    // in the struct's order.
+    let flag = |on: bool| on.then(|| quote!(true));
+    let some = |t: TokenStream| (t.to_string() != quote!(::core::option::Option::None).to_string()).then_some(t);
+    let values = (!values.is_empty()).then(|| quote!(&[#(#values),*]));
+    let differs = [
+        ("required", flag(required)),
+        ("nullable", flag(nullable)),
+        ("optional", flag(optional)),
+        ("default", some(default)),
+        ("create", flag(create)),
+        ("replace", flag(replace)),
+        ("patch", flag(patch)),
+        ("write_only", flag(write_only)),
+        ("unique", flag(unique)),
+        ("min", some(min)),
+        ("max", some(max)),
+        ("min_length", some(min_length)),
+        ("max_length", some(max_length)),
+        ("pattern", some(pattern)),
+        ("values", values),
+        ("to", some(to)),
+        ("filter", flag(filter)),
+        ("sort", flag(sort)),
+    ]
+    .into_iter()
+    .filter_map(|(key, value)| {
+        let (key, value) = (format_ident!("{key}"), value?);
+        Some(quote!(#key: #value))
+    });
     quote! {
         FieldSpec {
             name: #name,
             kind: #kind,
-            required: #required,
-            nullable: #nullable,
-            optional: #optional,
-            default: #default,
-            create: #create,
-            replace: #replace,
-            patch: #patch,
-            write_only: #write_only,
-            unique: #unique,
-            min: #min,
-            max: #max,
-            min_length: #min_length,
-            max_length: #max_length,
-            pattern: #pattern,
-            values: &[#(#values),*],
-            to: #to,
-            filter: #filter,
-            sort: #sort,
+            #(#differs,)*
+            ..FieldSpec::DEFAULT
         }
     }
 }
