@@ -69,7 +69,7 @@ pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitErro
     for (path, file) in rust_files {
         out.add(path, FileKind::Generated, rust::render(path, &header, file)?);
     }
-    out.add("openapi.json", FileKind::Generated, restgen_model::openapi::render(service));
+    out.add("openapi.json", FileKind::Generated, restgen_openapi::render(service));
     for (path, contents) in routes::sql_files(service, &options.source_name) {
         out.add(path, FileKind::Generated, contents);
     }

@@ -31,7 +31,7 @@ pub(super) fn render(settings: &Settings<'_>, models: &[&'static str]) -> String
         .iter()
         .map(|m| serde_json::from_str(m).expect("a derive's model reads back with the runtime it was built for"))
         .collect();
-    restgen_model::openapi::render(&service(settings, resources))
+    restgen_openapi::render(&service(settings, resources))
 }
 
 fn bare<T>(value: T) -> Located<T> {

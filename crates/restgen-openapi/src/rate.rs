@@ -2,7 +2,7 @@
 //! `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers), and every limited operation
 //! may answer 429 with `Retry-After`, as the runtime's `rate` module does.
 
-use crate::model::{RateAlgorithm, RateKey, RateLimit, Service};
+use restgen_model::model::{RateAlgorithm, RateKey, RateLimit, Service};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
@@ -11,7 +11,7 @@ const DIGITS: usize = 19;
 
 /// Adds the fields and the 429 answer to the operations of `limited` paths, and to the
 /// shared error answers they use.
-pub(super) fn document(doc: &mut Value, service: &Service, limited: &BTreeSet<String>) {
+pub(crate) fn document(doc: &mut Value, service: &Service, limited: &BTreeSet<String>) {
     let policies = policies(service);
     if policies.is_empty() {
         return;
@@ -127,7 +127,7 @@ fn merge(into: &mut Value, extra: &Value) {
 
 /// The paths of the document a limit applies to: with a service-wide limit every one
 /// but the health probe, else those of the resources with their own.
-pub(super) fn limited_paths(
+pub(crate) fn limited_paths(
     service: &Service,
     per_resource: &[(String, Vec<String>)],
     all: &Map<String, Value>,

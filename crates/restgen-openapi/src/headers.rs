@@ -1,0 +1,93 @@
+//! Headers: `ETag` and conditional reads, `Idempotency-Key` on creates, CORS.
+
+use restgen_model::bounds::{MAX_IDEMPOTENCY_KEY, MAX_IF_NONE_MATCH};
+use restgen_model::model::*;
+use serde_json::{Map, Value, json};
+
+/// With `cors`, every answer (errors and preflights included) carries
+/// `Access-Control-Allow-Origin` for an allowed `Origin`: a shared header, documented on
+/// each response.
+pub(crate) fn cors_headers(doc: &mut Value, cors: &Cors) {
+    let any = cors.allowed_origins.iter().any(|o| o.value == "*");
+    let longest = cors.allowed_origins.iter().map(|o| o.value.len()).max().unwrap_or(1);
+    let description = if any {
+        "`*` on answers to cross-origin requests: every origin may read them."
+    } else {
+        "The request's `Origin`, on answers to requests from an allowed origin; absent otherwise."
+    };
+    let values: Vec<&str> =
+        if any { vec!["*"] } else { cors.allowed_origins.iter().map(|o| o.value.as_str()).collect() };
+    let components = doc["components"].as_object_mut().expect("components is an object");
+    let headers = components.entry("headers").or_insert_with(|| json!({}));
+    headers["Access-Control-Allow-Origin"] =
+        json!({ "description": description, "schema": { "type": "string", "enum": values, "maxLength": longest } });
+    let header = json!({ "$ref": "#/components/headers/Access-Control-Allow-Origin" });
+    let add = |response: &mut Value| {
+        if let Some(r) = response.as_object_mut().filter(|r| !r.contains_key("$ref")) {
+            let headers = r.entry("headers").or_insert_with(|| json!({}));
+            headers["Access-Control-Allow-Origin"] = header.clone();
+        }
+    };
+    if let Some(Value::Object(paths)) = doc.get_mut("paths") {
+        for item in paths.values_mut().filter_map(Value::as_object_mut) {
+            for op in item.values_mut().filter_map(|op| op.get_mut("responses")).filter_map(Value::as_object_mut) {
+                op.values_mut().for_each(add);
+            }
+        }
+    }
+    if let Some(Value::Object(shared)) = doc["components"].get_mut("responses") {
+        shared.values_mut().for_each(add);
+    }
+}
+
+/// `Idempotency-Key` on a create (`restgen::idempotency`).
+pub(crate) fn idempotency_key() -> Value {
+    json!({
+        "name": "Idempotency-Key",
+        "in": "header",
+        "description": "A key of the caller's choosing (a UUID, say) that makes retrying safe: the first answer to it is kept for 24 hours and given again, with `Idempotent-Replayed: true`, to every request with the same key and body. The same key with another body is a 422; while the first request runs, a retry is a 409.",
+        "schema": { "type": "string", "pattern": "^[!-~]+$", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY },
+    })
+}
+
+/// A strong tag of the representation's bytes: 128 bits of SHA-256 in base64url.
+pub(crate) fn etag_header() -> Value {
+    json!({
+        "description": "A strong tag of this representation; send it in `If-None-Match` to get 304 while it is current.",
+        "required": true,
+        "schema": { "type": "string", "pattern": "^\"[A-Za-z0-9_-]{22}\"$", "maxLength": 24 },
+    })
+}
+
+/// The headers of a read: its tag and the resource's `Cache-Control`.
+pub(crate) fn read_headers(r: &Resource) -> Map<String, Value> {
+    let mut headers = Map::new();
+    headers.insert("ETag".into(), json!({ "$ref": "#/components/headers/ETag" }));
+    let cache = r.cache_control();
+    headers.insert(
+        "Cache-Control".into(),
+        json!({ "description": "How long caches may keep the answer, and who may.", "required": true,
+                "schema": { "type": "string", "enum": [cache], "maxLength": cache.len() } }),
+    );
+    headers
+}
+
+/// `If-None-Match` on a read, and the 304 it may bring.
+pub(crate) fn conditional(r: &Resource, parameters: &mut Vec<Value>, answers: &mut Value) {
+    parameters.push(json!({
+        "name": "If-None-Match",
+        "in": "header",
+        "description": "`*` or entity tags of representations the caller holds; 304 when one is current. A value that is neither names no representation and is ignored.",
+        "schema": { "type": "string", "maxLength": MAX_IF_NONE_MATCH },
+    }));
+    if let Some(ok) = answers.get_mut("200") {
+        let headers = ok.as_object_mut().expect("an answer").entry("headers").or_insert_with(|| json!({}));
+        for (k, v) in read_headers(r) {
+            headers[k] = v;
+        }
+    }
+    answers["304"] = json!({
+        "description": "The representation the caller holds (named in `If-None-Match`) is current; no body.",
+        "headers": Value::Object(read_headers(r)),
+    });
+}

@@ -1,0 +1,460 @@
+//! Paths and operations: `/healthz`, sign-in and API keys, and each resource's collection,
+//! item and nested lists with their parameters.
+
+use crate::headers::{conditional, idempotency_key};
+use crate::problems::responses;
+use crate::schemas::{field_schema, id_schema, input, list_schema, representation, schema_name};
+use crate::security::{security, signed_in, token_max};
+use crate::{NO_NUL, json_body, json_response, schema_ref};
+use restgen_model::bounds;
+use restgen_model::bounds::{DATETIME_CHARS, MAX_API_KEY_NAME, MAX_API_KEYS};
+use restgen_model::model::*;
+use serde_json::{Map, Value, json};
+
+pub(crate) fn healthz() -> Value {
+    json!({
+        "get": {
+            "operationId": "healthz",
+            "summary": "Whether the service and its database answer",
+            "description": "200 while the database answers, 503 otherwise. Needs no credentials and ignores any; never rate limited, so a load balancer's probe does not depend on other traffic.",
+            "tags": ["service"],
+            "security": [],
+            "responses": {
+                "200": {
+                    "description": "The service is up.",
+                    "content": { "application/json": { "schema": {
+                        "type": "object", "required": ["status"], "properties": { "status": { "const": "ok" } },
+                    } } },
+                },
+                "503": { "$ref": "#/components/responses/Error503" },
+            },
+        },
+    })
+}
+
+pub(crate) fn auth_paths(
+    service: &Service,
+    auth: &Auth,
+    base: &str,
+    paths: &mut Map<String, Value>,
+    schemas: &mut Map<String, Value>,
+) {
+    let Some(principal) = auth.principal.as_ref().and_then(|p| service.resource(&p.value)) else { return };
+    if auth.has_scheme(Scheme::Bearer) {
+        let identifier = auth.login.identifier.as_ref().map_or("identifier", |i| i.value.as_str());
+        let password =
+            principal.fields.iter().find(|f| f.ty.value == FieldType::Password).map_or("password", |f| &f.name.value);
+        // As long as the account's own fields may be (the runtime refuses longer).
+        let max_of = |name: &str| principal.field(name).and_then(|f| f.effective_max_length()).unwrap_or(255);
+        schemas.insert(
+            "Login".into(),
+            json!({
+                "type": "object",
+                "additionalProperties": false,
+                "required": [identifier, "password"],
+                "properties": {
+                    identifier: { "type": "string", "maxLength": max_of(identifier) },
+                    "password": { "type": "string", "format": "password", "maxLength": max_of(password) },
+                },
+            }),
+        );
+        schemas.insert(
+            "Token".into(),
+            json!({
+                "type": "object",
+                "required": ["access_token", "token_type", "expires_in"],
+                "properties": {
+                    "access_token": { "type": "string", "maxLength": token_max(auth) },
+                    "token_type": { "const": "Bearer" },
+                    "expires_in": {
+                        "type": "integer", "format": "int64", "minimum": 1, "maximum": i64::MAX,
+                        "description": "Seconds until the token expires.",
+                    },
+                },
+            }),
+        );
+        let answers =
+            responses("200", json_response("A bearer token.", schema_ref("Token")), &[400, 401, 413, 415, 500, 503]);
+        paths.insert(
+            format!("{base}{}", auth.login.path.value),
+            json!({ "post": {
+                "operationId": "login",
+                "summary": format!("Sign in as a {} and get a bearer token", principal.name.value),
+                "description": "Needs no credentials. A wrong identifier and a wrong password get the same 401.",
+                "tags": ["auth"],
+                "security": [],
+                "requestBody": json_body(schema_ref("Login")),
+                "responses": answers,
+            } }),
+        );
+    }
+    if auth.has_scheme(Scheme::ApiKey) {
+        let key_props = json!({
+            "id": { "type": "string", "pattern": "^[0-9a-f]{32}$", "maxLength": 32 },
+            "name": { "type": ["string", "null"], "maxLength": MAX_API_KEY_NAME, "pattern": NO_NUL },
+            "prefix": { "type": "string", "description": "The first characters of the key.", "pattern": "^rk_[0-9a-f]{8}$", "maxLength": 11 },
+            "created_at": { "type": "string", "format": "date-time", "maxLength": DATETIME_CHARS },
+        });
+        schemas.insert(
+            "ApiKey".into(),
+            json!({ "type": "object", "required": ["id", "name", "prefix", "created_at"], "properties": key_props }),
+        );
+        let mut created_props = key_props.clone();
+        created_props["key"] = json!({
+            "type": "string", "description": "The key; shown in this answer only.",
+            "pattern": "^rk_[0-9a-f]{32}_[A-Za-z0-9_-]{43}$", "maxLength": 79,
+        });
+        schemas.insert(
+            "ApiKeyCreated".into(),
+            json!({ "type": "object", "required": ["id", "name", "prefix", "created_at", "key"], "properties": created_props }),
+        );
+        let security = Value::Array(signed_in(service));
+        let create_responses = responses(
+            "201",
+            json_response("The new key.", schema_ref("ApiKeyCreated")),
+            &[400, 401, 409, 413, 415, 500],
+        );
+        let list_responses = responses(
+            "200",
+            json_response(
+                "The caller's keys, newest first.",
+                json!({ "type": "object", "required": ["data"], "properties": {
+                    "data": { "type": "array", "maxItems": MAX_API_KEYS, "items": schema_ref("ApiKey") } } }),
+            ),
+            &[401, 500],
+        );
+        paths.insert(
+            format!("{base}/auth/api-keys"),
+            json!({
+                "post": {
+                    "operationId": "createApiKey",
+                    "summary": "Create an API key for the caller",
+                    "description": format!("Any signed-in caller, up to {MAX_API_KEYS} keys per account (409 beyond). The key is in this answer only; it is stored as a hash."),
+                    "tags": ["auth"],
+                    "security": security,
+                    "requestBody": json_body(json!({
+                        "type": "object", "additionalProperties": false,
+                        "properties": { "name": { "type": ["string", "null"], "maxLength": MAX_API_KEY_NAME, "pattern": NO_NUL } },
+                    })),
+                    "responses": create_responses,
+                },
+                "get": {
+                    "operationId": "listApiKeys",
+                    "summary": "The caller's API keys",
+                    "description": "Any signed-in caller; never shows the keys themselves.",
+                    "tags": ["auth"],
+                    "security": security,
+                    "responses": list_responses,
+                },
+            }),
+        );
+        let revoke_responses = responses("204", json!({ "description": "Revoked." }), &[401, 404, 500]);
+        paths.insert(
+            format!("{base}/auth/api-keys/{{key_id}}"),
+            json!({ "delete": {
+                "operationId": "revokeApiKey",
+                "summary": "Revoke one of the caller's API keys",
+                "description": "The key's owner, or an admin; another caller's key answers 404.",
+                "tags": ["auth"],
+                "security": security,
+                "parameters": [{ "name": "key_id", "in": "path", "required": true,
+                    "schema": { "type": "string", "pattern": "^[0-9a-f]{32}$", "maxLength": 32 } }],
+                "responses": revoke_responses,
+            } }),
+        );
+    }
+}
+
+/// Who may call each operation of `ops` (a path item), as its `description`.
+pub(crate) fn describe(service: &Service, r: &Resource, ops: &mut Map<String, Value>) {
+    for (method, op) in ops.iter_mut() {
+        let rules = match method.as_str() {
+            "post" => &r.access.create,
+            "get" => &r.access.read,
+            "put" | "patch" => &r.access.write,
+            _ => &r.access.delete,
+        };
+        let who: Vec<String> = rules
+            .iter()
+            .map(|rule| match &rule.value {
+                AccessRule::Anyone => "anyone".to_owned(),
+                AccessRule::Authenticated => "any signed-in caller".to_owned(),
+                AccessRule::Owner if r.owner.is_none() => "the account itself".to_owned(),
+                AccessRule::Owner => "the record's owner".to_owned(),
+                AccessRule::Role(role) => format!("callers with the `{role}` role"),
+            })
+            .collect();
+        // Admins may do everything, whatever the lists say (said unless the list
+        // admits every signed-in caller anyway).
+        let everyone = rules.iter().any(|r| matches!(r.value, AccessRule::Anyone | AccessRule::Authenticated));
+        let admins: Vec<String> = service
+            .auth
+            .iter()
+            .flat_map(|a| &a.admin_roles)
+            .filter(|role| !everyone && !rules.iter().any(|r| r.value == AccessRule::Role(role.value.clone())))
+            .map(|role| format!("callers with the `{}` role", role.value))
+            .collect();
+        let who = [who, admins].concat();
+        let mut text = if service.auth.is_some() { format!("Allowed to {}.", who.join(", ")) } else { String::new() };
+        if r.owner.is_some() && service.auth.is_some() {
+            let hidden = if r.not_owned == NotOwned::NotFound { "404, as if it did not exist" } else { "403" };
+            text.push_str(&format!(" Somebody else's record answers {hidden}."));
+        }
+        if text.is_empty() {
+            text = "Open to anyone: the service has no auth.".to_owned();
+        }
+        op["description"] = json!(text.trim());
+    }
+}
+
+pub(crate) fn query(name: &str, description: &str, schema: Value) -> Value {
+    json!({ "name": name, "in": "query", "required": false, "description": description, "schema": schema })
+}
+
+/// Filters, sort and paging parameters of a list.
+pub(crate) fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
+    let mut out = Vec::new();
+    for f in r.fields.iter().filter(|f| f.filter.value) {
+        // A query parameter holds a value, never null.
+        let mut value_only = f.clone();
+        value_only.nullable.value = false;
+        let mut s = field_schema(service, &value_only);
+        if let Some(o) = s.as_object_mut() {
+            o.remove("description");
+        }
+        out.push(query(&f.name.value, &format!("Only records whose `{}` equals this.", f.name.value), s));
+    }
+    let mut sorts: Vec<String> = Vec::new();
+    let sortable = ["id".to_owned()]
+        .into_iter()
+        .chain(r.timestamps.then(|| "created_at".to_owned()))
+        .chain(r.fields.iter().filter(|f| f.sort.value).map(|f| f.name.value.clone()));
+    for name in sortable {
+        sorts.push(format!("{name}_asc"));
+        sorts.push(format!("{name}_desc"));
+    }
+    let mut sort = query(
+        "sort",
+        "Sort keys, most significant first, comma separated; ties are broken by id.",
+        json!({ "type": "array", "maxItems": sorts.len() / 2, "items": { "type": "string", "enum": sorts } }),
+    );
+    sort["style"] = json!("form");
+    sort["explode"] = json!(false);
+    out.push(sort);
+    // Sizes above the maximum are clamped, not refused: the schema says what is served.
+    let size = json!({ "type": "integer", "format": "int64", "minimum": 1, "maximum": i64::MAX,
+        "default": r.pagination.default_size.value });
+    match r.pagination.style {
+        PageStyle::Page => {
+            out.push(query(
+                "page",
+                "The page, from 1.",
+                json!({ "type": "integer", "format": "int64", "minimum": 1, "maximum": i64::MAX, "default": 1 }),
+            ));
+            out.push(query("per_page", "Records per page; larger values are clamped.", size));
+        }
+        PageStyle::Offset => {
+            out.push(query("limit", "Records per page; larger values are clamped.", size));
+            out.push(query(
+                "offset",
+                "Records to skip.",
+                json!({ "type": "integer", "format": "int64", "minimum": 0, "maximum": i64::MAX, "default": 0 }),
+            ));
+        }
+        PageStyle::Cursor => {
+            out.push(query("limit", "Records per page; larger values are clamped.", size));
+            out.push(query(
+                "cursor",
+                "The `next_cursor` of the previous page of this very list (the same parent, the same `sort`); not with `starting_after`. Empty means the first page.",
+                json!({ "type": "string", "maxLength": bounds::cursor_max(service, r) }),
+            ));
+            out.push(query(
+                "starting_after",
+                "The id of the last record seen, one of this list's; not with `cursor`.",
+                id_schema(r.id),
+            ));
+        }
+    }
+    out
+}
+
+pub(crate) fn path_param(name: &str, kind: IdKind) -> Value {
+    json!({ "name": name, "in": "path", "required": true, "schema": id_schema(kind) })
+}
+
+/// Adds the paths and schemas of `r`; returns the paths added.
+pub(crate) fn resource_paths(
+    service: &Service,
+    r: &Resource,
+    base: &str,
+    paths: &mut Map<String, Value>,
+    schemas: &mut Map<String, Value>,
+) -> Vec<String> {
+    let mut added = Vec::new();
+    let name = &r.name.value;
+    let model = schema_name(r, "");
+    schemas.insert(model.clone(), representation(service, r));
+    let tags = json!([name]);
+    let link = |path_len: usize| {
+        json!({ "Link": { "description": "`<...>; rel=\"next\"` while more records follow.",
+            "schema": { "type": "string", "maxLength": bounds::link_max(service, r, path_len) } } })
+    };
+
+    let mut collection = Map::new();
+    if r.has(Operation::List) {
+        let mut ok = json_response(
+            &format!("A page of {}.", r.path.value.trim_start_matches('/')),
+            list_schema(service, r, schema_ref(&model)),
+        );
+        ok["headers"] = link(base.len() + r.path.value.len());
+        let mut answers = responses("200", ok, &[400, 401, 403, 500]);
+        let mut parameters = list_parameters(service, r);
+        conditional(r, &mut parameters, &mut answers);
+        collection.insert(
+            "get".into(),
+            json!({
+                "operationId": format!("list{model}"),
+                "summary": format!("List {}", r.path.value.trim_start_matches('/')),
+                "tags": tags,
+                "security": security(service, &r.access.read),
+                "parameters": parameters,
+                "responses": answers,
+            }),
+        );
+    }
+    if r.has(Operation::Create) {
+        // `{base}{path}/{id}`: a UUID has 36 characters, an i64 at most 19 digits.
+        let location_max = base.len() + r.path.value.len() + 1 + if r.id == IdKind::Uuid { 36 } else { 19 };
+        let input_name = schema_name(r, "Create");
+        schemas.insert(input_name.clone(), input(service, r, WriteOp::Create));
+        let mut created = json_response(&format!("The new {name}."), schema_ref(&model));
+        created["headers"] = json!({
+            "Location": { "description": "The new record's URL.", "required": true, "schema": { "type": "string", "maxLength": location_max } },
+            "ETag": { "$ref": "#/components/headers/ETag" },
+            "Idempotent-Replayed": {
+                "description": "`true` when this is the answer kept for an earlier request with the same `Idempotency-Key`.",
+                "schema": { "type": "string", "enum": ["true"], "maxLength": 4 },
+            },
+        });
+        let answers = responses("201", created, &[400, 401, 403, 409, 413, 415, 422, 500]);
+        collection.insert(
+            "post".into(),
+            json!({
+                "operationId": format!("create{model}"),
+                "summary": format!("Create a {name}"),
+                "tags": tags,
+                "security": security(service, &r.access.create),
+                "parameters": [idempotency_key()],
+                "requestBody": json_body(schema_ref(&input_name)),
+                "responses": answers,
+            }),
+        );
+    }
+
+    let id_param = r.id_param();
+    let mut item = Map::new();
+    let item_errors: &[u16] = &[400, 401, 403, 404, 500];
+    if r.has(Operation::Get) {
+        let mut answers = responses("200", json_response(&format!("The {name}."), schema_ref(&model)), item_errors);
+        let mut parameters = Vec::new();
+        conditional(r, &mut parameters, &mut answers);
+        item.insert(
+            "get".into(),
+            json!({
+                "operationId": format!("get{model}"),
+                "summary": format!("Get a {name}"),
+                "tags": tags,
+                "security": security(service, &r.access.read),
+                "parameters": parameters,
+                "responses": answers,
+            }),
+        );
+    }
+    for (op, method, verb) in [(WriteOp::Replace, "put", "replace"), (WriteOp::Patch, "patch", "update")] {
+        if !r.has(op.operation()) {
+            continue;
+        }
+        let suffix = if op == WriteOp::Replace { "Replace" } else { "Patch" };
+        let input_name = schema_name(r, suffix);
+        schemas.insert(input_name.clone(), input(service, r, op));
+        let mut stored = json_response(&format!("The {name} as stored."), schema_ref(&model));
+        stored["headers"] = json!({ "ETag": { "$ref": "#/components/headers/ETag" } });
+        let answers = responses("200", stored, &[400, 401, 403, 404, 409, 413, 415, 422, 500]);
+        let media = if op == WriteOp::Patch { "application/merge-patch+json" } else { "application/json" };
+        let mut body = json_body(schema_ref(&input_name));
+        if op == WriteOp::Patch {
+            // JSON Merge Patch (RFC 7396), sent as plain JSON or under its own media type.
+            body["content"][media] = json!({ "schema": schema_ref(&input_name) });
+        }
+        item.insert(
+            method.into(),
+            json!({
+                "operationId": format!("{verb}{model}"),
+                "summary": format!("{} a {name}", if op == WriteOp::Replace { "Replace" } else { "Update part of" }),
+                "tags": tags,
+                "security": security(service, &r.access.write),
+                "requestBody": body,
+                "responses": answers,
+            }),
+        );
+    }
+    if r.has(Operation::Delete) {
+        let answers = responses("204", json!({ "description": "Deleted." }), &[400, 401, 403, 404, 409, 422, 500]);
+        item.insert(
+            "delete".into(),
+            json!({
+                "operationId": format!("delete{model}"),
+                "summary": format!("Delete a {name}"),
+                "tags": tags,
+                "security": security(service, &r.access.delete),
+                "responses": answers,
+            }),
+        );
+    }
+    describe(service, r, &mut collection);
+    describe(service, r, &mut item);
+    if !collection.is_empty() {
+        let path = format!("{base}{}", r.path.value);
+        added.push(path.clone());
+        paths.insert(path, Value::Object(collection));
+    }
+    if !item.is_empty() {
+        item.insert("parameters".into(), json!([path_param(&id_param, r.id)]));
+        let path = format!("{base}{}/{{{id_param}}}", r.path.value);
+        added.push(path.clone());
+        paths.insert(path, Value::Object(item));
+    }
+
+    if r.has(Operation::List) {
+        for parent in r.nested_under.iter().filter_map(|p| service.resource(&p.value)) {
+            let parent_param = parent.id_param();
+            let mut parameters = vec![path_param(&parent_param, parent.id)];
+            parameters.extend(list_parameters(service, r));
+            let mut ok = json_response(
+                &format!("A page of the {}'s {}.", parent.name.value, r.path.value.trim_start_matches('/')),
+                list_schema(service, r, schema_ref(&model)),
+            );
+            let parent_id = if parent.id == IdKind::Uuid { 36 } else { 20 };
+            ok["headers"] = link(base.len() + parent.path.value.len() + 1 + parent_id + r.path.value.len());
+            let mut answers = responses("200", ok, &[400, 401, 403, 404, 500]);
+            conditional(r, &mut parameters, &mut answers);
+            let mut nested = Map::new();
+            nested.insert(
+                "get".into(),
+                json!({
+                    "operationId": format!("list{model}Of{}", schema_name(parent, "")),
+                    "summary": format!("List the {} of a {}", r.path.value.trim_start_matches('/'), parent.name.value),
+                    "tags": tags,
+                    "security": security(service, &r.access.read),
+                    "parameters": parameters,
+                    "responses": answers,
+                }),
+            );
+            describe(service, r, &mut nested);
+            let path = format!("{base}{}/{{{parent_param}}}{}", parent.path.value, r.path.value);
+            added.push(path.clone());
+            paths.insert(path, Value::Object(nested));
+        }
+    }
+    added
+}

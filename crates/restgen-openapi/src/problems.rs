@@ -1,0 +1,89 @@
+//! Error answers: the problem+json schema (RFC 9457) and the shared responses of each status.
+
+use crate::schema_ref;
+use crate::security::challenges;
+use restgen_model::bounds::{MAX_DETAIL, MAX_FIELD, MAX_FIELD_ERRORS, MAX_MESSAGE};
+use restgen_model::model::*;
+use serde_json::{Map, Value, json};
+
+pub(crate) fn problem_schema() -> Value {
+    let max_errors = MAX_FIELD_ERRORS;
+    json!({
+        "type": "object",
+        "description": "An RFC 9457 problem: every error answer has this shape.",
+        "required": ["type", "title", "status", "detail"],
+        "properties": {
+            "type": { "type": "string", "format": "uri-reference", "maxLength": 256 },
+            "title": { "type": "string", "maxLength": 64 },
+            "status": { "type": "integer", "format": "int32", "minimum": 100, "maximum": 599 },
+            "detail": { "type": "string", "maxLength": MAX_DETAIL },
+            "errors": {
+                "type": "array",
+                "maxItems": max_errors,
+                "description": "One entry per invalid input, naming it.",
+                "items": {
+                    "type": "object",
+                    "required": ["field", "message"],
+                    "properties": {
+                        "field": { "type": "string", "maxLength": MAX_FIELD },
+                        "message": { "type": "string", "maxLength": MAX_MESSAGE },
+                    },
+                },
+            },
+        },
+    })
+}
+
+/// The error answers, shared by every operation through `$ref`.
+pub(crate) fn error_responses(service: &Service) -> Value {
+    let mut out = Map::new();
+    for (status, what) in [
+        ("400", "The request is malformed or breaks a rule; `errors` names each field."),
+        ("401", "Credentials are missing or invalid."),
+        ("403", "The caller may not do this."),
+        ("404", "No such record."),
+        (
+            "409",
+            "A unique value is taken, a per-account limit is reached, or a request with the same `Idempotency-Key` is still running.",
+        ),
+        ("413", "The body is larger than the service accepts."),
+        ("415", "The body is not JSON."),
+        ("422", "A business rule refused the input, or an `Idempotency-Key` was used before with another body."),
+        ("500", "The service failed; the fault is logged."),
+        ("503", "The request took too long, or the service is not ready."),
+    ] {
+        let mut response = json!({
+            "description": what,
+            "content": { "application/problem+json": { "schema": schema_ref("Problem") } },
+        });
+        if status == "401" {
+            let longest = challenges(service).len();
+            response["headers"] = json!({
+                "WWW-Authenticate": {
+                    "description": "A challenge for each accepted scheme.",
+                    "schema": { "type": "string", "maxLength": longest },
+                },
+            });
+        }
+        if status == "503" && service.limits.max_in_flight.is_some() {
+            response["headers"] = json!({
+                "Retry-After": {
+                    "description": "Seconds to wait, when the service sheds load (`limits.max_in_flight`).",
+                    "schema": { "type": "integer", "format": "int32", "minimum": 0, "maximum": 86400 },
+                },
+            });
+        }
+        out.insert(format!("Error{status}"), response);
+    }
+    Value::Object(out)
+}
+
+/// An operation's `responses`: its success answer, and the shared error answers.
+pub(crate) fn responses(status: &str, ok: Value, errors: &[u16]) -> Value {
+    let mut out = Map::new();
+    out.insert(status.into(), ok);
+    for s in errors {
+        out.insert(s.to_string(), json!({ "$ref": format!("#/components/responses/Error{s}") }));
+    }
+    Value::Object(out)
+}
