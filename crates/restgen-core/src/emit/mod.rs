@@ -1,9 +1,15 @@
 //! Emitters: pure functions from the model to files. Rust files are built as tokens with
 //! `quote` and printed by prettyplease; other files render minijinja templates. Nothing
 //! here touches the disk (see `output`).
+//!
+//! One module per generated file: `service` (`src/generated/mod.rs`), `models`, `resources`,
+//! `hooks`, `routes`, `migrations` (and the SQL files), `scaffold` (the files written once),
+//! `client` (the client crate); `derived` expands the derive macros through the same code.
+//! `rust` prints tokens as a file; `names` turns schema names into Rust names.
 
 mod client;
 pub mod derived;
+mod hooks;
 mod migrations;
 mod models;
 mod names;
@@ -11,6 +17,7 @@ mod resources;
 mod routes;
 mod rust;
 mod scaffold;
+mod service;
 
 pub use names::{field_ident, type_name};
 
@@ -59,18 +66,18 @@ pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitErro
     let mut out = Output::default();
     let header = rust::header(&options.source_name);
     let rust_files = [
-        ("src/generated/mod.rs", rust::generated_mod(service)),
+        ("src/generated/mod.rs", service::emit(service)),
         ("src/generated/models.rs", models::emit(service, models::Side::Service)),
         ("src/generated/resources.rs", resources::emit(service)),
-        ("src/generated/hooks.rs", routes::hooks(service)),
-        ("src/generated/routes.rs", routes::routes(service)),
-        ("src/generated/migrations.rs", routes::migrations(service)),
+        ("src/generated/hooks.rs", hooks::emit(service)),
+        ("src/generated/routes.rs", routes::emit(service)),
+        ("src/generated/migrations.rs", migrations::emit(service)),
     ];
     for (path, file) in rust_files {
         out.add(path, FileKind::Generated, rust::render(path, &header, file)?);
     }
     out.add("openapi.json", FileKind::Generated, restgen_openapi::render(service));
-    for (path, contents) in routes::sql_files(service, &options.source_name) {
+    for (path, contents) in migrations::sql_files(service, &options.source_name) {
         out.add(path, FileKind::Generated, contents);
     }
     for (path, contents) in scaffold::render(service, options)? {

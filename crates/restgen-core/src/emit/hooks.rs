@@ -1,0 +1,53 @@
+//! `src/generated/hooks.rs`: the trait a service's own `src/hooks.rs` implements.
+
+use super::names::type_name;
+use super::rust::RustFile;
+use crate::model::{Operation, Service};
+use quote::{format_ident, quote};
+
+/// `hooks.rs`: the trait a service's `src/hooks.rs` implements, one method per resource
+/// and write, each defaulting to "allow unchanged".
+pub(crate) fn emit(service: &Service) -> RustFile {
+    let methods = service.resources.iter().flat_map(|r| {
+        let name = r.name.value.clone();
+        [Operation::Create, Operation::Replace, Operation::Patch, Operation::Delete].into_iter().filter(move |op| r.has(*op)).map(move |op| {
+            let method = format_ident!("before_{}_{name}", op.word());
+            let verb = match op {
+                Operation::Create => "created",
+                Operation::Replace => "replaced",
+                Operation::Patch => "patched",
+                _ => "deleted",
+            };
+            let doc = if op == Operation::Delete {
+                format!(" Before a `{name}` record is {verb}: refuse with a problem to keep it (422 for a business rule).")
+            } else {
+                format!(" Before a `{name}` record is {verb}: change the input, or refuse with a problem (422 for a business rule).")
+            };
+            let input = format_ident!("{}{}", match op { Operation::Create => "Create", Operation::Replace => "Replace", _ => "Patch" }, type_name(&name));
+            match op {
+                Operation::Create => quote! {
+                    #[doc = #doc]
+                    fn #method(&self, _input: &mut super::models::#input) -> ::core::result::Result<(), ::restgen::Problem> { ::core::result::Result::Ok(()) }
+                },
+                Operation::Delete => quote! {
+                    #[doc = #doc]
+                    fn #method(&self, _id: &str) -> ::core::result::Result<(), ::restgen::Problem> { ::core::result::Result::Ok(()) }
+                },
+                _ => quote! {
+                    #[doc = #doc]
+                    fn #method(&self, _id: &str, _input: &mut super::models::#input) -> ::core::result::Result<(), ::restgen::Problem> { ::core::result::Result::Ok(()) }
+                },
+            }
+        })
+    });
+    let head = quote! {
+        //! The business-rule hooks of this service. Implement the ones you need in
+        //! `src/hooks.rs`; every method not implemented lets the write through unchanged.
+
+        /// Rules run before each write, after the input has been checked against the schema.
+        pub trait Hooks: Send + Sync + 'static {
+            #(#methods)*
+        }
+    };
+    RustFile { head, sections: Vec::new() }
+}
