@@ -5,17 +5,16 @@
 //! Generated code reaches third-party crates only through [`__private`], so a service
 //! depends on `restgen` alone and always gets the versions restgen was built with.
 
-mod app;
 pub mod auth;
 mod body;
 pub mod clock;
 pub mod conditional;
 mod cors;
+mod derived;
 pub mod idempotency;
 pub mod list;
-mod ops;
+mod operations;
 pub mod password;
-pub mod payload;
 pub mod problem;
 pub mod rate;
 pub mod routes;
@@ -24,8 +23,8 @@ pub mod spec;
 pub mod store;
 mod validate;
 
-pub use app::{Accounts, App, Principal, Resource};
-pub use payload::{Payload, Valid};
+pub use body::forms::{Payload, Valid};
+pub use derived::{Accounts, App, Principal, Resource};
 pub use problem::{FieldError, Problem};
 /// `#[derive(Resource)]`, `#[derive(Input)]` and `#[derive(Enum)]` (see the README's derive section).
 pub use restgen_macros::{Enum, Input, Resource};

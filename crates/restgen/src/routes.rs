@@ -3,7 +3,7 @@
 
 use crate::auth::Caller;
 use crate::idempotency::{self, Keeper};
-use crate::ops;
+use crate::operations;
 use crate::problem::Problem;
 use crate::spec::{Operation, ParentSpec, ResourceSpec};
 use crate::store::{Record, Store};
@@ -114,7 +114,7 @@ pub fn resource<C: Input, R: Input, P: Input>(
     if spec.has(Operation::List) {
         collection = collection.get(
             move |State(store): State<Store>, caller: Caller, OriginalUri(uri): OriginalUri, headers: HeaderMap| async move {
-                ops::list(spec, &store, &caller, &uri, &headers, None).await
+                operations::list(spec, &store, &caller, &uri, &headers, None).await
             },
         );
     }
@@ -127,14 +127,14 @@ pub fn resource<C: Input, R: Input, P: Input>(
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
                 let bytes = body.as_ref().ok().cloned();
-                let create = ops::create::<C>(
+                let create = operations::create::<C>(
                     spec,
                     &store,
                     &caller,
                     &uri,
                     &headers,
                     body,
-                    ops::Rules { before: before_create.as_deref(), compute: compute_create.as_deref() },
+                    operations::Rules { before: before_create.as_deref(), compute: compute_create.as_deref() },
                 );
                 idempotency::once(&store, &keeper, &caller, uri.path(), &headers, bytes.as_ref(), create).await
             },
@@ -144,7 +144,7 @@ pub fn resource<C: Input, R: Input, P: Input>(
     if spec.has(Operation::Get) {
         item = item.get(
             move |State(store): State<Store>, caller: Caller, Path(id): Path<String>, headers: HeaderMap| async move {
-                ops::get(spec, &store, &caller, &id, &headers).await
+                operations::get(spec, &store, &caller, &id, &headers).await
             },
         );
     }
@@ -155,14 +155,14 @@ pub fn resource<C: Input, R: Input, P: Input>(
                   Path(id): Path<String>,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
-                ops::replace::<R>(
+                operations::replace::<R>(
                     spec,
                     &store,
                     &caller,
                     &id,
                     &headers,
                     body,
-                    ops::Rules { before: before_replace.as_deref(), compute: compute_replace.as_deref() },
+                    operations::Rules { before: before_replace.as_deref(), compute: compute_replace.as_deref() },
                 )
                 .await
             },
@@ -175,14 +175,14 @@ pub fn resource<C: Input, R: Input, P: Input>(
                   Path(id): Path<String>,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
-                ops::patch::<P>(
+                operations::patch::<P>(
                     spec,
                     &store,
                     &caller,
                     &id,
                     &headers,
                     body,
-                    ops::Rules { before: before_patch.as_deref(), compute: compute_patch.as_deref() },
+                    operations::Rules { before: before_patch.as_deref(), compute: compute_patch.as_deref() },
                 )
                 .await
             },
@@ -190,7 +190,7 @@ pub fn resource<C: Input, R: Input, P: Input>(
     }
     if spec.has(Operation::Delete) {
         item = item.delete(move |State(store): State<Store>, caller: Caller, Path(id): Path<String>| async move {
-            ops::delete(spec, &store, &caller, &id, before_delete.as_deref()).await
+            operations::delete(spec, &store, &caller, &id, before_delete.as_deref()).await
         });
     }
     let mut router = Router::new();
@@ -211,7 +211,7 @@ pub fn resource<C: Input, R: Input, P: Input>(
                           Path(parent_id): Path<String>,
                           OriginalUri(uri): OriginalUri,
                           headers: HeaderMap| async move {
-                        ops::list(spec, &store, &caller, &uri, &headers, Some((parent, &parent_id))).await
+                        operations::list(spec, &store, &caller, &uri, &headers, Some((parent, &parent_id))).await
                     },
                 ),
             );

@@ -36,7 +36,8 @@ pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str)
             return Ok(format!("admin account {identifier} already exists"));
         }
         roles.push(Value::from(role));
-        let id = SqlValue::id(resource.id, &crate::ops::id_text(&record)).ok_or("the account's id is unreadable")?;
+        let id =
+            SqlValue::id(resource.id, &crate::operations::id_text(&record)).ok_or("the account's id is unreadable")?;
         let f = resource.field(roles_field).ok_or("the roles field is missing")?;
         store
             .update(resource, &id, vec![(f.name, SqlValue::from_json(f, &Value::Array(roles)))])
@@ -61,6 +62,6 @@ pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str)
     }
     let mut input = object;
     input.insert(roles_field.to_owned(), admin_roles);
-    crate::ops::insert(resource, store, input, None, None).await.map_err(|p| p.detail)?;
+    crate::operations::insert(resource, store, input, None, None).await.map_err(|p| p.detail)?;
     Ok(format!("created admin account {identifier}"))
 }

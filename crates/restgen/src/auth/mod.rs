@@ -295,7 +295,7 @@ impl Authenticator {
 
     /// The principal a stored account stands for, with its roles (or the default role).
     fn principal_of(&self, record: &Record) -> Principal {
-        let id = crate::ops::id_text(record);
+        let id = crate::operations::id_text(record);
         let mut roles: Vec<String> = self
             .spec
             .principal

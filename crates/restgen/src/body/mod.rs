@@ -1,5 +1,7 @@
 //! Reading a JSON request body: media type (415), size (413), syntax and types (400,
-//! naming the field).
+//! naming the field); `forms` reads bodies that are not resources with the same rules.
+
+pub mod forms;
 
 use crate::problem::{FieldError, Problem};
 use axum::body::Bytes;
