@@ -1,5 +1,5 @@
 // The shop of `examples/shop/shop.yaml`, written with the derive macros instead. The
-// end-to-end suite serves it (`e2e/derived_shop.rs`), and `tests/equivalence.rs` holds its
+// end-to-end suite serves it (`e2e/services/derived_shop.rs`), and `tests/equivalence.rs` holds its
 // model to the one the YAML front-end builds from the schema, resource for resource.
 
 use restgen::__private::chrono::{DateTime, Utc};

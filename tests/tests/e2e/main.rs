@@ -1,24 +1,8 @@
 //! End-to-end: the generated services over real HTTP on an ephemeral loopback port, each
 //! test with a database of its own (a SQLite file; a PostgreSQL schema when
-//! `RESTGEN_TEST_DATABASE_URL` is set).
+//! `RESTGEN_TEST_DATABASE_URL` is set). `services` drives each service, `features` one
+//! behaviour across services, `support` starts them and signs in.
 
-mod accounts;
-mod auth;
-mod client;
-mod conditional;
-mod cors;
-mod derive_service;
-mod derived;
-mod derived_shop;
-mod derived_time;
-mod fleet;
-mod harness;
-mod idempotency;
-mod keys;
-mod library;
-mod nested;
-mod openapi;
-mod rate;
-mod retries;
-mod security;
-mod shop;
+mod features;
+mod services;
+mod support;

@@ -2,9 +2,9 @@
 //! `App` with accounts: sign-up and login, ownership, roles, nested lists and refs behave
 //! as they do in the generated shop.
 
-use crate::accounts::{PASSWORD, call, register};
 use crate::backends;
-use crate::harness::Server;
+use crate::support::accounts::{PASSWORD, call, register};
+use crate::support::harness::Server;
 use restgen::spec::{RateAlgorithm, RateKey, RateSpec, Scheme};
 use restgen::{Accounts, App};
 use serde_json::json;
@@ -15,7 +15,7 @@ use std::time::Duration;
 // suite is about.
 #[allow(dead_code, deprecated)]
 mod shop {
-    include!("../../derive/shop.rs");
+    include!("../../../derive/shop.rs");
 }
 
 use shop::{Customer, Invoice, Order, User};
@@ -118,8 +118,8 @@ async fn admins_see_every_record_and_set_roles(s: Server) {
     let auth = service().auth.expect("the app has accounts");
     let json = json!({ "name": "root", "email": "root@example.com", "password": PASSWORD }).to_string();
     restgen::auth::bootstrap_admin(&s.store, auth, &json).await.unwrap();
-    let token = crate::accounts::login(&s, "root@example.com").await;
-    let admin = crate::accounts::Account { id: String::new(), email: "root@example.com".into(), token };
+    let token = crate::support::accounts::login(&s, "root@example.com").await;
+    let admin = crate::support::accounts::Account { id: String::new(), email: "root@example.com".into(), token };
     let customer = call(&s, &ann, "POST", "/api/customers", Some(json!({ "name": "Ada" }))).await;
     let path = customer.header("location").unwrap().to_owned();
     assert_eq!(call(&s, &admin, "GET", &path, None).await.status, 200, "admins see every record");
@@ -165,7 +165,7 @@ fn the_derived_shop_serves_the_schema_shops_document() {
         .into_service();
     let mut derived: serde_json::Value = serde_json::from_str(service.openapi.expect("served")).unwrap();
     let mut schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../../examples/shop/service/openapi.json")).unwrap();
+        serde_json::from_str(include_str!("../../../../examples/shop/service/openapi.json")).unwrap();
     for doc in [&mut derived, &mut schema] {
         doc["info"]["version"] = serde_json::Value::Null;
     }

@@ -3,7 +3,7 @@
 //! its API as its users would.
 
 use crate::backends;
-use crate::harness::{Reply, Server};
+use crate::support::harness::{Reply, Server};
 use base64::Engine;
 use serde_json::{Value, json};
 

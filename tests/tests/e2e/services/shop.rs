@@ -2,7 +2,7 @@
 //! operation needs credentials, so without them it is refused with 401.
 
 use crate::backends;
-use crate::harness::Server;
+use crate::support::harness::Server;
 use serde_json::json;
 
 backends!(registration_creates_a_user_and_never_applies_server_fields, shop::service());

@@ -2,9 +2,9 @@
 //! never creating twice; another body under the same key is a 422; keys belong to a
 //! caller and a path; answers are kept for 24 hours (a manual clock moves past them).
 
-use crate::accounts::{Account, register};
 use crate::backends;
-use crate::harness::{Reply, Server};
+use crate::support::accounts::{Account, register};
+use crate::support::harness::{Reply, Server};
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 use std::time::Duration;
@@ -21,7 +21,7 @@ async fn orders_of(s: &Server, who: &Account) -> usize {
 backends!(
     a_retry_gets_the_first_answer_and_creates_nothing,
     shop::service(),
-    settings = crate::harness::manual_clock(1000.0)
+    settings = crate::support::harness::manual_clock(1000.0)
 );
 async fn a_retry_gets_the_first_answer_and_creates_nothing(s: Server) {
     let ann = register(&s, "ann").await;

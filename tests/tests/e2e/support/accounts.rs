@@ -1,6 +1,6 @@
 //! Shop accounts for the identity tests: register, log in, call as somebody.
 
-use crate::harness::{Reply, Server};
+use crate::support::harness::{Reply, Server};
 use serde_json::{Value, json};
 
 pub const PASSWORD: &str = "correct horse battery";

@@ -1,14 +1,14 @@
 //! The OpenAPI document against the running services: it is what `/openapi.json` serves,
 //! every operation it lists is routed, and real answers match the schemas it documents.
 
-use crate::accounts::{call, register};
 use crate::backends;
-use crate::harness::{Reply, Server};
+use crate::support::accounts::{call, register};
+use crate::support::harness::{Reply, Server};
 use serde_json::{Value, json};
 
-const SHOP: &str = include_str!("../../../examples/shop/service/openapi.json");
-const FLEET: &str = include_str!("../../services/fleet/openapi.json");
-const LIBRARY: &str = include_str!("../../services/library/openapi.json");
+const SHOP: &str = include_str!("../../../../examples/shop/service/openapi.json");
+const FLEET: &str = include_str!("../../../services/fleet/openapi.json");
+const LIBRARY: &str = include_str!("../../../services/library/openapi.json");
 const METHODS: [&str; 5] = ["get", "post", "put", "patch", "delete"];
 
 /// Asserts `value` matches the document's schema `schema` (a `$ref` or inline schema).
@@ -101,7 +101,7 @@ pub(crate) async fn assert_every_operation_routed(s: &Server, doc: &Value) -> us
     operations
 }
 
-backends!(a_derived_service_serves_its_document_and_routes_what_it_lists, crate::derived_shop::service());
+backends!(a_derived_service_serves_its_document_and_routes_what_it_lists, crate::services::derived_shop::service());
 async fn a_derived_service_serves_its_document_and_routes_what_it_lists(s: Server) {
     let served = s.get("/openapi.json").await;
     assert_eq!(served.status, 200, "{}", served.text);
@@ -168,13 +168,17 @@ async fn answers_match_the_documented_schemas(s: Server) {
     assert_eq!(param["schema"]["maxLength"], restgen::conditional::MAX_IF_NONE_MATCH);
 }
 
-async fn item_read_etag(s: &Server, who: &crate::accounts::Account, path: &str) -> String {
+async fn item_read_etag(s: &Server, who: &crate::support::accounts::Account, path: &str) -> String {
     let read = call(s, who, "GET", path, None).await;
     assert_documented(&serde_json::from_str(SHOP).unwrap(), "/api/orders/{order_id}", "get", &read);
     read.header("etag").expect("reads are tagged").to_owned()
 }
 
-backends!(answers_past_a_rate_limit_match_the_document, shop::service(), settings = crate::harness::manual_clock(1.0));
+backends!(
+    answers_past_a_rate_limit_match_the_document,
+    shop::service(),
+    settings = crate::support::harness::manual_clock(1.0)
+);
 async fn answers_past_a_rate_limit_match_the_document(s: Server) {
     let doc: Value = serde_json::from_str(SHOP).unwrap();
     let ann = register(&s, "ann").await;

@@ -2,7 +2,7 @@
 //! same runtime behaviour as a generated service, from attributes instead of a schema.
 
 use crate::backends;
-use crate::harness::Server;
+use crate::support::harness::Server;
 use restgen::__private::chrono::{DateTime, Utc};
 use restgen::__private::uuid::Uuid;
 use restgen::{App, Resource};

@@ -1,8 +1,8 @@
 //! Identity on the shop: login, bearer tokens, Basic, API keys, ownership, admins, roles.
 
-use crate::accounts::{self, PASSWORD, call, register};
 use crate::backends;
-use crate::harness::Server;
+use crate::support::accounts::{self, PASSWORD, call, register};
+use crate::support::harness::Server;
 use base64::Engine;
 use serde_json::json;
 
@@ -155,7 +155,7 @@ async fn admins_see_and_change_every_record_and_alone_set_roles(s: Server) {
     assert!(bad.contains("`is_admin`") && bad.contains("`name` is required") && bad.contains("`password`"), "{bad}");
 }
 
-backends!(basic_credentials_open_the_account_and_wrong_ones_are_401, crate::harness::shop_with_every_scheme());
+backends!(basic_credentials_open_the_account_and_wrong_ones_are_401, crate::support::harness::shop_with_every_scheme());
 async fn basic_credentials_open_the_account_and_wrong_ones_are_401(s: Server) {
     let ann = register(&s, "ann").await;
     let basic = |user: &str, pass: &str| {
@@ -175,7 +175,7 @@ async fn basic_credentials_open_the_account_and_wrong_ones_are_401(s: Server) {
     r.assert_problem(401);
 }
 
-backends!(api_keys_are_shown_once_stored_hashed_and_revocable, crate::harness::shop_with_every_scheme());
+backends!(api_keys_are_shown_once_stored_hashed_and_revocable, crate::support::harness::shop_with_every_scheme());
 async fn api_keys_are_shown_once_stored_hashed_and_revocable(s: Server) {
     let (ann, bob) = (register(&s, "ann").await, register(&s, "bob").await);
     let created = call(&s, &ann, "POST", "/api/auth/api-keys", Some(json!({ "name": "ci" }))).await;

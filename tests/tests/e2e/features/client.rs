@@ -1,9 +1,9 @@
 //! The generated clients against the running services: every operation, every pagination
 //! style streamed across pages, typed filters and sorts, credentials, typed errors.
 
-use crate::accounts::{self, PASSWORD};
 use crate::backends;
-use crate::harness::Server;
+use crate::support::accounts::{self, PASSWORD};
+use crate::support::harness::Server;
 use futures_util::TryStreamExt;
 use restgen_client::{Auth, Error};
 
@@ -16,7 +16,7 @@ fn status(e: &Error) -> u16 {
 }
 
 // Basic is among the credentials tried, so the shop with every scheme.
-backends!(every_shop_operation_works_through_the_client, crate::harness::shop_with_every_scheme());
+backends!(every_shop_operation_works_through_the_client, crate::support::harness::shop_with_every_scheme());
 async fn every_shop_operation_works_through_the_client(s: Server) {
     use shop_client::*;
     let anonymous = shop_as(&s, Auth::None);

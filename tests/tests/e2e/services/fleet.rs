@@ -1,7 +1,7 @@
 //! The open fleet service: every method's semantics, status codes, lists and paging.
 
 use crate::backends;
-use crate::harness::Server;
+use crate::support::harness::Server;
 use serde_json::{Value, json};
 
 async fn depot(s: &Server, name: &str, city: Option<&str>) -> Value {
@@ -477,7 +477,7 @@ async fn list_parameters_are_held_to_what_the_document_says(s: Server) {
     for (name, city) in [("Alpha", "Oslo"), ("Bravo", "Bergen"), ("Charlie", "Oslo")] {
         depot(&s, name, Some(city)).await;
     }
-    let names = |r: &crate::harness::Reply| -> Vec<String> {
+    let names = |r: &crate::support::harness::Reply| -> Vec<String> {
         r.body["data"].as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap().to_owned()).collect()
     };
     // A later key on a column already sorted by cannot change the order: accepted.
@@ -539,7 +539,7 @@ async fn the_next_link_is_rebuilt_canonically_from_the_request(s: Server) {
     assert_eq!(twice.error_fields(), ["city"]);
 
     // A cursor over every sort key stays within the documented bound, and comes back.
-    let doc: Value = serde_json::from_str(include_str!("../../services/fleet/openapi.json")).unwrap();
+    let doc: Value = serde_json::from_str(include_str!("../../../services/fleet/openapi.json")).unwrap();
     let bound = doc["paths"]["/v0/trips"]["get"]["parameters"]
         .as_array()
         .unwrap()

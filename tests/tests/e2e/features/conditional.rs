@@ -2,9 +2,9 @@
 //! whose caller holds the current one gets 304 without a body, and reads say how long
 //! caches may keep them.
 
-use crate::accounts::{call, register};
 use crate::backends;
-use crate::harness::{Reply, Server};
+use crate::support::accounts::{call, register};
+use crate::support::harness::{Reply, Server};
 use serde_json::json;
 
 fn tag(r: &Reply) -> String {

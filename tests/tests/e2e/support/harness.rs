@@ -49,13 +49,13 @@ pub enum Db {
 #[macro_export]
 macro_rules! backends {
     ($name:ident, $service:expr) => {
-        $crate::backends!($name, $service, $crate::harness::secrets());
+        $crate::backends!($name, $service, $crate::support::harness::secrets());
     };
     ($name:ident, $service:expr, settings = $settings:expr) => {
         $crate::backends!(@settings $name, $service, $settings);
     };
     ($name:ident, $service:expr, $secrets:expr) => {
-        $crate::backends!(@settings $name, $service, $crate::harness::unthrottled($secrets));
+        $crate::backends!(@settings $name, $service, $crate::support::harness::unthrottled($secrets));
     };
     (@settings $name:ident, $service:expr, $settings:expr) => {
         mod $name {
@@ -66,7 +66,7 @@ macro_rules! backends {
             #[tokio::test]
             async fn sqlite() {
                 super::$name(
-                    $crate::harness::start_with_settings($service, $crate::harness::Db::Sqlite, $settings)
+                    $crate::support::harness::start_with_settings($service, $crate::support::harness::Db::Sqlite, $settings)
                         .await
                         .expect("sqlite always runs"),
                 )
@@ -75,7 +75,7 @@ macro_rules! backends {
 
             #[tokio::test]
             async fn postgres() {
-                match $crate::harness::start_with_settings($service, $crate::harness::Db::Postgres, $settings).await {
+                match $crate::support::harness::start_with_settings($service, $crate::support::harness::Db::Postgres, $settings).await {
                     Some(server) => super::$name(server).await,
                     None => eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset"),
                 }

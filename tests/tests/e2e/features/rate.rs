@@ -3,9 +3,9 @@
 //! account (per address for anonymous callers). The limits run on a manual clock, so no
 //! test waits for a budget to refill, and the answers say exactly what is left.
 
-use crate::accounts::{Account, call, register};
 use crate::backends;
-use crate::harness::{Reply, Server};
+use crate::support::accounts::{Account, call, register};
+use crate::support::harness::{Reply, Server};
 use futures_util::future::join_all;
 use restgen::rate::RateSettings;
 use restgen::store::Dialect;
@@ -13,7 +13,7 @@ use serde_json::json;
 use std::time::Duration;
 
 fn manual() -> restgen::serve::Settings {
-    crate::harness::manual_clock(1.0)
+    crate::support::harness::manual_clock(1.0)
 }
 
 fn advance(s: &Server, seconds: u64) {
@@ -192,7 +192,11 @@ async fn instances_on_postgresql_share_budgets_and_on_sqlite_keep_their_own(s: S
     }
 }
 
-backends!(a_deployment_scales_every_limit_at_once, shop::service(), settings = crate::harness::manual_clock(2.0));
+backends!(
+    a_deployment_scales_every_limit_at_once,
+    shop::service(),
+    settings = crate::support::harness::manual_clock(2.0)
+);
 async fn a_deployment_scales_every_limit_at_once(s: Server) {
     let ann = register(&s, "ann").await;
     let r = customers(&s, &ann).await;

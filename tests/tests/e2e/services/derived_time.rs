@@ -3,7 +3,7 @@
 //! inputs the derive emits in each of their shapes, a business rule, and the client.
 
 use crate::backends;
-use crate::harness::Server;
+use crate::support::harness::Server;
 use restgen::__private::time::format_description::well_known::Rfc3339;
 use restgen::__private::time::{Date, Month, OffsetDateTime};
 use restgen::__private::uuid::Uuid;

@@ -6,9 +6,9 @@
 //!   server-set field, sending it is refused and nothing is applied;
 //! - forged credentials: every token forgery of the identity issue gives 401.
 
-use crate::accounts::{self, Account, call, register};
 use crate::backends;
-use crate::harness::{Reply, Server};
+use crate::support::accounts::{self, Account, call, register};
+use crate::support::harness::{Reply, Server};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use restgen::spec::{FieldKind, FieldSpec, IdKind, Operation, ResourceSpec, Rule};
 use restgen::store::SqlValue;
@@ -327,9 +327,9 @@ fn b64(bytes: &[u8]) -> String {
 
 /// Every forgery is refused with 401 and a challenge; the genuine token is not.
 async fn forged_tokens(s: &Server, ann: &Account) -> usize {
-    let secret = EncodingKey::from_secret(crate::harness::JWT_SECRET);
+    let secret = EncodingKey::from_secret(crate::support::harness::JWT_SECRET);
     let other = EncodingKey::from_secret(b"somebody else's secret, 32 bytes or more");
-    let rsa = EncodingKey::from_rsa_pem(include_bytes!("../../fixtures/keys/rsa-private.pem")).unwrap();
+    let rsa = EncodingKey::from_rsa_pem(include_bytes!("../../../fixtures/keys/rsa-private.pem")).unwrap();
     let genuine = sign(Algorithm::HS256, &secret, &claims(ann, |_| {}));
     let me = item_path(resource("user"), &ann.id);
     let ok = s.send_with("GET", &me, None, &[("authorization", &format!("Bearer {genuine}"))]).await;

@@ -18,7 +18,7 @@
 //! The expected sets are read from the database, never from the answers under test.
 
 use crate::backends;
-use crate::harness::{Reply, Server};
+use crate::support::harness::{Reply, Server};
 use base64::Engine;
 use restgen::serve::Service;
 use restgen::spec::{
@@ -46,9 +46,9 @@ async fn shop_nested_lists_follow_the_access_matrix(s: Server) {
     matrix(&s, &shop::service()).await.report("shop");
 }
 
-backends!(derived_shop_nested_lists_follow_the_access_matrix, crate::derived_shop::service());
+backends!(derived_shop_nested_lists_follow_the_access_matrix, crate::services::derived_shop::service());
 async fn derived_shop_nested_lists_follow_the_access_matrix(s: Server) {
-    matrix(&s, &crate::derived_shop::service()).await.report("derived shop");
+    matrix(&s, &crate::services::derived_shop::service()).await.report("derived shop");
 }
 
 backends!(fleet_nested_lists_follow_the_access_matrix, fleet::service());

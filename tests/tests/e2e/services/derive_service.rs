@@ -4,7 +4,7 @@
 //! change, with the fulfilment a hand-written `#[derive(restgen::Enum)]` type.
 
 use crate::backends;
-use crate::harness::{Reply, Server};
+use crate::support::harness::{Reply, Server};
 use serde_json::{Value, json};
 
 fn bakery() -> restgen::serve::Service {
@@ -212,7 +212,7 @@ async fn the_bakery_documents_what_it_serves(s: Server) {
     let doc = s.get("/openapi.json").await;
     assert_eq!(doc.status, 200, "{}", doc.text);
     let doc = doc.body;
-    assert!(crate::openapi::assert_every_operation_routed(&s, &doc).await >= 6);
+    assert!(crate::features::openapi::assert_every_operation_routed(&s, &doc).await >= 6);
     assert!(doc["components"].get("securitySchemes").is_none(), "the bakery is open");
     let paths: Vec<&String> = doc["paths"].as_object().unwrap().keys().collect();
     assert_eq!(paths, ["/healthz", "/api/orders", "/api/orders/{order_id}"]);

@@ -1,9 +1,9 @@
 //! Cross-origin requests: the shop lets `https://shop.example.com` in (its `cors`), the
 //! fleet declares no `cors` and lets no other origin in.
 
-use crate::accounts::{call, register};
 use crate::backends;
-use crate::harness::{Reply, Server};
+use crate::support::accounts::{call, register};
+use crate::support::harness::{Reply, Server};
 
 const SHOP_ORIGIN: &str = "https://shop.example.com";
 

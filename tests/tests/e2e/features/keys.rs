@@ -2,19 +2,19 @@
 //! The shop declares HS256; these tests serve it with the same model under the other
 //! algorithms, as a schema declaring them would.
 
-use crate::accounts::{PASSWORD, register};
 use crate::backends;
-use crate::harness::Server;
+use crate::support::accounts::{PASSWORD, register};
+use crate::support::harness::Server;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use restgen::auth::Secrets;
 use restgen::serve::Service;
 use restgen::spec::{ApiKeySpec, AuthSpec, JwtAlgorithm, JwtSpec, PrincipalSpec, Scheme};
 use serde_json::json;
 
-const RSA_PRIVATE: &[u8] = include_bytes!("../../fixtures/keys/rsa-private.pem");
-const RSA_PUBLIC: &[u8] = include_bytes!("../../fixtures/keys/rsa-public.pem");
-const EC_PRIVATE: &[u8] = include_bytes!("../../fixtures/keys/ec-private.pem");
-const EC_PUBLIC: &[u8] = include_bytes!("../../fixtures/keys/ec-public.pem");
+const RSA_PRIVATE: &[u8] = include_bytes!("../../../fixtures/keys/rsa-private.pem");
+const RSA_PUBLIC: &[u8] = include_bytes!("../../../fixtures/keys/rsa-public.pem");
+const EC_PRIVATE: &[u8] = include_bytes!("../../../fixtures/keys/ec-private.pem");
+const EC_PUBLIC: &[u8] = include_bytes!("../../../fixtures/keys/ec-public.pem");
 
 const fn shop_auth(algorithm: JwtAlgorithm) -> AuthSpec {
     AuthSpec {
@@ -167,13 +167,15 @@ async fn without_a_configured_secret_each_process_signs_with_its_own_random_one(
     let guess = jsonwebtoken::encode(
         &Header::new(Algorithm::HS256),
         &claims(&ann.id),
-        &EncodingKey::from_secret(crate::harness::JWT_SECRET),
+        &EncodingKey::from_secret(crate::support::harness::JWT_SECRET),
     )
     .unwrap();
     s.send_with("GET", &me, None, &[("authorization", &format!("Bearer {guess}"))]).await.assert_problem(401);
     // A second instance accepts none of the first one's tokens.
     let other =
-        crate::harness::start_with(shop::service(), crate::harness::Db::Sqlite, Secrets::default()).await.unwrap();
+        crate::support::harness::start_with(shop::service(), crate::support::harness::Db::Sqlite, Secrets::default())
+            .await
+            .unwrap();
     let r = other.send_with("GET", &me, None, &[("authorization", &ann.bearer())]).await;
     r.assert_problem(401);
 }

@@ -1,0 +1,15 @@
+//! One behaviour across services: identity and keys, the security suite, nested-list
+//! access, rate limits, idempotency, conditional requests, CORS, the OpenAPI document,
+//! the generated client and its retries.
+
+mod auth;
+mod client;
+mod conditional;
+mod cors;
+mod idempotency;
+mod keys;
+mod nested;
+pub(crate) mod openapi;
+mod rate;
+mod retries;
+mod security;

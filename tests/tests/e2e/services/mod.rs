@@ -1,0 +1,10 @@
+//! Each service driven as its users would: the generated shop, fleet and library, the
+//! derived shop and bakery, and derived resources of every kind.
+
+mod derive_service;
+mod derived;
+pub(crate) mod derived_shop;
+mod derived_time;
+mod fleet;
+mod library;
+mod shop;
