@@ -427,7 +427,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
             return;
         }
         others.push(Named { name: name.clone(), path: path.clone(), id });
-        stubs.push(stub(&name, id.unwrap_or(IdKind::Uuid)));
+        stubs.push(Resource::with_defaults(&name, id.unwrap_or(IdKind::DEFAULT)));
     };
     if let (Some(o), Some(p)) = (&owner, &attrs.owner) {
         add(o.value.clone(), p, owner_id.map(|(k, _)| k));
@@ -498,7 +498,7 @@ pub fn lower_input(input: &DeriveInput) -> syn::Result<(Service, Resource, Vec<b
             optional.push(is_option);
         }
     }
-    let mut resource = stub(&name, IdKind::Uuid);
+    let mut resource = Resource::with_defaults(&name, IdKind::DEFAULT);
     resource.operations = vec![Operation::Create];
     resource.fields = model_fields;
     resource.origin = at(input.ident.span());
@@ -547,43 +547,6 @@ fn principal_fields(p: &Sp<Option<Sp<String>>>, resource: &Resource, errors: &mu
         }
     }
     Some(located(identifier.clone()))
-}
-
-/// A resource another one names: its name and id type, all the model needs of it to
-/// type refs and owner columns.
-fn stub(name: &str, id: IdKind) -> Resource {
-    Resource {
-        name: Located::bare(name.to_owned()),
-        description: None,
-        path: Located::bare(format!("/{name}s")),
-        operations: Operation::ALL.to_vec(),
-        fields: Vec::new(),
-        id,
-        timestamps: true,
-        owner: None,
-        nested_under: Vec::new(),
-        access: Access {
-            create: Vec::new(),
-            read: Vec::new(),
-            write: Vec::new(),
-            delete: Vec::new(),
-            origin: Origin::Unknown,
-        },
-        not_owned: NotOwned::Forbidden,
-        pagination: Pagination::default(),
-        envelope: Located::bare(Envelope::Key("data".into())),
-        formats: Located::bare(vec![Format::Json]),
-        cache: None,
-        unknown_fields: UnknownFields::Reject,
-        former_paths: Vec::new(),
-        states: None,
-        status_endpoint: Located::bare(false),
-        events: Vec::new(),
-        links: Located::bare(false),
-        rate_limit: None,
-        gate: Gate::default(),
-        origin: Origin::Unknown,
-    }
 }
 
 /// The service a derived resource is emitted in: the resource, the stubs of those it

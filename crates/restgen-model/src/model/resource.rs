@@ -43,6 +43,44 @@ pub struct Resource {
 }
 
 impl Resource {
+    /// A resource named `name` with `id` ids and every other key at the format's default,
+    /// its access lists empty: what another resource's derive knows of it (its name and
+    /// id type), and the start of a hand-built model.
+    pub fn with_defaults(name: &str, id: IdKind) -> Resource {
+        Resource {
+            name: Located::bare(name.to_owned()),
+            description: None,
+            path: Located::bare(format!("/{name}s")),
+            operations: Operation::ALL.to_vec(),
+            fields: Vec::new(),
+            id,
+            timestamps: true,
+            owner: None,
+            nested_under: Vec::new(),
+            access: Access {
+                create: Vec::new(),
+                read: Vec::new(),
+                write: Vec::new(),
+                delete: Vec::new(),
+                origin: Origin::Unknown,
+            },
+            not_owned: NotOwned::DEFAULT,
+            pagination: Pagination::default(),
+            envelope: Located::bare(Envelope::Key(Envelope::DEFAULT_KEY.to_owned())),
+            formats: Located::bare(vec![Format::Json]),
+            cache: None,
+            unknown_fields: UnknownFields::DEFAULT,
+            former_paths: Vec::new(),
+            states: None,
+            status_endpoint: Located::bare(false),
+            events: Vec::new(),
+            links: Located::bare(false),
+            rate_limit: None,
+            gate: Gate::default(),
+            origin: Origin::Unknown,
+        }
+    }
+
     /// `Cache-Control` of the resource's reads. Without `cache`, `no-cache`: a cache may
     /// keep the answer but must revalidate it (the ETag makes that cheap); `private` too
     /// where reading needs credentials, since an API key header, unlike `Authorization`,
