@@ -1,8 +1,9 @@
 //! The vocabulary (`restgen_core::vocabulary`) is the one definition of the format's keys;
-//! the key reference in the docs follows it. `docs/schema.md` holds each table as the
-//! vocabulary renders it, and `docs/derive.md` lists exactly the keys the derive accepts.
-//! `RESTGEN_BLESS=1 cargo test -p restgen-tests --test vocabulary` rewrites the tables of
-//! `docs/schema.md` from the vocabulary (then read the diff).
+//! what describes them elsewhere follows it. `schema/restgen.schema.json` is the JSON Schema
+//! it renders, `docs/schema.md` holds each table as it renders it, and `docs/derive.md`
+//! lists exactly the keys the derive accepts. `RESTGEN_BLESS=1 cargo test -p restgen-tests
+//! --test vocabulary` rewrites the JSON Schema and the tables of `docs/schema.md` from the
+//! vocabulary (then read the diff).
 
 use restgen_core::vocabulary::{self, Fronts, TABLES, Table};
 use restgen_tests::root;
@@ -84,4 +85,19 @@ fn the_derive_reference_lists_the_derive_keys() {
         let derive: BTreeSet<String> = table.names(Fronts::Derive).into_iter().map(str::to_owned).collect();
         assert_eq!(listed, derive, "docs/derive.md, {heading}: the keys the derive takes");
     }
+}
+
+#[test]
+fn the_json_schema_is_the_vocabulary() {
+    let path = root().join("schema/restgen.schema.json");
+    let mut expected = serde_json::to_string_pretty(&vocabulary::json_schema()).unwrap();
+    expected.push('\n');
+    if std::env::var_os("RESTGEN_BLESS").is_some() {
+        std::fs::write(&path, &expected).unwrap();
+    }
+    let file = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        file == expected,
+        "schema/restgen.schema.json is not the vocabulary's JSON Schema (RESTGEN_BLESS=1 rewrites it)"
+    );
 }

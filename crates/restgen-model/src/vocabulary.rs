@@ -4,8 +4,9 @@
 //!
 //! Everything else follows from these tables: the YAML front-end's and the derive's key
 //! sets and did-you-mean hints, the key reference in `docs/schema.md` (rendered by
-//! [`Table::markdown`] and held to it by a test), the JSON Schema's keys and words (held by
-//! a test), and the warnings `restgen check` gives at keys not served yet. Words come from
+//! [`Table::markdown`]), the JSON Schema `schema/restgen.schema.json` (rendered by
+//! [`json_schema`]; tests hold both files to these tables), and the warnings
+//! `restgen check` gives at keys not served yet. Words come from
 //! the model's enums ([`Word`]) and defaults from the model's constants, so a default or a
 //! word is stated in one place too.
 
@@ -23,6 +24,8 @@ pub struct Table {
     /// The map's name: the heading of its part of the reference and its `$defs` entry in
     /// the JSON Schema.
     pub name: &'static str,
+    /// What the map is, in one line (the JSON Schema's description of it).
+    pub about: &'static str,
     pub keys: &'static [Key],
 }
 
@@ -40,6 +43,9 @@ pub struct Key {
     /// What it means, in one line.
     pub about: &'static str,
     pub fronts: Fronts,
+    /// The JSON Schema of its value (without a description), for keys a schema file
+    /// writes: `schema/restgen.schema.json` is rendered from these ([`json_schema`]).
+    pub json: &'static str,
     /// Set while generated services do not serve the key: what they do instead.
     /// `restgen check` and the derive warn where a schema uses it.
     pub pending: Option<&'static str>,
@@ -151,7 +157,7 @@ fn size_text(n: u64) -> String {
 
 /// A key both front-ends spell, served, words-free: the common case the tables start from.
 const fn key(name: &'static str, ty: &'static str, default: Default, about: &'static str) -> Key {
-    Key { name, ty, words: &[], open: false, default, about, fronts: Fronts::Both, pending: None }
+    Key { name, ty, words: &[], open: false, default, about, fronts: Fronts::Both, json: "", pending: None }
 }
 
 impl Key {
@@ -163,6 +169,12 @@ impl Key {
     /// Other words are allowed beside the named ones.
     const fn open(mut self) -> Key {
         self.open = true;
+        self
+    }
+
+    /// The JSON Schema of the value.
+    const fn json(mut self, schema: &'static str) -> Key {
+        self.json = schema;
         self
     }
 
@@ -188,6 +200,7 @@ const EVENTS: &str = "there are no webhook endpoints, and nothing is published";
 
 pub const SERVICE: Table = Table {
     name: "service",
+    about: "One HTTP JSON service: its resources, who may call it, and how it behaves.",
     keys: &[
         key(
             "service",
@@ -195,14 +208,14 @@ pub const SERVICE: Table = Table {
             Default::Required,
             "crate and binary name, lower snake or kebab case (`shop`, `my-shop`)",
         )
-        .yaml(),
-        key("title", "string", Default::Literal("The <service> service"), "for the OpenAPI document and README").yaml(),
-        key("description", "string", Default::None, "for the OpenAPI document, README and `Cargo.toml`").yaml(),
-        key("api", "[api](#api)", Default::Text("no prefix, no versions"), "base path and versions").yaml(),
-        key("auth", "[auth](#auth)", Default::Text("absent: the service is open"), "authentication and roles").yaml(),
-        key("rate_limit", "[rate_limit](#rate_limit)", Default::None, "default limit for every route").yaml(),
+        .yaml().json(r##"{"type":"string","pattern":"^[a-z][a-z0-9]*([_-][a-z0-9]+)*$"}"##),
+        key("title", "string", Default::Literal("The <service> service"), "for the OpenAPI document and README").yaml().json(r##"{"type":"string"}"##),
+        key("description", "string", Default::None, "for the OpenAPI document, README and `Cargo.toml`").yaml().json(r##"{"type":"string"}"##),
+        key("api", "[api](#api)", Default::Text("no prefix, no versions"), "base path and versions").yaml().json(r##"{"$ref":"#/$defs/api"}"##),
+        key("auth", "[auth](#auth)", Default::Text("absent: the service is open"), "authentication and roles").yaml().json(r##"{"$ref":"#/$defs/auth"}"##),
+        key("rate_limit", "[rate_limit](#rate_limit)", Default::None, "default limit for every route").yaml().json(r##"{"$ref":"#/$defs/rate_limit"}"##),
         key("pagination", "[pagination](#pagination)", Default::Text("cursor, 20, 100"), "default for every resource")
-            .yaml(),
+            .yaml().json(r##"{"$ref":"#/$defs/pagination"}"##),
         key(
             "webhooks",
             "[webhooks](#webhooks)",
@@ -210,149 +223,189 @@ pub const SERVICE: Table = Table {
             "delivery settings; endpoints exist when a resource has `events`",
         )
         .yaml()
-        .pending("nothing is delivered: these settings have no effect yet"),
-        key("cors", "[cors](#cors)", Default::Text("absent: no CORS headers"), "cross-origin settings").yaml(),
+        .pending("nothing is delivered: these settings have no effect yet").json(r##"{"$ref":"#/$defs/webhooks"}"##),
+        key("cors", "[cors](#cors)", Default::Text("absent: no CORS headers"), "cross-origin settings").yaml().json(r##"{"$ref":"#/$defs/cors"}"##),
         key(
             "trusted_proxies",
             "list of IPs or CIDR ranges",
             Default::List(&[]),
             "proxies whose `Forwarded` / `X-Forwarded-For` is believed",
         )
-        .yaml(),
-        key("limits", "[limits](#limits)", Default::Text("see below"), "request limits").yaml(),
+        .yaml().json(r##"{"type":"array","items":{"type":"string"}}"##),
+        key("limits", "[limits](#limits)", Default::Text("see below"), "request limits").yaml().json(r##"{"$ref":"#/$defs/limits"}"##),
         key(
             "resources",
             "map of name to [resource](#resource)",
             Default::Literal("{}"),
             "names are snake case and singular",
         )
-        .yaml(),
+        .yaml().json(r##"{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"#/$defs/resource"}}"##),
     ],
 };
 
 pub const API: Table = Table {
     name: "api",
+    about: "Base path, versions and versioning.",
     keys: &[
-        key("base_path", "path", Default::Literal("\"\""), "prefix of every resource route (`/api`); auth endpoints and `/webhooks` live under it too, never under `/v{n}`").yaml(),
+        key("base_path", "path", Default::Literal("\"\""), "prefix of every resource route (`/api`); auth endpoints and `/webhooks` live under it too, never under `/v{n}`").yaml().json(r##"{"type":"string","pattern":"^(/[a-z0-9][a-z0-9_-]*)*$"}"##),
         key("versions", "list of [version](#version) or numbers", Default::List(&[]), "versions served side by side, oldest first; `- 2` is short for `- { version: 2 }`")
             .yaml()
-            .pending("requests under `/v{n}` answer 404, and no `Deprecation` or `Sunset` is sent"),
+            .pending("requests under `/v{n}` answer 404, and no `Deprecation` or `Sunset` is sent").json(r##"{"type":"array","items":{"anyOf":[{"type":"integer","minimum":1},{"$ref":"#/$defs/version"}]}}"##),
         key("versioning", "list of {words}", Default::Text("`[path]` when versions exist"), "how a request picks a version: `/v2/...`, `X-API-Version: 2`, `Accept: application/vnd.{vendor}.v2+json`")
             .words(Versioning::WORDS)
-            .yaml(),
-        key("vendor", "string", Default::Text("the service name"), "the vendor in media types").yaml(),
+            .yaml().json(r##"{"type":"array","items":{"enum":"{words}"},"uniqueItems":true}"##),
+        key("vendor", "string", Default::Text("the service name"), "the vendor in media types").yaml().json(r##"{"type":"string"}"##),
     ],
 };
 
 pub const VERSION: Table = Table {
     name: "version",
+    about: "One API version.",
     keys: &[
-        key("version", "integer ≥ 1", Default::Required, "the version number").yaml(),
+        key("version", "integer ≥ 1", Default::Required, "the version number")
+            .yaml()
+            .json(r##"{"type":"integer","minimum":1}"##),
         key("deprecated", "date or RFC 3339 datetime", Default::None, "responses carry `Deprecation: @<unix seconds>`")
-            .yaml(),
+            .yaml()
+            .json(r##"{"$ref":"#/$defs/timestamp"}"##),
         key(
             "sunset",
             "date or RFC 3339 datetime",
             Default::None,
             "responses carry `Sunset: <HTTP date>`; must not precede `deprecated`",
         )
-        .yaml(),
+        .yaml()
+        .json(r##"{"$ref":"#/$defs/timestamp"}"##),
     ],
 };
 
 pub const AUTH: Table = Table {
     name: "auth",
+    about: "Authentication and roles.",
     keys: &[
         key("schemes", "list of {words}", Default::List(&[Scheme::DEFAULT.word()]), "accepted credentials")
             .words(Scheme::WORDS)
-            .yaml(),
+            .yaml()
+            .json(r##"{"type":"array","items":{"enum":"{words}"},"uniqueItems":true}"##),
         key(
             "principal",
             "resource name",
             Default::Text("none (required for `bearer`, `basic` and owned resources)"),
             "the resource that holds accounts",
         )
-        .yaml(),
-        key("login", "[login](#login)", Default::Text("path `/auth/login`"), "the login endpoint").yaml(),
-        key("jwt", "[jwt](#jwt)", Default::Text("HS256, 15m"), "bearer token settings (only with `bearer`)").yaml(),
+        .yaml()
+        .json(r##"{"type":"string"}"##),
+        key("login", "[login](#login)", Default::Text("path `/auth/login`"), "the login endpoint")
+            .yaml()
+            .json(r##"{"$ref":"#/$defs/login"}"##),
+        key("jwt", "[jwt](#jwt)", Default::Text("HS256, 15m"), "bearer token settings (only with `bearer`)")
+            .yaml()
+            .json(r##"{"$ref":"#/$defs/jwt"}"##),
         key(
             "api_key",
             "[api_key](#api_key)",
             Default::Text("header `X-API-Key`"),
             "API key settings (only with `api_key`)",
         )
-        .yaml(),
+        .yaml()
+        .json(r##"{"$ref":"#/$defs/api_key"}"##),
         key("roles", "list of names", Default::List(&[]), "declared roles; not `anyone`, `authenticated` or `owner`")
-            .yaml(),
-        key("default_role", "role", Default::None, "role of a new account").yaml(),
-        key("admin_roles", "list of roles", Default::List(&[]), "roles that see and change every record").yaml(),
+            .yaml()
+            .json(r##"{"type":"array","items":{"type":"string"}}"##),
+        key("default_role", "role", Default::None, "role of a new account").yaml().json(r##"{"type":"string"}"##),
+        key("admin_roles", "list of roles", Default::List(&[]), "roles that see and change every record")
+            .yaml()
+            .json(r##"{"type":"array","items":{"type":"string"}}"##),
     ],
 };
 
 pub const LOGIN: Table = Table {
     name: "login",
+    about: "The login endpoint.",
     keys: &[
-        key("path", "path", Default::Literal(Login::PATH), "the login endpoint").yaml(),
+        key("path", "path", Default::Literal(Login::PATH), "the login endpoint")
+            .yaml()
+            .json(r##"{"type":"string","pattern":"^/"}"##),
         key(
             "identifier",
             "field name",
             Default::Text("required with a principal"),
             "the principal's field that signs in; must be `unique` and `required`",
         )
-        .yaml(),
+        .yaml()
+        .json(r##"{"type":"string"}"##),
     ],
 };
 
 pub const JWT: Table = Table {
     name: "jwt",
+    about: "JSON Web Token settings.",
     keys: &[
         key("algorithm", "{words}", Default::Word(JwtAlgorithm::DEFAULT.word()), "signing algorithm")
             .words(JwtAlgorithm::WORDS)
-            .yaml(),
-        key("secret_env", "env var name", Default::Literal("<SERVICE>_JWT_SECRET"), "HS256 shared secret").yaml(),
+            .yaml()
+            .json(r##"{"enum":"{words}"}"##),
+        key("secret_env", "env var name", Default::Literal("<SERVICE>_JWT_SECRET"), "HS256 shared secret")
+            .yaml()
+            .json(r##"{"type":"string"}"##),
         key(
             "private_key_env",
             "env var name",
             Default::Text("required for RS256/ES256"),
             "variable holding the path of the PEM private key",
         )
-        .yaml(),
+        .yaml()
+        .json(r##"{"type":"string"}"##),
         key(
             "public_key_env",
             "env var name",
             Default::Text("required for RS256/ES256"),
             "variable holding the path of the PEM public key",
         )
-        .yaml(),
-        key("ttl", "duration", Default::Duration(Jwt::TTL), "token lifetime").yaml(),
-        key("issuer", "string", Default::None, "the `iss` claim, checked when set").yaml(),
-        key("audience", "string", Default::None, "the `aud` claim, checked when set").yaml(),
+        .yaml()
+        .json(r##"{"type":"string"}"##),
+        key("ttl", "duration", Default::Duration(Jwt::TTL), "token lifetime")
+            .yaml()
+            .json(r##"{"$ref":"#/$defs/duration"}"##),
+        key("issuer", "string", Default::None, "the `iss` claim, checked when set")
+            .yaml()
+            .json(r##"{"type":"string"}"##),
+        key("audience", "string", Default::None, "the `aud` claim, checked when set")
+            .yaml()
+            .json(r##"{"type":"string"}"##),
     ],
 };
 
 pub const API_KEY: Table = Table {
     name: "api_key",
+    about: "API key settings.",
     keys: &[
-        key("header", "header name", Default::Literal(ApiKey::HEADER), "header carrying the key").yaml(),
-        key("query", "string", Default::None, "query parameter carrying the key, if any").yaml(),
+        key("header", "header name", Default::Literal(ApiKey::HEADER), "header carrying the key")
+            .yaml()
+            .json(r##"{"type":"string"}"##),
+        key("query", "string", Default::None, "query parameter carrying the key, if any")
+            .yaml()
+            .json(r##"{"type":"string"}"##),
     ],
 };
 
 pub const RATE_LIMIT: Table = Table {
     name: "rate_limit",
+    about: "A rate limit.",
     keys: &[
-        key("algorithm", "{words}", Default::Word(RateAlgorithmKind::DEFAULT.word()), "").words(RateAlgorithmKind::WORDS),
-        key("capacity", "integer ≥ 1", Default::Text("required for token_bucket"), "bucket size"),
-        key("refill_per_second", "number > 0", Default::Text("required for token_bucket"), "tokens added per second"),
-        key("limit", "integer ≥ 1", Default::Text("required for windows"), "requests per window"),
-        key("window", "duration", Default::Text("required for windows"), "window length"),
+        key("algorithm", "{words}", Default::Word(RateAlgorithmKind::DEFAULT.word()), "how the budget fills and drains").words(RateAlgorithmKind::WORDS).json(r##"{"enum":"{words}"}"##),
+        key("capacity", "integer ≥ 1", Default::Text("required for token_bucket"), "bucket size").json(r##"{"type":"integer","minimum":1}"##),
+        key("refill_per_second", "number > 0", Default::Text("required for token_bucket"), "tokens added per second").json(r##"{"type":"number","exclusiveMinimum":0}"##),
+        key("limit", "integer ≥ 1", Default::Text("required for windows"), "requests per window").json(r##"{"type":"integer","minimum":1}"##),
+        key("window", "duration", Default::Text("required for windows"), "window length").json(r##"{"$ref":"#/$defs/duration"}"##),
         key("key", "{words}", Default::Text("`principal` with auth, else `ip`"), "what a limit counts by; anonymous callers fall back to `ip`, API key holders signed in otherwise to `principal`")
-            .words(RateKey::WORDS),
+            .words(RateKey::WORDS).json(r##"{"enum":"{words}"}"##),
     ],
 };
 
 pub const PAGINATION: Table = Table {
     name: "pagination",
+    about: "How collections page.",
     keys: &[
         key(
             "style",
@@ -360,28 +413,39 @@ pub const PAGINATION: Table = Table {
             Default::Word(Pagination::STYLE.word()),
             "`?page=&per_page=`, `?offset=&limit=`, or `?limit=&cursor=` / `starting_after=`",
         )
-        .words(PageStyle::WORDS),
+        .words(PageStyle::WORDS)
+        .json(r##"{"enum":"{words}"}"##),
         key(
             "default_size",
             "integer ≥ 1",
             Default::Int(Pagination::DEFAULT_SIZE as u64),
             "page size when the client names none; at most `max_size`",
-        ),
-        key("max_size", "integer ≥ 1", Default::Int(Pagination::MAX_SIZE as u64), "larger requests are clamped"),
+        )
+        .json(r##"{"type":"integer","minimum":1}"##),
+        key("max_size", "integer ≥ 1", Default::Int(Pagination::MAX_SIZE as u64), "larger requests are clamped")
+            .json(r##"{"type":"integer","minimum":1}"##),
     ],
 };
 
 pub const WEBHOOKS: Table = Table {
     name: "webhooks",
+    about: "Webhook delivery settings.",
     keys: &[
-        key("secret_env", "env var name", Default::Literal("<SERVICE>_WEBHOOK_SECRET"), "signing secret").yaml(),
-        key("max_attempts", "integer ≥ 1", Default::Int(Webhooks::MAX_ATTEMPTS as u64), "delivery attempts").yaml(),
-        key("timeout", "duration", Default::Duration(Webhooks::TIMEOUT), "timeout of one delivery").yaml(),
+        key("secret_env", "env var name", Default::Literal("<SERVICE>_WEBHOOK_SECRET"), "signing secret")
+            .yaml()
+            .json(r##"{"type":"string"}"##),
+        key("max_attempts", "integer ≥ 1", Default::Int(Webhooks::MAX_ATTEMPTS as u64), "delivery attempts")
+            .yaml()
+            .json(r##"{"type":"integer","minimum":1}"##),
+        key("timeout", "duration", Default::Duration(Webhooks::TIMEOUT), "timeout of one delivery")
+            .yaml()
+            .json(r##"{"$ref":"#/$defs/duration"}"##),
     ],
 };
 
 pub const CORS: Table = Table {
     name: "cors",
+    about: "Cross-origin resource sharing.",
     keys: &[
         key(
             "allowed_origins",
@@ -389,56 +453,66 @@ pub const CORS: Table = Table {
             Default::Required,
             "`scheme://host[:port]` each, or `\"*\"` alone (then no credentials)",
         )
-        .yaml(),
-        key("max_age", "duration", Default::None, "how long a preflight may be cached").yaml(),
+        .yaml()
+        .json(r##"{"type":"array","items":{"type":"string"}}"##),
+        key("max_age", "duration", Default::None, "how long a preflight may be cached")
+            .yaml()
+            .json(r##"{"$ref":"#/$defs/duration"}"##),
     ],
 };
 
 pub const LIMITS: Table = Table {
     name: "limits",
+    about: "Request limits.",
     keys: &[
-        key("max_body_bytes", "size", Default::Size(Limits::MAX_BODY_BYTES), "larger bodies get 413").yaml(),
+        key("max_body_bytes", "size", Default::Size(Limits::MAX_BODY_BYTES), "larger bodies get 413")
+            .yaml()
+            .json(r##"{"$ref":"#/$defs/size"}"##),
         key(
             "request_timeout",
             "duration",
             Default::Duration(Limits::REQUEST_TIMEOUT),
             "longer requests are stopped (503)",
         )
-        .yaml(),
-        key("max_in_flight", "integer ≥ 1", Default::Text("unlimited"), "beyond it: 503 with `Retry-After`").yaml(),
+        .yaml()
+        .json(r##"{"$ref":"#/$defs/duration"}"##),
+        key("max_in_flight", "integer ≥ 1", Default::Text("unlimited"), "beyond it: 503 with `Retry-After`")
+            .yaml()
+            .json(r##"{"type":"integer","minimum":1}"##),
     ],
 };
 
 pub const RESOURCE: Table = Table {
     name: "resource",
+    about: "A resource.",
     keys: &[
         key("name", "snake case name", Default::Text("the struct's name in snake case"), "the resource's name")
             .derive(),
-        key("description", "string", Default::None, "documentation"),
+        key("description", "string", Default::None, "documentation").json(r##"{"type":"string"}"##),
         key(
             "path",
             "path",
             Default::Required,
             "collection path, a plural noun (`/orders`); the item path is `{path}/{<name>_id}`",
-        ),
+        ).json(r##"{"type":"string","pattern":"^/"}"##),
         key(
             "operations",
             "list of {words}",
             Default::Text("all"),
             "a missing one answers 405 with `Allow`; HEAD wherever GET is",
         )
-        .words(Operation::WORDS),
-        key("fields", "map of name to [field](#field)", Default::Literal("{}"), "").yaml(),
+        .words(Operation::WORDS).json(r##"{"type":"array","items":{"enum":"{words}"},"uniqueItems":true}"##),
+        key("fields", "map of name to [field](#field)", Default::Literal("{}"), "the resource's fields by name (snake case)").yaml().json(r##"{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"#/$defs/field"}}"##),
         key("id", "{words}", Default::Word(IdKind::DEFAULT.word()), "UUID v7, or auto-increment")
             .words(IdKind::WORDS)
-            .yaml(),
-        key("timestamps", "boolean", Default::Bool(true), "server-set `created_at`, `updated_at`").yaml(),
+            .yaml().json(r##"{"enum":"{words}"}"##),
+        key("timestamps", "boolean", Default::Bool(true), "server-set `created_at`, `updated_at`").yaml().json(r##"{"type":"boolean"}"##),
         key(
             "owner",
             "resource name",
             Default::None,
             "the principal resource; adds server-set `owner_id` and object-level authorization",
-        ),
+        ).json(r##"{"type":"string"}"##),
         key(
             "principal",
             "`identifier = <field>`",
@@ -451,16 +525,16 @@ pub const RESOURCE: Table = Table {
             "list of resource names",
             Default::List(&[]),
             "also `GET /{parent path}/{parent_id}{path}`; linked through `owner` or a `ref` field",
-        ),
-        key("access", "[access](#access)", Default::Text("see there"), "who may do what"),
+        ).json(r##"{"type":"array","items":{"type":"string"}}"##),
+        key("access", "[access](#access)", Default::Text("see there"), "who may do what").json(r##"{"$ref":"#/$defs/access"}"##),
         key(
             "not_owned",
             "{words}",
             Default::Word(NotOwned::DEFAULT.word()),
             "403, or 404 to hide that a record exists",
         )
-        .words(NotOwned::WORDS),
-        key("pagination", "[pagination](#pagination)", Default::Text("the service's"), "key-by-key override"),
+        .words(NotOwned::WORDS).json(r##"{"enum":"{words}"}"##),
+        key("pagination", "[pagination](#pagination)", Default::Text("the service's"), "key-by-key override").json(r##"{"$ref":"#/$defs/pagination"}"##),
         key(
             "envelope",
             "{words}, or a key name",
@@ -468,40 +542,40 @@ pub const RESOURCE: Table = Table {
             "lists as a bare array or under that key; cursor style needs a key (for `has_more`)",
         )
         .words(Envelope::WORDS)
-        .open(),
+        .open().json(r##"{"type":"string"}"##),
         key("formats", "list of {words}", Default::List(&[Format::Json.word()]), "response media types (json always)")
             .words(Format::WORDS)
-            .pending("`csv` is never offered: every answer is JSON"),
-        key("cache", "[cache](#cache)", Default::Text("none: `Cache-Control: no-cache` with ETag"), ""),
+            .pending("`csv` is never offered: every answer is JSON").json(r##"{"type":"array","items":{"enum":"{words}"},"uniqueItems":true}"##),
+        key("cache", "[cache](#cache)", Default::Text("none: `Cache-Control: no-cache` with ETag"), "how long caches may keep reads").json(r##"{"$ref":"#/$defs/cache"}"##),
         key(
             "unknown_fields",
             "{words}",
             Default::Word(UnknownFields::DEFAULT.word()),
             "a field not settable in the operation: 400 naming it, or dropped; never applied",
         )
-        .words(UnknownFields::WORDS),
+        .words(UnknownFields::WORDS).json(r##"{"enum":"{words}"}"##),
         key("former_paths", "list of paths", Default::List(&[]), "old collection paths answered with 301")
-            .pending("requests under a former path answer 404"),
-        key("states", "[states](#states)", Default::None, "lifecycle").pending(LIFECYCLE),
+            .pending("requests under a former path answer 404").json(r##"{"type":"array","items":{"type":"string"}}"##),
+        key("states", "[states](#states)", Default::None, "lifecycle").pending(LIFECYCLE).json(r##"{"$ref":"#/$defs/states"}"##),
         key(
             "status_endpoint",
             "boolean",
             Default::Bool(false),
             "`GET {item}/status` → `{status, updated_at}`; needs `states`",
         )
-        .pending("`GET {item}/status` answers 404"),
+        .pending("`GET {item}/status` answers 404").json(r##"{"type":"boolean"}"##),
         key(
             "events",
             "list of `created`, `updated`, `deleted`, transition names",
             Default::List(&[]),
             "published as `<resource>.<event>`",
         )
-        .pending(EVENTS),
+        .pending(EVENTS).json(r##"{"type":"array","items":{"type":"string"}}"##),
         key("links", "boolean", Default::Bool(false), "hypermedia links in each representation")
-            .pending("representations carry no `_links`"),
-        key("rate_limit", "[rate_limit](#rate_limit)", Default::Text("the service's"), "override"),
-        key("since", "declared version", Default::None, "first version that has the resource").pending(VERSION_GATES),
-        key("until", "declared version", Default::None, "first version that no longer has it").pending(VERSION_GATES),
+            .pending("representations carry no `_links`").json(r##"{"type":"boolean"}"##),
+        key("rate_limit", "[rate_limit](#rate_limit)", Default::Text("the service's"), "override").json(r##"{"$ref":"#/$defs/rate_limit"}"##),
+        key("since", "declared version", Default::None, "first version that has the resource").pending(VERSION_GATES).json(r##"{"type":"integer","minimum":1}"##),
+        key("until", "declared version", Default::None, "first version that no longer has it").pending(VERSION_GATES).json(r##"{"type":"integer","minimum":1}"##),
     ],
 };
 
@@ -509,6 +583,7 @@ pub const RESOURCE: Table = Table {
 /// `auth.login.identifier` at once).
 pub const PRINCIPAL: Table = Table {
     name: "principal",
+    about: "The account settings of a derived principal resource.",
     keys: &[key(
         "identifier",
         "field name",
@@ -522,6 +597,7 @@ const RULES: &str = "list of {words}, role names";
 
 pub const ACCESS: Table = Table {
     name: "access",
+    about: "Who may do what: roles plus anyone, authenticated, owner.",
     keys: &[
         key("all", RULES, Default::None, "every key the others do not set").words(AccessRule::WORDS).open().derive(),
         key(
@@ -531,101 +607,119 @@ pub const ACCESS: Table = Table {
             "who may create",
         )
         .words(AccessRule::WORDS)
-        .open(),
-        key("read", RULES, Default::Text("the same"), "who may get and list").words(AccessRule::WORDS).open(),
-        key("write", RULES, Default::Text("the same"), "who may replace and patch").words(AccessRule::WORDS).open(),
-        key("delete", RULES, Default::Text("the same"), "who may delete").words(AccessRule::WORDS).open(),
+        .open()
+        .json(r##"{"$ref":"#/$defs/role_list"}"##),
+        key("read", RULES, Default::Text("the same"), "who may get and list")
+            .words(AccessRule::WORDS)
+            .open()
+            .json(r##"{"$ref":"#/$defs/role_list"}"##),
+        key("write", RULES, Default::Text("the same"), "who may replace and patch")
+            .words(AccessRule::WORDS)
+            .open()
+            .json(r##"{"$ref":"#/$defs/role_list"}"##),
+        key("delete", RULES, Default::Text("the same"), "who may delete")
+            .words(AccessRule::WORDS)
+            .open()
+            .json(r##"{"$ref":"#/$defs/role_list"}"##),
     ],
 };
 
 pub const CACHE: Table = Table {
     name: "cache",
+    about: "Caching of responses.",
     keys: &[
-        key("max_age", "duration", Default::Required, "`Cache-Control: max-age`"),
+        key("max_age", "duration", Default::Required, "`Cache-Control: max-age`")
+            .json(r##"{"$ref":"#/$defs/duration"}"##),
         key(
             "visibility",
             "{words}",
             Default::Word(Visibility::DEFAULT.word()),
             "`public` is an error on owned or signed-in-only resources",
         )
-        .words(Visibility::WORDS),
+        .words(Visibility::WORDS)
+        .json(r##"{"enum":"{words}"}"##),
     ],
 };
 
 pub const STATES: Table = Table {
     name: "states",
+    about: "A lifecycle: an enum field moved only by named transitions.",
     keys: &[
-        key("field", "field name", Default::Required, "an `enum` field; not settable (transitions move it)"),
-        key("initial", "enum value", Default::Required, "the state of a new record (also the field's default)"),
+        key("field", "field name", Default::Required, "an `enum` field; not settable (transitions move it)").json(r##"{"type":"string"}"##),
+        key("initial", "enum value", Default::Required, "the state of a new record (also the field's default)").json(r##"{"type":"string"}"##),
         key(
             "transitions",
             "map of name to [transition](#transition)",
             Default::Required,
             "each is `POST {item}/{name}`; every state must be reachable from `initial`",
-        ),
+        ).json(r##"{"type":"object","propertyNames":{"pattern":"^[a-z][a-z0-9_]*$"},"additionalProperties":{"$ref":"#/$defs/transition"}}"##),
     ],
 };
 
 pub const TRANSITION: Table = Table {
     name: "transition",
+    about: "One transition, POST {item}/{name}.",
     keys: &[
-        key("from", "state or list of states", Default::Required, "states it may start from"),
-        key("to", "state", Default::Required, "the state it leads to"),
-        key("roles", "list of roles", Default::Text("`[]` (whoever may write)"), "who may trigger it"),
+        key("from", "state or list of states", Default::Required, "states it may start from")
+            .json(r##"{"anyOf":[{"type":"string"},{"type":"array","items":{"type":"string"}}]}"##),
+        key("to", "state", Default::Required, "the state it leads to").json(r##"{"type":"string"}"##),
+        key("roles", "list of roles", Default::Text("`[]` (whoever may write)"), "who may trigger it")
+            .json(r##"{"type":"array","items":{"type":"string"}}"##),
     ],
 };
 
 pub const FIELD: Table = Table {
     name: "field",
+    about: "A field.",
     keys: &[
-        key("type", "see [field types](#field-types)", Default::Required, "").words(FieldKind::WORDS).yaml(),
+        key("type", "see [field types](#field-types)", Default::Required, "what the field holds").words(FieldKind::WORDS).yaml().json(r##"{"enum":"{words}"}"##),
         key("text", "flag", Default::None, "the type `text`, on a `String`").derive(),
         key("email", "flag", Default::None, "the type `email`, on a `String`").derive(),
         key("url", "flag", Default::None, "the type `url`, on a `String`").derive(),
         key("password", "flag", Default::None, "the type `password`, on a `String`").derive(),
         key("json", "flag", Default::None, "the type `json`, on any serde type").derive(),
         key("roles", "flag", Default::None, "the type `roles`, on a `Vec<String>`").derive(),
-        key("description", "string", Default::None, "documentation"),
-        key("values", "list of strings", Default::Text("required for `enum`"), "the enum's values"),
+        key("description", "string", Default::None, "documentation").json(r##"{"type":"string"}"##),
+        key("values", "list of strings", Default::Text("required for `enum`"), "the enum's values").json(r##"{"type":"array","items":{"type":"string"}}"##),
         key(
             "to",
             "resource name",
             Default::Text("required for `ref`"),
             "the resource a ref points at (must exist, else 400)",
         )
-        .yaml(),
+        .yaml().json(r##"{"type":"string"}"##),
         key("ref", "type path", Default::None, "the type `ref`, to the resource of that type").derive(),
         key(
             "required",
             "boolean",
             Default::Bool(false),
             "must be present at create, and in a replace when settable there",
-        ),
-        key("nullable", "boolean", Default::Bool(false), "`null` is a legal value"),
+        ).json(r##"{"type":"boolean"}"##),
+        key("nullable", "boolean", Default::Bool(false), "`null` is a legal value").json(r##"{"type":"boolean"}"##),
         key(
             "default",
             "a value of the type, or `now`",
             Default::None,
             "value at create when absent; `now` for date and datetime",
-        ),
+        ).json(r##"{}"##),
         key(
             "settable",
             "`true`, `false`, or a list of {words}",
             Default::Bool(false),
             "where a client may set it (`[create]` = immutable after create)",
         )
-        .words(WriteOp::WORDS),
-        key("write_only", "boolean", Default::Text("`false` (`true` for `password`)"), "never in a response"),
-        key("read_only", "boolean", Default::Bool(false), "rejected from every input"),
-        key("unique", "boolean", Default::Bool(false), "a second record with the same value gives 409"),
-        key("min", "number", Default::None, "lower bound of integer, number and decimal fields"),
-        key("max", "number", Default::None, "upper bound of integer, number and decimal fields"),
+        .words(WriteOp::WORDS).json(r##"{"anyOf":[{"type":"boolean"},{"type":"array","items":{"enum":"{words}"},"uniqueItems":true}]}"##),
+        key("write_only", "boolean", Default::Text("`false` (`true` for `password`)"), "never in a response").json(r##"{"type":"boolean"}"##),
+        key("read_only", "boolean", Default::Bool(false), "rejected from every input").json(r##"{"type":"boolean"}"##),
+        key("unique", "boolean", Default::Bool(false), "a second record with the same value gives 409").json(r##"{"type":"boolean"}"##),
+        key("min", "number", Default::None, "lower bound of integer, number and decimal fields").json(r##"{"type":"number"}"##),
+        key("max", "number", Default::None, "upper bound of integer, number and decimal fields").json(r##"{"type":"number"}"##),
         key(
             "min_length",
             "integer ≥ 0",
             Default::None,
             "shortest text, in characters; a shorter value is a 400 naming the field",
-        ),
+        ).json(r##"{"type":"integer","minimum":0}"##),
         key(
             "max_length",
             "integer ≥ 0",
@@ -633,12 +727,12 @@ pub const FIELD: Table = Table {
                 "by type: `string` 255, `text` 65,535, `email` 254, `url` 2,048, `password` 1,024 (raised to `min_length` if that is higher)",
             ),
             "longest text, in characters; a longer value is a 400 naming the field",
-        ),
-        key("pattern", "regular expression", Default::None, "text must match it whole (`regex` crate syntax)"),
-        key("filter", "boolean", Default::Bool(false), "allowed as `?name=value` on lists"),
-        key("sort", "boolean", Default::Bool(false), "allowed in `?sort=name_asc` / `name_desc`"),
-        key("since", "declared version", Default::None, "first version that has the field").pending(VERSION_GATES),
-        key("until", "declared version", Default::None, "first version that no longer has it").pending(VERSION_GATES),
+        ).json(r##"{"type":"integer","minimum":0}"##),
+        key("pattern", "regular expression", Default::None, "text must match it whole (`regex` crate syntax)").json(r##"{"type":"string"}"##),
+        key("filter", "boolean", Default::Bool(false), "allowed as `?name=value` on lists").json(r##"{"type":"boolean"}"##),
+        key("sort", "boolean", Default::Bool(false), "allowed in `?sort=name_asc` / `name_desc`").json(r##"{"type":"boolean"}"##),
+        key("since", "declared version", Default::None, "first version that has the field").pending(VERSION_GATES).json(r##"{"type":"integer","minimum":1}"##),
+        key("until", "declared version", Default::None, "first version that no longer has it").pending(VERSION_GATES).json(r##"{"type":"integer","minimum":1}"##),
     ],
 };
 
@@ -647,6 +741,105 @@ pub const TABLES: &[Table] = &[
     SERVICE, API, VERSION, AUTH, LOGIN, JWT, API_KEY, RATE_LIMIT, PAGINATION, WEBHOOKS, CORS, LIMITS, RESOURCE,
     PRINCIPAL, ACCESS, CACHE, STATES, TRANSITION, FIELD,
 ];
+
+/// Definitions the keys' JSON Schemas share (`{"$ref": "#/$defs/duration"}`).
+const SHARED: &[(&str, &str)] = &[
+    (
+        "duration",
+        r##"{"description":"Seconds as an integer, or a number with a unit: 500ms, 30s, 15m, 24h, 7d.","anyOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^[0-9]+(ms|s|m|h|d)$"}]}"##,
+    ),
+    (
+        "size",
+        r##"{"description":"Bytes as an integer, or a number with a unit: 512KiB, 1MiB, 2MB.","anyOf":[{"type":"integer","minimum":0},{"type":"string","pattern":"^[0-9]+ ?(B|KB|KiB|MB|MiB|GB|GiB)$"}]}"##,
+    ),
+    (
+        "timestamp",
+        r##"{"description":"An RFC 3339 datetime (2026-12-01T00:00:00Z) or a date (2027-06-30).","type":"string","anyOf":[{"pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},{"pattern":"^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt ][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"}]}"##,
+    ),
+    (
+        "role_list",
+        r##"{"type":"array","items":{"type":"string"},"description":"Role names, or the words anyone, authenticated, owner."}"##,
+    ),
+];
+
+/// The JSON Schema of the format, `schema/restgen.schema.json` (for editors, through
+/// yaml-language-server): every table's keys a schema file writes, each with the JSON
+/// Schema of its value and a description of what it means, its default and, while it is
+/// not served, what services do instead. A test holds the file to it.
+pub fn json_schema() -> serde_json::Value {
+    use serde_json::{Map, Value, json};
+    let mut defs = Map::new();
+    for (name, def) in SHARED {
+        defs.insert((*name).to_owned(), serde_json::from_str(def).expect("shared definitions are JSON"));
+    }
+    for table in TABLES.iter().filter(|t| !t.names(Fronts::Yaml).is_empty()) {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for k in table.keys.iter().filter(|k| k.spelled_in(Fronts::Yaml)) {
+            let mut value: Value = serde_json::from_str(k.json)
+                .unwrap_or_else(|e| panic!("{}.{}: its JSON Schema is not JSON: {e}", table.name, k.name));
+            with_words(&mut value, k.words);
+            value["description"] = json!(k.description());
+            properties.insert(k.name.to_owned(), value);
+            if k.default == Default::Required {
+                required.push(k.name);
+            }
+        }
+        let mut def = json!({ "type": "object", "description": table.about, "properties": properties });
+        if !required.is_empty() {
+            def["required"] = json!(required);
+        }
+        def["additionalProperties"] = json!(false);
+        defs.insert(table.name.to_owned(), def);
+    }
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": "https://restgen.dev/schema/restgen.schema.json",
+        "title": "restgen schema",
+        "description": "A restgen schema file: one HTTP JSON service. See docs/schema.md.",
+        "$ref": "#/$defs/service",
+        "$defs": defs,
+    })
+}
+
+/// `"{words}"` in a key's JSON Schema stands for its words (so they are written once, in
+/// the model's enum).
+fn with_words(value: &mut serde_json::Value, words: &[&str]) {
+    use serde_json::Value;
+    match value {
+        Value::String(s) if s == "{words}" => *value = Value::from(words.to_vec()),
+        Value::Array(items) => items.iter_mut().for_each(|v| with_words(v, words)),
+        Value::Object(map) => map.values_mut().for_each(|v| with_words(v, words)),
+        _ => {}
+    }
+}
+
+impl Key {
+    /// What the key means, its default and, while it is not served, what services do
+    /// instead: the JSON Schema's description of it.
+    pub fn description(&self) -> String {
+        let mut text = sentence(self.about);
+        match self.default {
+            Default::None | Default::Required => {}
+            Default::Text(t) if t.starts_with("see ") => {}
+            other => text.push_str(&format!(" Default: {}.", other.text())),
+        }
+        if let Some(pending) = self.pending {
+            text.push_str(&format!(" Accepted, not served yet: {pending}."));
+        }
+        text
+    }
+}
+
+/// `page size when ...` as a sentence: capitalised, ending in a full stop.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    let mut out: String = chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default();
+    if !out.ends_with('.') {
+        out.push('.');
+    }
+    out
+}
 
 /// The table named `name`.
 pub fn table(name: &str) -> Option<&'static Table> {
@@ -671,6 +864,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn every_key_a_file_writes_has_a_json_schema_naming_its_words() {
+        for table in TABLES {
+            for k in table.keys {
+                let what = format!("{}.{}", table.name, k.name);
+                assert_eq!(
+                    k.spelled_in(Fronts::Yaml),
+                    !k.json.is_empty(),
+                    "{what}: a JSON Schema iff a file writes it"
+                );
+                if k.spelled_in(Fronts::Yaml) && !k.words.is_empty() && !k.open {
+                    assert!(k.json.contains("\"{words}\""), "{what}: its JSON Schema names its words as `{{words}}`");
+                }
+            }
+        }
+        // And it renders: every fragment parses.
+        let schema = json_schema();
+        assert_eq!(
+            schema["$defs"]["resource"]["properties"]["not_owned"]["enum"],
+            serde_json::json!(["forbidden", "not_found"])
+        );
     }
 
     #[test]
