@@ -19,6 +19,9 @@ pub const MAX_API_KEY_NAME: usize = 100;
 pub const MAX_IF_NONE_MATCH: usize = 1024;
 /// The longest `Idempotency-Key`, in characters.
 pub const MAX_IDEMPOTENCY_KEY: usize = 255;
+/// The longest `Location` a redirect from a former path writes: it keeps the request's
+/// path and query, so a request that would exceed it is a 414.
+pub const MAX_LOCATION: usize = 8192;
 /// The longest text forms of values that are not free text: a UUID, a date, a datetime
 /// and a decimal, in characters.
 pub const UUID_CHARS: usize = 36;

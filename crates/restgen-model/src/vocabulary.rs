@@ -554,8 +554,7 @@ pub const RESOURCE: Table = Table {
             "a field not settable in the operation: 400 naming it, or dropped; never applied",
         )
         .words(UnknownFields::WORDS).json(r##"{"enum":"{words}"}"##),
-        key("former_paths", "list of paths", Default::List(&[]), "old collection paths answered with 301")
-            .pending("requests under a former path answer 404").json(r##"{"type":"array","items":{"type":"string"}}"##),
+        key("former_paths", "list of paths", Default::List(&[]), "old collection paths: any request under one is redirected to the same place under `path`, 301 for GET and HEAD, 308 for the rest, the query kept").json(r##"{"type":"array","items":{"type":"string"}}"##),
         key("states", "[states](#states)", Default::None, "lifecycle").pending(LIFECYCLE).json(r##"{"$ref":"#/$defs/states"}"##),
         key(
             "status_endpoint",

@@ -6,7 +6,9 @@ use crate::problems::responses;
 use crate::schemas::{field_schema, id_schema, input, list_schema, representation, schema_name};
 use crate::security::{security, signed_in, token_max};
 use crate::{NO_NUL, json_body, json_response, schema_ref};
-use restgen_model::bounds;
+use heck::ToUpperCamelCase;
+use restgen_model::Located;
+use restgen_model::bounds::{self, MAX_LOCATION};
 use restgen_model::bounds::{DATETIME_CHARS, MAX_API_KEY_NAME, MAX_API_KEYS};
 use restgen_model::model::*;
 use serde_json::{Map, Value, json};
@@ -456,5 +458,89 @@ pub(crate) fn resource_paths(
             paths.insert(path, Value::Object(nested));
         }
     }
+    for former in &r.former_paths {
+        added.extend(former_paths(service, r, base, &former.value, &model, &tags, paths));
+    }
     added
+}
+
+/// A former collection path: every operation the current paths have, deprecated, answering
+/// 301 (GET) or 308 (the others, so the method and body survive) with `Location` at the
+/// same place under the current path, the query kept.
+fn former_paths(
+    service: &Service,
+    r: &Resource,
+    base: &str,
+    former: &str,
+    model: &str,
+    tags: &Value,
+    paths: &mut Map<String, Value>,
+) -> Vec<String> {
+    let from =
+        former.trim_start_matches('/').split(['/', '-', '_']).map(|w| w.to_upper_camel_case()).collect::<String>();
+    let current = format!("{base}{}", r.path.value);
+    let id_param = r.id_param();
+    // The longest Location: the current path, an id, and a query as long as a request may be.
+    let moved = |status: &str, errors: &[u16]| {
+        let (code, why) = if status == "301" {
+            ("301", "Moved permanently: the same request, at `Location`.")
+        } else {
+            ("308", "Moved permanently: repeat the request, with the same method and body, at `Location`.")
+        };
+        let answer = json!({
+            "description": why,
+            "headers": { "Location": {
+                "description": format!("The same place under `{current}`, the query kept."),
+                "required": true,
+                "schema": { "type": "string", "format": "uri-reference", "maxLength": MAX_LOCATION },
+            } },
+        });
+        responses(code, answer, errors)
+    };
+    // The caller is held to the operation's rules before being sent on (401, 403).
+    let operation = |verb: &str, status: &str, rules: &[Located<AccessRule>], errors: &[u16]| {
+        json!({
+            "operationId": format!("{verb}{model}From{from}"),
+            "summary": format!("Moved to {current}"),
+            "description": format!("`{base}{former}` is a former path of `{current}`; every request under it is redirected there."),
+            "deprecated": true,
+            "tags": tags,
+            "security": security(service, rules),
+            "responses": moved(status, errors),
+        })
+    };
+    let mut out = Vec::new();
+    let mut collection = Map::new();
+    for (method, op, verb, status, rules) in [
+        ("get", Operation::List, "list", "301", &r.access.read),
+        ("post", Operation::Create, "create", "308", &r.access.create),
+    ] {
+        if r.has(op) {
+            collection.insert(method.into(), operation(verb, status, rules, &[401, 403, 414, 500]));
+        }
+    }
+    let mut item = Map::new();
+    for (method, op, verb, status, rules) in [
+        ("get", Operation::Get, "get", "301", &r.access.read),
+        ("put", Operation::Replace, "replace", "308", &r.access.write),
+        ("patch", Operation::Patch, "update", "308", &r.access.write),
+        ("delete", Operation::Delete, "delete", "308", &r.access.delete),
+    ] {
+        if r.has(op) {
+            // An id that cannot exist is not sent on: 404, as at the current path.
+            item.insert(method.into(), operation(verb, status, rules, &[401, 403, 404, 414, 500]));
+        }
+    }
+    if !collection.is_empty() {
+        let path = format!("{base}{former}");
+        out.push(path.clone());
+        paths.insert(path, Value::Object(collection));
+    }
+    if !item.is_empty() {
+        item.insert("parameters".into(), json!([path_param(&id_param, r.id)]));
+        let path = format!("{base}{former}/{{{id_param}}}");
+        out.push(path.clone());
+        paths.insert(path, Value::Object(item));
+    }
+    out
 }

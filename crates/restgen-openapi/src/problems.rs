@@ -47,6 +47,7 @@ pub(crate) fn error_responses(service: &Service) -> Value {
             "A unique value is taken, a per-account limit is reached, or a request with the same `Idempotency-Key` is still running.",
         ),
         ("413", "The body is larger than the service accepts."),
+        ("414", "The request's URL is longer than the service redirects."),
         ("415", "The body is not JSON."),
         ("422", "A business rule refused the input, or an `Idempotency-Key` was used before with another body."),
         ("500", "The service failed; the fault is logged."),
@@ -72,6 +73,10 @@ pub(crate) fn error_responses(service: &Service) -> Value {
                     "schema": { "type": "integer", "format": "int32", "minimum": 0, "maximum": 86400 },
                 },
             });
+        }
+        // Only redirects from former paths answer 414.
+        if status == "414" && service.resources.iter().all(|r| r.former_paths.is_empty()) {
+            continue;
         }
         out.insert(format!("Error{status}"), response);
     }

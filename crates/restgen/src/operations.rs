@@ -459,7 +459,7 @@ fn now() -> String {
     format_time(chrono::Utc::now())
 }
 
-fn parse_id(spec: &ResourceSpec, text: &str) -> Result<SqlValue, Problem> {
+pub(crate) fn parse_id(spec: &ResourceSpec, text: &str) -> Result<SqlValue, Problem> {
     // An id that cannot exist names no record: 404, like any other missing one.
     SqlValue::id(spec.id, text).ok_or_else(|| Problem::not_found(format!("no {} with this id", spec.name)))
 }

@@ -11,7 +11,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{OriginalUri, Path, State};
-use axum::http::HeaderMap;
+use axum::http::{HeaderMap, Method};
 use axum::routing::MethodRouter;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -201,6 +201,35 @@ pub fn resource<C: Input, R: Input, P: Input>(
     if [Operation::Get, Operation::Replace, Operation::Patch, Operation::Delete].iter().any(|op| spec.has(*op)) {
         router = router.route(&item_path(spec, base), item);
     }
+    for former in spec.former_paths {
+        let redirect = move |caller: Caller, OriginalUri(uri): OriginalUri, method: Method| async move {
+            moved(spec, &caller, base_of(&uri, former), former, &uri, &method)
+        };
+        // The methods the current paths take, so anything else is the same 405 there and here.
+        let mut collection: MethodRouter<Store> = MethodRouter::new();
+        if lists {
+            collection = collection.get(redirect);
+        }
+        if spec.has(Operation::Create) {
+            collection = collection.post(redirect);
+        }
+        let mut item: MethodRouter<Store> = MethodRouter::new();
+        for (op, method) in [
+            (Operation::Get, Method::GET),
+            (Operation::Replace, Method::PUT),
+            (Operation::Patch, Method::PATCH),
+            (Operation::Delete, Method::DELETE),
+        ] {
+            if spec.has(op) {
+                item = item.on(axum::routing::MethodFilter::try_from(method).expect("a plain method"), redirect);
+            }
+        }
+        // Below an item (a nested list, say) the current path decides which methods it takes.
+        router = router
+            .route(&format!("{base}{former}"), collection)
+            .route(&format!("{base}{former}/{{id}}"), item)
+            .route(&format!("{base}{former}/{{id}}/{{*rest}}"), axum::routing::any(redirect));
+    }
     if lists {
         for parent in spec.parents {
             router = router.route(
@@ -221,11 +250,79 @@ pub fn resource<C: Input, R: Input, P: Input>(
 }
 
 /// Every route pattern of `spec` under `base`, as axum matches it: the collection, the
-/// item, and the list under each parent.
+/// item, the list under each parent, and the former paths.
 pub(crate) fn paths(spec: &ResourceSpec, base: &str) -> Vec<String> {
     let mut out = vec![collection_path(spec, base), item_path(spec, base)];
     out.extend(spec.parents.iter().map(|parent| nested_path(spec, parent, base)));
+    for former in spec.former_paths {
+        out.push(format!("{base}{former}"));
+        out.push(format!("{base}{former}/{{id}}"));
+        out.push(format!("{base}{former}/{{id}}/{{*rest}}"));
+    }
     out
+}
+
+/// What the request path holds before `former`: the base path the route was mounted
+/// under.
+fn base_of<'a>(uri: &'a axum::http::Uri, former: &str) -> &'a str {
+    let path = uri.path();
+    let at = path.find(&format!("{former}/")).or_else(|| path.strip_suffix(former).map(str::len)).unwrap_or(0);
+    &path[..at]
+}
+
+/// A request under a former collection path, sent to the same place under the current
+/// one: 301 for GET and HEAD (clients and caches may remember it), 308 for the other
+/// methods (which must be repeated with the same method and body). The query is kept.
+/// The caller is first held to the operation's rules as the current path would hold them
+/// before looking anything up (401, 403), and an id that cannot exist is the same 404, so
+/// a redirect tells nobody more than the target and never sends a request it would refuse.
+fn moved(
+    spec: &ResourceSpec,
+    caller: &Caller,
+    base: &str,
+    former: &str,
+    uri: &axum::http::Uri,
+    method: &Method,
+) -> axum::response::Response {
+    use axum::http::{HeaderValue, StatusCode, header};
+    use axum::response::IntoResponse;
+    let rest = &uri.path()[base.len() + former.len()..];
+    let rules = match *method {
+        Method::POST => spec.access.create,
+        Method::PUT | Method::PATCH => spec.access.write,
+        Method::DELETE => spec.access.delete,
+        _ => spec.access.read,
+    };
+    if let Err(refused) = crate::auth::access::collection(rules, caller) {
+        return refused.into_response();
+    }
+    if let Some(id) = rest.strip_prefix('/').map(|r| r.split('/').next().unwrap_or(r))
+        && let Err(missing) = operations::parse_id(spec, id)
+    {
+        return missing.into_response();
+    }
+    let mut location = format!("{base}{}{rest}", spec.path);
+    if let Some(query) = uri.query() {
+        location.push('?');
+        location.push_str(query);
+    }
+    if location.len() > restgen_model::bounds::MAX_LOCATION {
+        return crate::problem::Problem::new(
+            StatusCode::URI_TOO_LONG,
+            format!("the URL is longer than the {} characters a redirect keeps", restgen_model::bounds::MAX_LOCATION),
+        )
+        .into_response();
+    }
+    let status = if method == Method::GET || method == Method::HEAD {
+        StatusCode::MOVED_PERMANENTLY
+    } else {
+        StatusCode::PERMANENT_REDIRECT
+    };
+    let mut response = status.into_response();
+    if let Ok(v) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, v);
+    }
+    response
 }
 
 fn collection_path(spec: &ResourceSpec, base: &str) -> String {

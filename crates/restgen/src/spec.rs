@@ -39,6 +39,9 @@ pub struct ResourceSpec {
     /// `Cache-Control` of its reads (`cache`): `private, max-age=30`, or `no-cache`
     /// (`private, no-cache` where reading needs credentials) without `cache`.
     pub cache_control: &'static str,
+    /// Collection paths it had before (`former_paths`): requests under them are redirected
+    /// to `path` (301 for GET and HEAD, 308 for the rest, so the method survives).
+    pub former_paths: &'static [&'static str],
 }
 
 impl ResourceSpec {
@@ -68,6 +71,7 @@ impl ResourceSpec {
         parents: &[],
         rate_limit: None,
         cache_control: "no-cache",
+        former_paths: &[],
     };
 
     pub fn field(&self, name: &str) -> Option<&'static FieldSpec> {

@@ -27,9 +27,6 @@ pub(super) fn resource(r: &Resource, diags: &mut Diagnostics) {
     if r.formats.value.contains(&Format::Csv) {
         warn(table, "formats", &r.formats.origin, diags);
     }
-    if let Some(first) = r.former_paths.first() {
-        warn(table, "former_paths", &first.origin, diags);
-    }
     if let Some(states) = &r.states {
         warn(table, "states", &states.origin, diags);
     }

@@ -257,6 +257,10 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
     if r.rate_limit.is_some() {
         differs.push(quote!(rate_limit: #limit));
     }
+    if !r.former_paths.is_empty() {
+        let former = r.former_paths.iter().map(|p| &p.value);
+        differs.push(quote!(former_paths: &[#(#former),*]));
+    }
     quote! {
         #[doc = #doc]
         pub static #ident: ResourceSpec = ResourceSpec {

@@ -11,5 +11,6 @@ mod keys;
 mod nested;
 pub(crate) mod openapi;
 mod rate;
+mod redirects;
 mod retries;
 mod security;

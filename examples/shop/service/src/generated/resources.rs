@@ -208,6 +208,7 @@ pub static ORDER: ResourceSpec = ResourceSpec {
         },
         key: RateKey::Principal,
     }),
+    former_paths: &["/purchases"],
     ..ResourceSpec::DEFAULT
 };
 /// The `invoice` resource.
