@@ -3,6 +3,7 @@
 
 use crate::error::Error;
 use crate::list::{Envelope, List, Paging, Style};
+use crate::tagged::Tagged;
 use crate::transport::Transport;
 use restgen_wire::Endpoint;
 use serde::Serialize;
@@ -52,6 +53,27 @@ where
 
     pub async fn delete(&self, id: impl Display) -> Result<(), Error> {
         self.transport.delete(&self.item(id)).await
+    }
+
+    /// A record with its `ETag`, for the conditional writes below.
+    pub async fn get_tagged(&self, id: impl Display) -> Result<Tagged<R>, Error> {
+        self.transport.get_tagged(&self.item(id)).await
+    }
+
+    /// Replaces a record only if it is still the one `etag` names: [`Error::Changed`]
+    /// otherwise.
+    pub async fn replace_if(&self, id: impl Display, etag: &str, input: &R::Replace) -> Result<Tagged<R>, Error> {
+        self.transport.replace_if(&self.item(id), etag, input).await
+    }
+
+    /// Patches a record only if it is still the one `etag` names.
+    pub async fn patch_if(&self, id: impl Display, etag: &str, input: &R::Patch) -> Result<Tagged<R>, Error> {
+        self.transport.patch_if(&self.item(id), etag, input).await
+    }
+
+    /// Deletes a record only if it is still the one `etag` names.
+    pub async fn delete_if(&self, id: impl Display, etag: &str) -> Result<(), Error> {
+        self.transport.delete_if(&self.item(id), etag).await
     }
 
     /// A list request: set filters, `sort` and the page size, then `send` one page or

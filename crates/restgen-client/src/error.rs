@@ -32,6 +32,9 @@ pub struct Problem {
     /// How long the service asked callers to wait (`Retry-After`), when it said.
     #[serde(skip)]
     pub retry_after: Option<Duration>,
+    /// The answer's `ETag`: on a 412, the current tag of the record that changed.
+    #[serde(skip)]
+    pub etag: Option<String>,
 }
 
 fn about_blank() -> String {
@@ -63,6 +66,7 @@ impl Problem {
                 detail: text[..end].trim().to_owned(),
                 errors: Vec::new(),
                 retry_after: None,
+                etag: None,
             }
         });
         // The status line is the truth; a body could say anything.
@@ -90,8 +94,13 @@ impl fmt::Display for Problem {
 /// A failed call.
 #[derive(Debug)]
 pub enum Error {
-    /// The service answered with an error status.
+    /// The service answered with an error status (other than the two below).
     Api(Box<Problem>),
+    /// 412: the record changed since the tag sent in `If-Match` was read. `etag` on the
+    /// problem is its current tag: read it again, and decide whether to write.
+    Changed(Box<Problem>),
+    /// 428: the resource takes writes only with `If-Match` (the `_if` methods).
+    ConditionRequired(Box<Problem>),
     /// No answer in time (the client's `timeout`), after any retries.
     Timeout,
     /// The request could not be sent or the answer not read, after any retries.
@@ -106,7 +115,7 @@ impl Error {
     /// The problem, when the service answered with one.
     pub fn problem(&self) -> Option<&Problem> {
         match self {
-            Error::Api(p) => Some(p),
+            Error::Api(p) | Error::Changed(p) | Error::ConditionRequired(p) => Some(p),
             _ => None,
         }
     }
@@ -114,9 +123,18 @@ impl Error {
     /// The HTTP status, when the service answered.
     pub fn status(&self) -> Option<u16> {
         match self {
-            Error::Api(p) => Some(p.status),
+            Error::Api(p) | Error::Changed(p) | Error::ConditionRequired(p) => Some(p.status),
             Error::Decode { status, .. } => Some(*status),
             _ => None,
+        }
+    }
+
+    /// The error an answer's problem is: 412 and 428 by their own variants.
+    pub(crate) fn from_problem(problem: Problem) -> Error {
+        match problem.status {
+            412 => Error::Changed(Box::new(problem)),
+            428 => Error::ConditionRequired(Box::new(problem)),
+            _ => Error::Api(Box::new(problem)),
         }
     }
 
@@ -128,7 +146,7 @@ impl Error {
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Api(p) => p.fmt(f),
+            Error::Api(p) | Error::Changed(p) | Error::ConditionRequired(p) => p.fmt(f),
             Error::Timeout => f.write_str("the service did not answer in time"),
             Error::Transport(e) => write!(f, "cannot reach the service: {e}"),
             Error::Decode { status, message } => write!(f, "unexpected answer body (status {status}): {message}"),

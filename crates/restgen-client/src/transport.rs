@@ -4,7 +4,8 @@ use crate::auth::{Auth, Session};
 use crate::error::{Error, Problem};
 use crate::list::{List, Paging};
 use crate::retry::{Retry, retry_after};
-use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderName, HeaderValue};
+use crate::tagged::Tagged;
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, ETAG, HeaderName, HeaderValue, IF_MATCH};
 use reqwest::{Method, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -180,6 +181,8 @@ pub(crate) struct Call<'a> {
     pub keyed: bool,
     /// Sends the client's credentials.
     pub signed: bool,
+    /// Sent as `If-Match`: the write happens only on the record this tag names.
+    pub if_match: Option<String>,
 }
 
 impl Call<'_> {
@@ -218,6 +221,43 @@ impl Transport {
 
     pub async fn delete(&self, path: &str) -> Result<(), Error> {
         self.send(&self.call(Method::DELETE, path, None, false)).await.map(drop)
+    }
+
+    /// GET with the answer's `ETag`, to send back in a conditional write.
+    pub async fn get_tagged<T: DeserializeOwned>(&self, path: &str) -> Result<Tagged<T>, Error> {
+        self.tagged(&self.call(Method::GET, path, None, false)).await
+    }
+
+    /// PUT only if the record is still the one `etag` names (`If-Match`): otherwise
+    /// [`Error::Changed`], with the record's current tag.
+    pub async fn replace_if<I: Serialize + ?Sized, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        etag: &str,
+        body: &I,
+    ) -> Result<Tagged<T>, Error> {
+        let mut call = self.call(Method::PUT, path, Some(json(body, "application/json")?), false);
+        call.if_match = Some(etag.to_owned());
+        self.tagged(&call).await
+    }
+
+    /// PATCH (JSON Merge Patch) only if the record is still the one `etag` names.
+    pub async fn patch_if<I: Serialize + ?Sized, T: DeserializeOwned>(
+        &self,
+        path: &str,
+        etag: &str,
+        body: &I,
+    ) -> Result<Tagged<T>, Error> {
+        let mut call = self.call(Method::PATCH, path, Some(json(body, "application/merge-patch+json")?), false);
+        call.if_match = Some(etag.to_owned());
+        self.tagged(&call).await
+    }
+
+    /// DELETE only if the record is still the one `etag` names.
+    pub async fn delete_if(&self, path: &str, etag: &str) -> Result<(), Error> {
+        let mut call = self.call(Method::DELETE, path, None, false);
+        call.if_match = Some(etag.to_owned());
+        self.send(&call).await.map(drop)
     }
 
     /// A list request on `path`; see [`List`].
@@ -264,6 +304,7 @@ impl Transport {
             body: None,
             keyed: false,
             signed: false,
+            if_match: None,
         };
         self.send(&call).await.map(drop)
     }
@@ -275,7 +316,17 @@ impl Transport {
         body: Option<(&'static str, Vec<u8>)>,
         keyed: bool,
     ) -> Call<'static> {
-        Call { method, url: format!("{}{path}", self.0.root), query: &[], body, keyed, signed: true }
+        Call { method, url: format!("{}{path}", self.0.root), query: &[], body, keyed, signed: true, if_match: None }
+    }
+
+    async fn tagged<T: DeserializeOwned>(&self, call: &Call<'_>) -> Result<Tagged<T>, Error> {
+        let response = self.send(call).await?;
+        let status = response.status().as_u16();
+        let etag = response.headers().get(ETAG).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let etag = etag.ok_or_else(|| Error::Decode { status, message: "the answer has no `ETag`".into() })?;
+        let bytes = response.bytes().await.map_err(Error::from_reqwest)?;
+        let value = serde_json::from_slice(&bytes).map_err(|e| Error::Decode { status, message: e.to_string() })?;
+        Ok(Tagged { value, etag })
     }
 
     pub(crate) async fn json<T: DeserializeOwned>(&self, call: &Call<'_>) -> Result<T, Error> {
@@ -302,6 +353,9 @@ impl Transport {
             if let Some(key) = &key {
                 request = request.header("Idempotency-Key", key);
             }
+            if let Some(tag) = &call.if_match {
+                request = request.header(IF_MATCH, tag);
+            }
             if call.signed
                 && let Some((name, value)) = self.credentials().await?
             {
@@ -324,8 +378,11 @@ impl Transport {
                         running || matches!(status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE);
                     let wait = asked.unwrap_or_else(|| retry.backoff(attempt));
                     if !busy || attempt >= retry.max_retries || wait > retry.max_retry_after {
+                        let etag = response.headers().get(ETAG).and_then(|v| v.to_str().ok()).map(str::to_owned);
                         let bytes = response.bytes().await.unwrap_or_default();
-                        return Err(Error::Api(Box::new(Problem::from_answer(status.as_u16(), &bytes, asked))));
+                        let mut problem = Problem::from_answer(status.as_u16(), &bytes, asked);
+                        problem.etag = etag;
+                        return Err(Error::from_problem(problem));
                     }
                     wait
                 }

@@ -51,6 +51,7 @@ pub(crate) struct ResourceAttrs {
     pub cache: Option<CacheAttrs>,
     pub unknown_fields: Option<Sp<String>>,
     pub former_paths: Vec<Sp<String>>,
+    pub require_if_match: Option<Sp<bool>>,
     pub states: Option<StatesAttrs>,
     pub status_endpoint: Option<Sp<bool>>,
     pub events: Vec<Sp<String>>,
@@ -343,6 +344,7 @@ fn resource_key(meta: &ParseNestedMeta, out: &mut ResourceAttrs, errors: &mut Er
             }
             "unknown_fields" => once(&mut out.unknown_fields, word(meta)?, meta, errors),
             "former_paths" => out.former_paths.extend(words(meta)?),
+            "require_if_match" => once(&mut out.require_if_match, flag(meta)?, meta, errors),
             "states" => {
                 let s = states(meta)?;
                 once(&mut out.states, s, meta, errors);

@@ -409,6 +409,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
         cache,
         unknown_fields,
         former_paths: attrs.former_paths.iter().cloned().map(located).collect(),
+        require_if_match: attrs.require_if_match.clone().map_or_else(|| Located::new(false, origin.clone()), located),
         states,
         status_endpoint: attrs.status_endpoint.clone().map_or_else(|| Located::new(false, origin.clone()), located),
         events: attrs.events.iter().cloned().map(located).collect(),

@@ -17,6 +17,8 @@ pub const MAX_API_KEYS: u32 = 100;
 pub const MAX_API_KEY_NAME: usize = 100;
 /// The longest `If-None-Match` taken, in characters (a 400 beyond).
 pub const MAX_IF_NONE_MATCH: usize = 1024;
+/// The longest `If-Match` taken, in characters (a 400 beyond).
+pub const MAX_IF_MATCH: usize = 1024;
 /// The longest `Idempotency-Key`, in characters.
 pub const MAX_IDEMPOTENCY_KEY: usize = 255;
 /// The longest `Location` a redirect from a former path writes: it keeps the request's

@@ -555,6 +555,13 @@ pub const RESOURCE: Table = Table {
         )
         .words(UnknownFields::WORDS).json(r##"{"enum":"{words}"}"##),
         key("former_paths", "list of paths", Default::List(&[]), "old collection paths: any request under one is redirected to the same place under `path`, 301 for GET and HEAD, 308 for the rest, the query kept").json(r##"{"type":"array","items":{"type":"string"}}"##),
+        key(
+            "require_if_match",
+            "boolean",
+            Default::Bool(false),
+            "PUT, PATCH and DELETE must send `If-Match` with the record's ETag: 428 without, 412 when it changed",
+        )
+        .json(r##"{"type":"boolean"}"##),
         key("states", "[states](#states)", Default::None, "lifecycle").pending(LIFECYCLE).json(r##"{"$ref":"#/$defs/states"}"##),
         key(
             "status_endpoint",

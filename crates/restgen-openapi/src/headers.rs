@@ -1,6 +1,6 @@
 //! Headers: `ETag` and conditional reads, `Idempotency-Key` on creates, CORS.
 
-use restgen_model::bounds::{MAX_IDEMPOTENCY_KEY, MAX_IF_NONE_MATCH};
+use restgen_model::bounds::{MAX_IDEMPOTENCY_KEY, MAX_IF_MATCH, MAX_IF_NONE_MATCH};
 use restgen_model::model::*;
 use serde_json::{Map, Value, json};
 
@@ -90,4 +90,31 @@ pub(crate) fn conditional(r: &Resource, parameters: &mut Vec<Value>, answers: &m
         "description": "The representation the caller holds (named in `If-None-Match`) is current; no body.",
         "headers": Value::Object(read_headers(r)),
     });
+}
+
+/// `If-Match` on a write (PUT, PATCH, DELETE): required where the resource says
+/// `require_if_match`.
+pub(crate) fn if_match(r: &Resource) -> Value {
+    let required = r.require_if_match.value;
+    json!({
+        "name": "If-Match",
+        "in": "header",
+        "required": required,
+        "description": format!(
+            "The `ETag` of the record as the caller read it (or `*`: as it stands): the write happens only if the record is still that one, else 412 with its current `ETag`. The check and the write are one step, so of writers holding the same tag one wins. A value that is not `*` or a list of entity tags names no version: 412. {}",
+            if required { "This resource takes no write without it: 428." } else { "Without it, the write is unconditional." }
+        ),
+        "schema": { "type": "string", "maxLength": MAX_IF_MATCH },
+    })
+}
+
+/// The conditional-write answers of a write: 412 always, 428 where the condition is required.
+pub(crate) fn write_errors(r: &Resource, errors: &[u16]) -> Vec<u16> {
+    let mut out = errors.to_vec();
+    out.push(412);
+    if r.require_if_match.value {
+        out.push(428);
+    }
+    out.sort_unstable();
+    out
 }

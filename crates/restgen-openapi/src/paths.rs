@@ -1,7 +1,7 @@
 //! Paths and operations: `/healthz`, sign-in and API keys, and each resource's collection,
 //! item and nested lists with their parameters.
 
-use crate::headers::{conditional, idempotency_key};
+use crate::headers::{conditional, idempotency_key, if_match, write_errors};
 use crate::problems::responses;
 use crate::schemas::{field_schema, id_schema, input, list_schema, representation, schema_name};
 use crate::security::{security, signed_in, token_max};
@@ -381,7 +381,7 @@ pub(crate) fn resource_paths(
         schemas.insert(input_name.clone(), input(service, r, op));
         let mut stored = json_response(&format!("The {name} as stored."), schema_ref(&model));
         stored["headers"] = json!({ "ETag": { "$ref": "#/components/headers/ETag" } });
-        let answers = responses("200", stored, &[400, 401, 403, 404, 409, 413, 415, 422, 500]);
+        let answers = responses("200", stored, &write_errors(r, &[400, 401, 403, 404, 409, 413, 415, 422, 500]));
         let media = if op == WriteOp::Patch { "application/merge-patch+json" } else { "application/json" };
         let mut body = json_body(schema_ref(&input_name));
         if op == WriteOp::Patch {
@@ -395,13 +395,18 @@ pub(crate) fn resource_paths(
                 "summary": format!("{} a {name}", if op == WriteOp::Replace { "Replace" } else { "Update part of" }),
                 "tags": tags,
                 "security": security(service, &r.access.write),
+                "parameters": [if_match(r)],
                 "requestBody": body,
                 "responses": answers,
             }),
         );
     }
     if r.has(Operation::Delete) {
-        let answers = responses("204", json!({ "description": "Deleted." }), &[400, 401, 403, 404, 409, 422, 500]);
+        let answers = responses(
+            "204",
+            json!({ "description": "Deleted." }),
+            &write_errors(r, &[400, 401, 403, 404, 409, 422, 500]),
+        );
         item.insert(
             "delete".into(),
             json!({
@@ -409,6 +414,7 @@ pub(crate) fn resource_paths(
                 "summary": format!("Delete a {name}"),
                 "tags": tags,
                 "security": security(service, &r.access.delete),
+                "parameters": [if_match(r)],
                 "responses": answers,
             }),
         );

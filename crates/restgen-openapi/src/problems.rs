@@ -47,9 +47,14 @@ pub(crate) fn error_responses(service: &Service) -> Value {
             "A unique value is taken, a per-account limit is reached, or a request with the same `Idempotency-Key` is still running.",
         ),
         ("413", "The body is larger than the service accepts."),
+        (
+            "412",
+            "`If-Match` names no current version of the record: it changed since the caller read it. `ETag` is its current tag.",
+        ),
         ("414", "The request's URL is longer than the service redirects."),
         ("415", "The body is not JSON."),
         ("422", "A business rule refused the input, or an `Idempotency-Key` was used before with another body."),
+        ("428", "The resource takes writes only with `If-Match` (`require_if_match`)."),
         ("500", "The service failed; the fault is logged."),
         ("503", "The request took too long, or the service is not ready."),
     ] {
@@ -73,6 +78,16 @@ pub(crate) fn error_responses(service: &Service) -> Value {
                     "schema": { "type": "integer", "format": "int32", "minimum": 0, "maximum": 86400 },
                 },
             });
+        }
+        let writes = [Operation::Replace, Operation::Patch, Operation::Delete];
+        if status == "412" && !service.resources.iter().any(|r| writes.iter().any(|op| r.has(*op))) {
+            continue;
+        }
+        if status == "412" {
+            response["headers"] = json!({ "ETag": { "$ref": "#/components/headers/ETag" } });
+        }
+        if status == "428" && service.resources.iter().all(|r| !r.require_if_match.value) {
+            continue;
         }
         // Only redirects from former paths answer 414.
         if status == "414" && service.resources.iter().all(|r| r.former_paths.is_empty()) {

@@ -1,7 +1,9 @@
 //! Representations and conditional requests (RFC 9110 §8.8.3, §13): every answer that
 //! carries a record or a page has a strong `ETag` computed from its bytes, and a `GET`
 //! or `HEAD` whose `If-None-Match` names the current one gets `304 Not Modified` without
-//! a body. Reads carry the resource's `Cache-Control` either way.
+//! a body. Reads carry the resource's `Cache-Control` either way. A write whose
+//! `If-Match` names no current representation is `412` (and, where the resource requires
+//! the condition, a write without one is `428`).
 
 use crate::problem::{FieldError, Problem};
 use crate::spec::ResourceSpec;
@@ -26,6 +28,11 @@ fn etag(bytes: &[u8]) -> HeaderValue {
     let digest = Sha256::digest(bytes);
     let tag = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&digest[..TAG_BYTES]);
     HeaderValue::from_str(&format!("\"{tag}\"")).expect("base64url is a valid header value")
+}
+
+/// The strong tag of `body` as JSON: the tag its answer would carry.
+pub(crate) fn tag_of(body: &impl Serialize) -> Option<HeaderValue> {
+    serde_json::to_vec(body).ok().map(|bytes| etag(&bytes))
 }
 
 /// `body` as JSON with its `ETag`: what a create, replace or patch answers.
@@ -71,46 +78,123 @@ pub(crate) fn read(
     Ok(Response::from_parts(parts, axum::body::Body::empty()))
 }
 
-enum Tags {
+pub(crate) enum Tags {
     Any,
     List(Vec<String>),
 }
 
-/// The shape of a well-formed `If-None-Match`: `*`, or a comma-separated list of entity
-/// tags, each optionally weak (`W/"..."`).
-const IF_NONE_MATCH_PATTERN: &str = r#"^(\*|(W/)?"[^"]*"(\s*,\s*(W/)?"[^"]*")*)$"#;
+/// The condition of a write (PUT, PATCH, DELETE): its `If-Match`, held against the record
+/// as it stands when the write happens.
+pub(crate) struct Precondition(Option<Tags>);
 
-static IF_NONE_MATCH: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(IF_NONE_MATCH_PATTERN).expect("the If-None-Match pattern compiles"));
-static OPAQUE_TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""[^"]*""#).expect("compiles"));
+impl Precondition {
+    /// The request's `If-Match`. One that is not `*` or a list of entity tags names no
+    /// version of anything, so the condition is false and the write is refused (412, with
+    /// the current tag to show the form), never done unconditionally. Without one, a
+    /// resource that `require`s the condition refuses the write with 428.
+    pub(crate) fn of(request: &HeaderMap, require: bool) -> Result<Precondition, Problem> {
+        match tags(request, header::IF_MATCH, "If-Match", MAX_IF_MATCH)? {
+            Parsed::Absent if require => Err(Problem::new(
+                StatusCode::PRECONDITION_REQUIRED,
+                "this resource is only changed conditionally: send `If-Match` with the ETag of the record you read",
+            )),
+            Parsed::Absent => Ok(Precondition(None)),
+            Parsed::Malformed => Ok(Precondition(Some(Tags::List(Vec::new())))),
+            Parsed::Tags(t) => Ok(Precondition(Some(t))),
+        }
+    }
+
+    /// Whether a write may go ahead on a record whose representation's tag is `current`
+    /// (strong comparison, RFC 9110 §13.1.1: a weak tag matches nothing).
+    pub(crate) fn admits(&self, current: Option<&HeaderValue>) -> bool {
+        match (&self.0, current) {
+            (None, _) | (Some(Tags::Any), Some(_)) => true,
+            (Some(Tags::List(tags)), Some(current)) => tags.iter().any(|t| t.as_bytes() == current.as_bytes()),
+            (Some(_), None) => false,
+        }
+    }
+
+    /// Whether there is a condition to hold the write to.
+    pub(crate) fn is_some(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+/// 412: the record is not the one the client's `If-Match` names; its current `ETag` says
+/// which one it is, so the client can read it again and decide.
+pub(crate) fn failed(current: Option<HeaderValue>) -> Problem {
+    let p = Problem::new(
+        StatusCode::PRECONDITION_FAILED,
+        "`If-Match` names no current version of the record: it changed since you read it (read it again), \
+         or the header is not `*` or a list of entity tags such as the `ETag` here",
+    );
+    match current {
+        Some(tag) => p.with_header(header::ETAG, tag),
+        None => p,
+    }
+}
+
+/// The longest `If-Match` taken (the OpenAPI document states the same).
+pub const MAX_IF_MATCH: usize = restgen_model::bounds::MAX_IF_MATCH;
+
+enum Parsed {
+    Absent,
+    Malformed,
+    Tags(Tags),
+}
+
+/// The lines of a tag-list header (`If-Match`, `If-None-Match`) joined as one list; one
+/// longer than `max` is a 400 naming `field`.
+fn tags(request: &HeaderMap, name: header::HeaderName, field: &str, max: usize) -> Result<Parsed, Problem> {
+    let lines: Vec<&HeaderValue> = request.get_all(&name).iter().collect();
+    if lines.is_empty() {
+        return Ok(Parsed::Absent);
+    }
+    let total: usize = lines.iter().map(|v| v.len()).sum::<usize>() + 2 * lines.len().saturating_sub(1);
+    if total > max {
+        return Err(Problem::validation(vec![FieldError {
+            field: field.into(),
+            message: format!("is longer than {max} characters"),
+        }]));
+    }
+    let Ok(texts) = lines.iter().map(|v| v.to_str()).collect::<Result<Vec<_>, _>>() else {
+        return Ok(Parsed::Malformed);
+    };
+    let value = texts.join(", ");
+    if !TAG_LIST.is_match(&value) {
+        return Ok(Parsed::Malformed);
+    }
+    if value == "*" {
+        return Ok(Parsed::Tags(Tags::Any));
+    }
+    let list = TAG.find_iter(&value).map(|m| m.as_str().to_owned()).collect();
+    Ok(Parsed::Tags(Tags::List(list)))
+}
+
+/// A well-formed `If-Match` or `If-None-Match` (RFC 9110 §13.1): `*`, or a comma-separated
+/// list of entity tags, each optionally weak (`W/"..."`).
+const TAG_LIST_PATTERN: &str = r#"^(\*|(W/)?"[^"]*"(\s*,\s*(W/)?"[^"]*")*)$"#;
+
+static TAG_LIST: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(TAG_LIST_PATTERN).expect("the tag list pattern compiles"));
+/// One tag of such a list, its weak marker kept (`If-Match` compares strongly).
+static TAG: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#"(W/)?"[^"]*""#).expect("compiles"));
 
 /// The request's `If-None-Match`, its lines joined as one list. A value that is not `*`
 /// or a list of entity tags names no representation, so it is ignored and the caller
 /// gets the full answer (RFC 9110 lets a server ignore a condition it cannot parse, and
 /// ignoring can never wrongly answer 304); one longer than the documented bound is a 400.
 fn if_none_match(request: &HeaderMap) -> Result<Option<Tags>, Problem> {
-    let lines: Vec<&HeaderValue> = request.get_all(header::IF_NONE_MATCH).iter().collect();
-    let total: usize = lines.iter().map(|v| v.len()).sum::<usize>() + 2 * lines.len().saturating_sub(1);
-    if total > MAX_IF_NONE_MATCH {
-        return Err(Problem::validation(vec![FieldError {
-            field: "If-None-Match".into(),
-            message: format!("is longer than {MAX_IF_NONE_MATCH} characters"),
-        }]));
-    }
-    let Ok(texts) = lines.iter().map(|v| v.to_str()).collect::<Result<Vec<_>, _>>() else { return Ok(None) };
-    let value = texts.join(", ");
-    if lines.is_empty() || !IF_NONE_MATCH.is_match(&value) {
-        return Ok(None);
-    }
-    if value == "*" {
-        return Ok(Some(Tags::Any));
-    }
-    Ok(Some(Tags::List(OPAQUE_TAG.find_iter(&value).map(|m| m.as_str().to_owned()).collect())))
+    Ok(match tags(request, header::IF_NONE_MATCH, "If-None-Match", MAX_IF_NONE_MATCH)? {
+        Parsed::Tags(t) => Some(t),
+        Parsed::Absent | Parsed::Malformed => None,
+    })
 }
 
 /// Weak comparison (RFC 9110 §8.8.3.2), which `If-None-Match` uses: the opaque tags are
 /// equal, whether or not either is weak.
 fn weakly_equal(given: &str, current: &[u8]) -> bool {
+    let given = given.strip_prefix("W/").unwrap_or(given);
     let current = current.strip_prefix(b"W/").unwrap_or(current);
     given.as_bytes() == current
 }
@@ -139,7 +223,7 @@ mod tests {
         assert!(matches!(if_none_match(&HeaderMap::new()), Ok(None)));
         assert!(matches!(if_none_match(&request(&["*"])), Ok(Some(Tags::Any))));
         let Ok(Some(Tags::List(tags))) = if_none_match(&request(&["\"a\", W/\"b\"", "\"c\""])) else { panic!() };
-        assert_eq!(tags, ["\"a\"", "\"b\"", "\"c\""]);
+        assert_eq!(tags, ["\"a\"", "W/\"b\"", "\"c\""]);
         for malformed in ["abc", "\"a", "W/abc", "\"a\"b\"", " , ", "\"a\",", "*, \"a\"", "", "0"] {
             assert!(matches!(if_none_match(&request(&[malformed])), Ok(None)), "{malformed} names no tag");
         }
@@ -153,6 +237,39 @@ mod tests {
     fn weak_comparison_ignores_the_weak_marker() {
         assert!(weakly_equal("\"a\"", b"\"a\""));
         assert!(weakly_equal("\"a\"", b"W/\"a\""));
+        assert!(weakly_equal("W/\"a\"", b"\"a\""));
         assert!(!weakly_equal("\"a\"", b"\"b\""));
+    }
+
+    fn condition(values: &[&'static str], require: bool) -> Result<Precondition, Problem> {
+        let mut h = HeaderMap::new();
+        for v in values {
+            h.append(header::IF_MATCH, HeaderValue::from_static(v));
+        }
+        Precondition::of(&h, require)
+    }
+
+    #[test]
+    fn if_match_compares_strongly_and_refuses_what_it_cannot_read() {
+        let current = HeaderValue::from_static("\"a\"");
+        let admits = |values: &[&'static str]| condition(values, false).expect("parses").admits(Some(&current));
+        assert!(admits(&["\"a\""]));
+        assert!(admits(&["\"x\", \"a\""]));
+        assert!(admits(&["\"x\"", "\"a\""]), "lines are one list");
+        assert!(admits(&["*"]));
+        assert!(admits(&[]), "no condition");
+        assert!(!admits(&["\"x\""]));
+        assert!(!admits(&["W/\"a\""]), "a weak tag never matches a write's condition");
+        assert!(!condition(&["*"], false).ok().unwrap().admits(None), "`*` needs a current record");
+        for malformed in ["abc", "\"a", "*, \"a\"", "0", "a\"a\""] {
+            let parsed = condition(&[malformed], false).expect("read");
+            assert!(parsed.is_some() && !parsed.admits(Some(&current)), "{malformed} names no version");
+        }
+        let long = HeaderValue::from_str(&format!("\"{}\"", "a".repeat(MAX_IF_MATCH))).unwrap();
+        let mut h = HeaderMap::new();
+        h.insert(header::IF_MATCH, long);
+        assert_eq!(Precondition::of(&h, false).err().expect("too long").errors[0].field, "If-Match");
+        assert_eq!(condition(&[], true).err().expect("a 428").status.as_u16(), 428);
+        assert!(condition(&["\"a\""], true).is_ok());
     }
 }

@@ -4,7 +4,7 @@
 use crate::auth::Caller;
 use crate::auth::access::{self, Scope};
 use crate::body;
-use crate::conditional;
+use crate::conditional::{self, Precondition};
 use crate::list;
 use crate::problem::{FieldError, Problem};
 use crate::routes::{ComputeRule, CreateRule, DeleteRule, UpdateRule};
@@ -189,6 +189,7 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     let Rules { before: hook, compute } = rules;
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
     let current = representation(spec, stored_record.clone());
+    let condition = precondition(spec, headers, &current)?;
     let mut object = body::object(headers, body, false)?;
     let roles = take_roles(spec, caller, &mut object, |f| f.replace)?;
     // A GET-modify-PUT round trip sends the server-controlled fields back: unchanged,
@@ -211,8 +212,52 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
     refs_exist(spec, store, &input).await?;
-    let record = store.update(spec, &id_value, values).await?;
+    let record = update(spec, store, &id_value, values, &condition).await?;
     Ok(conditional::tagged(StatusCode::OK, &representation(spec, record)))
+}
+
+/// The write's `If-Match`, held first against the record as read (so a stale write is a
+/// 412 before its body is even looked at, as RFC 9110 §13.2.2 orders it) and then again,
+/// atomically, where the write happens.
+fn precondition(spec: &ResourceSpec, headers: &HeaderMap, current: &Record) -> Result<Precondition, Problem> {
+    let condition = Precondition::of(headers, spec.require_if_match)?;
+    if condition.is_some() {
+        let tag = conditional::tag_of(current);
+        if !condition.admits(tag.as_ref()) {
+            return Err(conditional::failed(tag));
+        }
+    }
+    Ok(condition)
+}
+
+/// What a conditional write asks of the record as it stands: the tag of its
+/// representation is one the condition names.
+fn admit<'a>(spec: &'a ResourceSpec, condition: &'a Precondition) -> impl Fn(&Record) -> bool + Send + Sync + 'a {
+    move |record: &Record| condition.admits(conditional::tag_of(&representation(spec, record.clone())).as_ref())
+}
+
+/// A record whose condition failed where the write happens: 412 with its current tag.
+fn changed(spec: &ResourceSpec, record: Record) -> Problem {
+    conditional::failed(conditional::tag_of(&representation(spec, record)))
+}
+
+/// Writes `values`: unconditionally without `If-Match`, else checked and written in one
+/// step, so of writers holding the same tag exactly one wins and the others get 412.
+async fn update(
+    spec: &'static ResourceSpec,
+    store: &Store,
+    id: &SqlValue,
+    values: Vec<(&'static str, SqlValue)>,
+    condition: &Precondition,
+) -> Result<Record, Problem> {
+    if !condition.is_some() {
+        return Ok(store.update(spec, id, values).await?);
+    }
+    match store.update_if(spec, id, values, &admit(spec, condition)).await {
+        Err(StoreError::Changed(record)) => Err(changed(spec, *record)),
+        Err(StoreError::NotFound) => Err(missing(spec)),
+        other => Ok(other?),
+    }
 }
 
 /// The columns a replace or patch writes: the changes, and what the resource's computed
@@ -279,6 +324,7 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
 ) -> Result<Response, Problem> {
     let Rules { before: hook, compute } = rules;
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
+    let condition = precondition(spec, headers, &representation(spec, stored_record.clone()))?;
     let mut object = body::object(headers, body, true)?;
     let roles = take_roles(spec, caller, &mut object, |f| f.patch)?;
     let mut input = settable_values::<P>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
@@ -294,7 +340,7 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
         values.push(("updated_at", SqlValue::Text(Some(now()))));
     }
     refs_exist(spec, store, &input).await?;
-    let record = store.update(spec, &id_value, values).await?;
+    let record = update(spec, store, &id_value, values, &condition).await?;
     Ok(conditional::tagged(StatusCode::OK, &representation(spec, record)))
 }
 
@@ -303,15 +349,24 @@ pub async fn delete(
     store: &Store,
     caller: &Caller,
     id: &str,
+    headers: &HeaderMap,
     hook: Option<&DeleteRule>,
 ) -> Result<Response, Problem> {
-    // The rule sees only records that exist and the caller may delete.
-    let (key, _) = authorized(spec, spec.access.delete, store, caller, id).await?;
+    // The rule sees only records that exist, the caller may delete, and the condition
+    // admits.
+    let (key, record) = authorized(spec, spec.access.delete, store, caller, id).await?;
+    let condition = precondition(spec, headers, &representation(spec, record))?;
     if let Some(h) = hook {
         h(id)?;
     }
-    match store.delete(spec, &key).await {
+    let deleted = if condition.is_some() {
+        store.delete_if(spec, &key, &admit(spec, &condition)).await
+    } else {
+        store.delete(spec, &key).await
+    };
+    match deleted {
         Err(StoreError::NotFound) => Err(missing(spec)),
+        Err(StoreError::Changed(record)) => Err(changed(spec, *record)),
         other => Ok(other.map(|()| StatusCode::NO_CONTENT.into_response())?),
     }
 }

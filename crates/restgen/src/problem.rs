@@ -127,6 +127,7 @@ impl From<crate::store::StoreError> for Problem {
         use crate::store::StoreError;
         match e {
             StoreError::NotFound => Problem::not_found("no such record"),
+            StoreError::Changed(_) => crate::conditional::failed(None),
             StoreError::Unique { field } => {
                 let mut p = Problem::conflict(format!("a record with this `{field}` exists already"));
                 p.errors.push(FieldError { field, message: "is taken".into() });

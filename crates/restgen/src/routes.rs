@@ -189,9 +189,11 @@ pub fn resource<C: Input, R: Input, P: Input>(
         );
     }
     if spec.has(Operation::Delete) {
-        item = item.delete(move |State(store): State<Store>, caller: Caller, Path(id): Path<String>| async move {
-            operations::delete(spec, &store, &caller, &id, before_delete.as_deref()).await
-        });
+        item = item.delete(
+            move |State(store): State<Store>, caller: Caller, Path(id): Path<String>, headers: HeaderMap| async move {
+                operations::delete(spec, &store, &caller, &id, &headers, before_delete.as_deref()).await
+            },
+        );
     }
     let mut router = Router::new();
     let lists = spec.has(Operation::List);

@@ -42,6 +42,8 @@ pub struct ResourceSpec {
     /// Collection paths it had before (`former_paths`): requests under them are redirected
     /// to `path` (301 for GET and HEAD, 308 for the rest, so the method survives).
     pub former_paths: &'static [&'static str],
+    /// Writes (PUT, PATCH, DELETE) must carry `If-Match` (`require_if_match`): 428 without.
+    pub require_if_match: bool,
 }
 
 impl ResourceSpec {
@@ -72,6 +74,7 @@ impl ResourceSpec {
         rate_limit: None,
         cache_control: "no-cache",
         former_paths: &[],
+        require_if_match: false,
     };
 
     pub fn field(&self, name: &str) -> Option<&'static FieldSpec> {

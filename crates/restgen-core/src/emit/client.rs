@@ -168,20 +168,32 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
     }
     if r.has(Operation::Get) {
         let method = format_ident!("get_{name}");
+        let tagged = format_ident!("get_{name}_tagged");
+        let tagged_doc = doc(&format!("`get{model}` with the answer's `ETag`, for the conditional writes (`_if`)."));
         let doc = doc(&format!("`get{model}`: one {name}."));
         methods.push(quote! {
             #doc
             pub async fn #method(&self, #id_param: #id_ty) -> ::core::result::Result<models::#model, ::restgen_client::Error> {
                 self.transport.get(#item_path).await
             }
+            #tagged_doc
+            pub async fn #tagged(&self, #id_param: #id_ty) -> ::core::result::Result<::restgen_client::Tagged<models::#model>, ::restgen_client::Error> {
+                self.transport.get_tagged(#item_path).await
+            }
         });
     }
-    for (op, verb, call) in [(WriteOp::Replace, "replace", quote!(replace)), (WriteOp::Patch, "update", quote!(patch))]
-    {
+    // A resource that takes writes only with `If-Match` gets only the conditional methods:
+    // an unconditional one could only ever be refused (428).
+    let unconditional = !r.require_if_match.value;
+    let condition_doc = doc(
+        "Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.",
+    );
+    for (op, verb, call) in [(WriteOp::Replace, "replace", "replace"), (WriteOp::Patch, "update", "patch")] {
         if !r.has(op.operation()) {
             continue;
         }
         let method = format_ident!("{verb}_{name}");
+        let call_ident = format_ident!("{call}");
         let input = format_ident!("{}{}", if op == WriteOp::Replace { "Replace" } else { "Patch" }, type_name(name));
         let text = if op == WriteOp::Replace {
             format!("`replace{model}`: replaces a {name} (PUT): an omitted optional field is cleared.")
@@ -189,20 +201,41 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
             format!("`update{model}`: changes part of a {name} (JSON Merge Patch): absent fields stay.")
         };
         let doc = doc(&text);
+        if unconditional {
+            methods.push(quote! {
+                #doc
+                pub async fn #method(&self, #id_param: #id_ty, input: &models::#input) -> ::core::result::Result<models::#model, ::restgen_client::Error> {
+                    self.transport.#call_ident(#item_path, input).await
+                }
+            });
+        }
+        let method = format_ident!("{verb}_{name}_if");
+        let call = format_ident!("{call}_if");
         methods.push(quote! {
             #doc
-            pub async fn #method(&self, #id_param: #id_ty, input: &models::#input) -> ::core::result::Result<models::#model, ::restgen_client::Error> {
-                self.transport.#call(#item_path, input).await
+            #condition_doc
+            pub async fn #method(&self, #id_param: #id_ty, etag: &str, input: &models::#input) -> ::core::result::Result<::restgen_client::Tagged<models::#model>, ::restgen_client::Error> {
+                self.transport.#call(#item_path, etag, input).await
             }
         });
     }
     if r.has(Operation::Delete) {
         let method = format_ident!("delete_{name}");
         let doc = doc(&format!("`delete{model}`: deletes a {name}."));
+        if unconditional {
+            methods.push(quote! {
+                #doc
+                pub async fn #method(&self, #id_param: #id_ty) -> ::core::result::Result<(), ::restgen_client::Error> {
+                    self.transport.delete(#item_path).await
+                }
+            });
+        }
+        let method = format_ident!("delete_{name}_if");
         methods.push(quote! {
             #doc
-            pub async fn #method(&self, #id_param: #id_ty) -> ::core::result::Result<(), ::restgen_client::Error> {
-                self.transport.delete(#item_path).await
+            #condition_doc
+            pub async fn #method(&self, #id_param: #id_ty, etag: &str) -> ::core::result::Result<(), ::restgen_client::Error> {
+                self.transport.delete_if(#item_path, etag).await
             }
         });
     }

@@ -261,6 +261,9 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
         let former = r.former_paths.iter().map(|p| &p.value);
         differs.push(quote!(former_paths: &[#(#former),*]));
     }
+    if r.require_if_match.value {
+        differs.push(quote!(require_if_match: true));
+    }
     quote! {
         #[doc = #doc]
         pub static #ident: ResourceSpec = ResourceSpec {

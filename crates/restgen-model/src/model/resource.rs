@@ -31,6 +31,8 @@ pub struct Resource {
     pub cache: Option<Cache>,
     pub unknown_fields: UnknownFields,
     pub former_paths: Vec<Located<String>>,
+    /// Writes must be conditional (`If-Match`).
+    pub require_if_match: Located<bool>,
     pub states: Option<States>,
     pub status_endpoint: Located<bool>,
     /// `created`, `updated`, `deleted` and transition names.
@@ -71,6 +73,7 @@ impl Resource {
             cache: None,
             unknown_fields: UnknownFields::DEFAULT,
             former_paths: Vec::new(),
+            require_if_match: Located::bare(false),
             states: None,
             status_endpoint: Located::bare(false),
             events: Vec::new(),

@@ -106,6 +106,7 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
         cache,
         unknown_fields,
         former_paths,
+        require_if_match: flag(cx, "require_if_match", false),
         states,
         status_endpoint: flag(cx, "status_endpoint", false),
         events,

@@ -73,8 +73,15 @@ pub enum StoreError {
     MissingRef {
         field: String,
     },
+    /// A conditional write found the record otherwise than its condition asks: here is
+    /// the record as it stands.
+    Changed(Box<Record>),
     Database(sqlx::Error),
 }
+
+/// The condition of a conditional write: whether it may go ahead on the record as it
+/// stands (held while the condition is judged).
+pub type Admit<'a> = &'a (dyn Fn(&Record) -> bool + Send + Sync);
 
 impl std::fmt::Display for StoreError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -82,6 +89,7 @@ impl std::fmt::Display for StoreError {
             StoreError::NotFound => f.write_str("no such record"),
             StoreError::Unique { field } => write!(f, "`{field}` is taken"),
             StoreError::MissingRef { field } => write!(f, "`{field}` refers to a missing record"),
+            StoreError::Changed(_) => f.write_str("the record changed"),
             StoreError::Database(e) => write!(f, "database: {e}"),
         }
     }
@@ -208,6 +216,69 @@ impl Store {
             Some(row) => Ok(value::record(self.dialect, spec, &row)?),
             None => Err(StoreError::NotFound),
         })
+    }
+
+    /// Sets the given columns of one record if `admit` admits it as it stands, judged and
+    /// written in one transaction that holds the row, so no other write comes between
+    /// (`Changed` with the record otherwise).
+    pub async fn update_if(
+        &self,
+        spec: &ResourceSpec,
+        id: &SqlValue,
+        values: Vec<(&str, SqlValue)>,
+        admit: Admit<'_>,
+    ) -> Result<Record, StoreError> {
+        let (sql, args) = sql::update(spec, id.clone(), values);
+        on_pool!(self, pool => {
+            let mut tx = pool.begin_with(AssertSqlSafe(self.begin_write())).await?;
+            let current = match bind(&self.select_locked(spec), vec![id.clone()]).fetch_optional(&mut *tx).await? {
+                Some(row) => value::record(self.dialect, spec, &row)?,
+                None => return Err(StoreError::NotFound),
+            };
+            if !admit(&current) {
+                return Err(StoreError::Changed(Box::new(current)));
+            }
+            let row = bind(&sql, args).fetch_one(&mut *tx).await.map_err(|e| classify(spec, e))?;
+            let record = value::record(self.dialect, spec, &row)?;
+            tx.commit().await?;
+            Ok(record)
+        })
+    }
+
+    /// Deletes one record if `admit` admits it as it stands, in one transaction as
+    /// [`Store::update_if`] writes.
+    pub async fn delete_if(&self, spec: &ResourceSpec, id: &SqlValue, admit: Admit<'_>) -> Result<(), StoreError> {
+        let sql = format!("DELETE FROM {} WHERE \"id\" = $1", sql::ident(spec.name));
+        on_pool!(self, pool => {
+            let mut tx = pool.begin_with(AssertSqlSafe(self.begin_write())).await?;
+            let current = match bind(&self.select_locked(spec), vec![id.clone()]).fetch_optional(&mut *tx).await? {
+                Some(row) => value::record(self.dialect, spec, &row)?,
+                None => return Err(StoreError::NotFound),
+            };
+            if !admit(&current) {
+                return Err(StoreError::Changed(Box::new(current)));
+            }
+            bind(&sql, vec![id.clone()]).execute(&mut *tx).await.map_err(|e| classify(spec, e))?;
+            tx.commit().await?;
+            Ok(())
+        })
+    }
+
+    /// How a transaction that will write begins: SQLite's `IMMEDIATE` takes the write lock
+    /// at once, so the read it starts with is not of a database another writer is about to
+    /// change (a deferred one could only fail at its first write).
+    fn begin_write(&self) -> &'static str {
+        match self.dialect {
+            Dialect::Sqlite => "BEGIN IMMEDIATE",
+            Dialect::Postgres => "BEGIN",
+        }
+    }
+
+    /// One record by id, read to be written in the same transaction: PostgreSQL locks the
+    /// row until the transaction ends (SQLite's write lock already covers it).
+    fn select_locked(&self, spec: &ResourceSpec) -> String {
+        let lock = if self.dialect == Dialect::Postgres { " FOR UPDATE" } else { "" };
+        format!("SELECT * FROM {} WHERE \"id\" = $1{lock}", sql::ident(spec.name))
     }
 
     pub async fn delete(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<(), StoreError> {

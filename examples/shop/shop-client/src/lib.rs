@@ -104,6 +104,16 @@ impl Client {
     ) -> ::core::result::Result<models::User, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/users", user_id)).await
     }
+    /// `getUser` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_user_tagged(
+        &self,
+        user_id: ::restgen_client::__private::uuid::Uuid,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::User>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get_tagged(&::std::format!("{}/{}", "/users", user_id)).await
+    }
     /// `replaceUser`: replaces a user (PUT): an omitted optional field is cleared.
     pub async fn replace_user(
         &self,
@@ -111,6 +121,21 @@ impl Client {
         input: &models::ReplaceUser,
     ) -> ::core::result::Result<models::User, ::restgen_client::Error> {
         self.transport.replace(&::std::format!("{}/{}", "/users", user_id), input).await
+    }
+    /// `replaceUser`: replaces a user (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_user_if(
+        &self,
+        user_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+        input: &models::ReplaceUser,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::User>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/users", user_id), etag, input)
+            .await
     }
     /// `updateUser`: changes part of a user (JSON Merge Patch): absent fields stay.
     pub async fn update_user(
@@ -120,12 +145,36 @@ impl Client {
     ) -> ::core::result::Result<models::User, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/users", user_id), input).await
     }
+    /// `updateUser`: changes part of a user (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_user_if(
+        &self,
+        user_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+        input: &models::PatchUser,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::User>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/users", user_id), etag, input)
+            .await
+    }
     /// `deleteUser`: deletes a user.
     pub async fn delete_user(
         &self,
         user_id: ::restgen_client::__private::uuid::Uuid,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/users", user_id)).await
+    }
+    /// `deleteUser`: deletes a user.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_user_if(
+        &self,
+        user_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport.delete_if(&::std::format!("{}/{}", "/users", user_id), etag).await
     }
     /// `listUser`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_users(&self) -> UserList {
@@ -280,6 +329,18 @@ impl Client {
     ) -> ::core::result::Result<models::Customer, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/customers", customer_id)).await
     }
+    /// `getCustomer` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_customer_tagged(
+        &self,
+        customer_id: ::restgen_client::__private::uuid::Uuid,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Customer>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .get_tagged(&::std::format!("{}/{}", "/customers", customer_id))
+            .await
+    }
     /// `replaceCustomer`: replaces a customer (PUT): an omitted optional field is cleared.
     pub async fn replace_customer(
         &self,
@@ -288,6 +349,21 @@ impl Client {
     ) -> ::core::result::Result<models::Customer, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/customers", customer_id), input)
+            .await
+    }
+    /// `replaceCustomer`: replaces a customer (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_customer_if(
+        &self,
+        customer_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+        input: &models::ReplaceCustomer,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Customer>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/customers", customer_id), etag, input)
             .await
     }
     /// `updateCustomer`: changes part of a customer (JSON Merge Patch): absent fields stay.
@@ -300,12 +376,38 @@ impl Client {
             .patch(&::std::format!("{}/{}", "/customers", customer_id), input)
             .await
     }
+    /// `updateCustomer`: changes part of a customer (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_customer_if(
+        &self,
+        customer_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+        input: &models::PatchCustomer,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Customer>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/customers", customer_id), etag, input)
+            .await
+    }
     /// `deleteCustomer`: deletes a customer.
     pub async fn delete_customer(
         &self,
         customer_id: ::restgen_client::__private::uuid::Uuid,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/customers", customer_id)).await
+    }
+    /// `deleteCustomer`: deletes a customer.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_customer_if(
+        &self,
+        customer_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/customers", customer_id), etag)
+            .await
     }
     /// `listCustomer`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_customers(&self) -> CustomerList {
@@ -499,6 +601,16 @@ impl Client {
     ) -> ::core::result::Result<models::Order, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/orders", order_id)).await
     }
+    /// `getOrder` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_order_tagged(
+        &self,
+        order_id: ::restgen_client::__private::uuid::Uuid,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Order>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get_tagged(&::std::format!("{}/{}", "/orders", order_id)).await
+    }
     /// `replaceOrder`: replaces a order (PUT): an omitted optional field is cleared.
     pub async fn replace_order(
         &self,
@@ -509,6 +621,21 @@ impl Client {
             .replace(&::std::format!("{}/{}", "/orders", order_id), input)
             .await
     }
+    /// `replaceOrder`: replaces a order (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_order_if(
+        &self,
+        order_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+        input: &models::ReplaceOrder,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Order>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/orders", order_id), etag, input)
+            .await
+    }
     /// `updateOrder`: changes part of a order (JSON Merge Patch): absent fields stay.
     pub async fn update_order(
         &self,
@@ -517,12 +644,38 @@ impl Client {
     ) -> ::core::result::Result<models::Order, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/orders", order_id), input).await
     }
+    /// `updateOrder`: changes part of a order (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_order_if(
+        &self,
+        order_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+        input: &models::PatchOrder,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Order>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/orders", order_id), etag, input)
+            .await
+    }
     /// `deleteOrder`: deletes a order.
     pub async fn delete_order(
         &self,
         order_id: ::restgen_client::__private::uuid::Uuid,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/orders", order_id)).await
+    }
+    /// `deleteOrder`: deletes a order.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_order_if(
+        &self,
+        order_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/orders", order_id), etag)
+            .await
     }
     /// `listOrder`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_orders(&self) -> OrderList {
@@ -702,6 +855,18 @@ impl Client {
         invoice_id: ::restgen_client::__private::uuid::Uuid,
     ) -> ::core::result::Result<models::Invoice, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/invoices", invoice_id)).await
+    }
+    /// `getInvoice` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_invoice_tagged(
+        &self,
+        invoice_id: ::restgen_client::__private::uuid::Uuid,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Invoice>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .get_tagged(&::std::format!("{}/{}", "/invoices", invoice_id))
+            .await
     }
     /// `listInvoice`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_invoices(&self) -> InvoiceList {

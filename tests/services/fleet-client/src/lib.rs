@@ -69,6 +69,16 @@ impl Client {
     ) -> ::core::result::Result<models::Depot, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/depots", depot_id)).await
     }
+    /// `getDepot` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_depot_tagged(
+        &self,
+        depot_id: i64,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Depot>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get_tagged(&::std::format!("{}/{}", "/depots", depot_id)).await
+    }
     /// `replaceDepot`: replaces a depot (PUT): an omitted optional field is cleared.
     pub async fn replace_depot(
         &self,
@@ -79,6 +89,21 @@ impl Client {
             .replace(&::std::format!("{}/{}", "/depots", depot_id), input)
             .await
     }
+    /// `replaceDepot`: replaces a depot (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_depot_if(
+        &self,
+        depot_id: i64,
+        etag: &str,
+        input: &models::ReplaceDepot,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Depot>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/depots", depot_id), etag, input)
+            .await
+    }
     /// `updateDepot`: changes part of a depot (JSON Merge Patch): absent fields stay.
     pub async fn update_depot(
         &self,
@@ -87,12 +112,38 @@ impl Client {
     ) -> ::core::result::Result<models::Depot, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/depots", depot_id), input).await
     }
+    /// `updateDepot`: changes part of a depot (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_depot_if(
+        &self,
+        depot_id: i64,
+        etag: &str,
+        input: &models::PatchDepot,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Depot>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/depots", depot_id), etag, input)
+            .await
+    }
     /// `deleteDepot`: deletes a depot.
     pub async fn delete_depot(
         &self,
         depot_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/depots", depot_id)).await
+    }
+    /// `deleteDepot`: deletes a depot.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_depot_if(
+        &self,
+        depot_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/depots", depot_id), etag)
+            .await
     }
     /// `listDepot`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_depots(&self) -> DepotList {
@@ -288,6 +339,16 @@ impl Client {
     ) -> ::core::result::Result<models::Driver, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/drivers", driver_id)).await
     }
+    /// `getDriver` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_driver_tagged(
+        &self,
+        driver_id: i64,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Driver>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get_tagged(&::std::format!("{}/{}", "/drivers", driver_id)).await
+    }
     /// `replaceDriver`: replaces a driver (PUT): an omitted optional field is cleared.
     pub async fn replace_driver(
         &self,
@@ -296,6 +357,21 @@ impl Client {
     ) -> ::core::result::Result<models::Driver, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/drivers", driver_id), input)
+            .await
+    }
+    /// `replaceDriver`: replaces a driver (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_driver_if(
+        &self,
+        driver_id: i64,
+        etag: &str,
+        input: &models::ReplaceDriver,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Driver>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/drivers", driver_id), etag, input)
             .await
     }
     /// `updateDriver`: changes part of a driver (JSON Merge Patch): absent fields stay.
@@ -308,12 +384,38 @@ impl Client {
             .patch(&::std::format!("{}/{}", "/drivers", driver_id), input)
             .await
     }
+    /// `updateDriver`: changes part of a driver (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_driver_if(
+        &self,
+        driver_id: i64,
+        etag: &str,
+        input: &models::PatchDriver,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Driver>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/drivers", driver_id), etag, input)
+            .await
+    }
     /// `deleteDriver`: deletes a driver.
     pub async fn delete_driver(
         &self,
         driver_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/drivers", driver_id)).await
+    }
+    /// `deleteDriver`: deletes a driver.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_driver_if(
+        &self,
+        driver_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/drivers", driver_id), etag)
+            .await
     }
     /// `listDriver`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_drivers(&self) -> DriverList {
@@ -498,6 +600,18 @@ impl Client {
     ) -> ::core::result::Result<models::Vehicle, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/vehicles", vehicle_id)).await
     }
+    /// `getVehicle` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_vehicle_tagged(
+        &self,
+        vehicle_id: i64,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Vehicle>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .get_tagged(&::std::format!("{}/{}", "/vehicles", vehicle_id))
+            .await
+    }
     /// `replaceVehicle`: replaces a vehicle (PUT): an omitted optional field is cleared.
     pub async fn replace_vehicle(
         &self,
@@ -506,6 +620,21 @@ impl Client {
     ) -> ::core::result::Result<models::Vehicle, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/vehicles", vehicle_id), input)
+            .await
+    }
+    /// `replaceVehicle`: replaces a vehicle (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_vehicle_if(
+        &self,
+        vehicle_id: i64,
+        etag: &str,
+        input: &models::ReplaceVehicle,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Vehicle>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/vehicles", vehicle_id), etag, input)
             .await
     }
     /// `updateVehicle`: changes part of a vehicle (JSON Merge Patch): absent fields stay.
@@ -518,12 +647,38 @@ impl Client {
             .patch(&::std::format!("{}/{}", "/vehicles", vehicle_id), input)
             .await
     }
+    /// `updateVehicle`: changes part of a vehicle (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_vehicle_if(
+        &self,
+        vehicle_id: i64,
+        etag: &str,
+        input: &models::PatchVehicle,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Vehicle>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/vehicles", vehicle_id), etag, input)
+            .await
+    }
     /// `deleteVehicle`: deletes a vehicle.
     pub async fn delete_vehicle(
         &self,
         vehicle_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/vehicles", vehicle_id)).await
+    }
+    /// `deleteVehicle`: deletes a vehicle.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_vehicle_if(
+        &self,
+        vehicle_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/vehicles", vehicle_id), etag)
+            .await
     }
     /// `listVehicle`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_vehicles(&self) -> VehicleList {
@@ -726,6 +881,16 @@ impl Client {
     ) -> ::core::result::Result<models::Trip, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/trips", trip_id)).await
     }
+    /// `getTrip` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_trip_tagged(
+        &self,
+        trip_id: i64,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Trip>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get_tagged(&::std::format!("{}/{}", "/trips", trip_id)).await
+    }
     /// `replaceTrip`: replaces a trip (PUT): an omitted optional field is cleared.
     pub async fn replace_trip(
         &self,
@@ -733,6 +898,21 @@ impl Client {
         input: &models::ReplaceTrip,
     ) -> ::core::result::Result<models::Trip, ::restgen_client::Error> {
         self.transport.replace(&::std::format!("{}/{}", "/trips", trip_id), input).await
+    }
+    /// `replaceTrip`: replaces a trip (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_trip_if(
+        &self,
+        trip_id: i64,
+        etag: &str,
+        input: &models::ReplaceTrip,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Trip>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/trips", trip_id), etag, input)
+            .await
     }
     /// `updateTrip`: changes part of a trip (JSON Merge Patch): absent fields stay.
     pub async fn update_trip(
@@ -742,12 +922,36 @@ impl Client {
     ) -> ::core::result::Result<models::Trip, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/trips", trip_id), input).await
     }
+    /// `updateTrip`: changes part of a trip (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_trip_if(
+        &self,
+        trip_id: i64,
+        etag: &str,
+        input: &models::PatchTrip,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Trip>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/trips", trip_id), etag, input)
+            .await
+    }
     /// `deleteTrip`: deletes a trip.
     pub async fn delete_trip(
         &self,
         trip_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/trips", trip_id)).await
+    }
+    /// `deleteTrip`: deletes a trip.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_trip_if(
+        &self,
+        trip_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport.delete_if(&::std::format!("{}/{}", "/trips", trip_id), etag).await
     }
     /// `listTrip`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_trips(&self) -> TripList {
@@ -959,6 +1163,18 @@ impl Client {
             .get(&::std::format!("{}/{}", "/service-logs", service_log_id))
             .await
     }
+    /// `getServiceLog` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_service_log_tagged(
+        &self,
+        service_log_id: i64,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::ServiceLog>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .get_tagged(&::std::format!("{}/{}", "/service-logs", service_log_id))
+            .await
+    }
     /// `deleteServiceLog`: deletes a service_log.
     pub async fn delete_service_log(
         &self,
@@ -966,6 +1182,17 @@ impl Client {
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport
             .delete(&::std::format!("{}/{}", "/service-logs", service_log_id))
+            .await
+    }
+    /// `deleteServiceLog`: deletes a service_log.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_service_log_if(
+        &self,
+        service_log_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/service-logs", service_log_id), etag)
             .await
     }
     /// `listServiceLog`: a list request; set filters, sort and paging, then `send` or `stream`.

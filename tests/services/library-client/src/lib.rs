@@ -95,6 +95,16 @@ impl Client {
     ) -> ::core::result::Result<models::Member, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/members", member_id)).await
     }
+    /// `getMember` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_member_tagged(
+        &self,
+        member_id: i64,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Member>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get_tagged(&::std::format!("{}/{}", "/members", member_id)).await
+    }
     /// `replaceMember`: replaces a member (PUT): an omitted optional field is cleared.
     pub async fn replace_member(
         &self,
@@ -103,6 +113,21 @@ impl Client {
     ) -> ::core::result::Result<models::Member, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/members", member_id), input)
+            .await
+    }
+    /// `replaceMember`: replaces a member (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_member_if(
+        &self,
+        member_id: i64,
+        etag: &str,
+        input: &models::ReplaceMember,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Member>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/members", member_id), etag, input)
             .await
     }
     /// `updateMember`: changes part of a member (JSON Merge Patch): absent fields stay.
@@ -115,12 +140,38 @@ impl Client {
             .patch(&::std::format!("{}/{}", "/members", member_id), input)
             .await
     }
+    /// `updateMember`: changes part of a member (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_member_if(
+        &self,
+        member_id: i64,
+        etag: &str,
+        input: &models::PatchMember,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Member>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/members", member_id), etag, input)
+            .await
+    }
     /// `deleteMember`: deletes a member.
     pub async fn delete_member(
         &self,
         member_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/members", member_id)).await
+    }
+    /// `deleteMember`: deletes a member.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_member_if(
+        &self,
+        member_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/members", member_id), etag)
+            .await
     }
     /// `listMember`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_members(&self) -> MemberList {
@@ -284,6 +335,16 @@ impl Client {
     ) -> ::core::result::Result<models::Author, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/authors", author_id)).await
     }
+    /// `getAuthor` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_author_tagged(
+        &self,
+        author_id: i64,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Author>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get_tagged(&::std::format!("{}/{}", "/authors", author_id)).await
+    }
     /// `replaceAuthor`: replaces a author (PUT): an omitted optional field is cleared.
     pub async fn replace_author(
         &self,
@@ -292,6 +353,21 @@ impl Client {
     ) -> ::core::result::Result<models::Author, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/authors", author_id), input)
+            .await
+    }
+    /// `replaceAuthor`: replaces a author (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_author_if(
+        &self,
+        author_id: i64,
+        etag: &str,
+        input: &models::ReplaceAuthor,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Author>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/authors", author_id), etag, input)
             .await
     }
     /// `updateAuthor`: changes part of a author (JSON Merge Patch): absent fields stay.
@@ -304,12 +380,38 @@ impl Client {
             .patch(&::std::format!("{}/{}", "/authors", author_id), input)
             .await
     }
+    /// `updateAuthor`: changes part of a author (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_author_if(
+        &self,
+        author_id: i64,
+        etag: &str,
+        input: &models::PatchAuthor,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Author>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/authors", author_id), etag, input)
+            .await
+    }
     /// `deleteAuthor`: deletes a author.
     pub async fn delete_author(
         &self,
         author_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/authors", author_id)).await
+    }
+    /// `deleteAuthor`: deletes a author.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_author_if(
+        &self,
+        author_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/authors", author_id), etag)
+            .await
     }
     /// `listAuthor`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_authors(&self) -> AuthorList {
@@ -475,6 +577,16 @@ impl Client {
     ) -> ::core::result::Result<models::Book, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/books", book_id)).await
     }
+    /// `getBook` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_book_tagged(
+        &self,
+        book_id: i64,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Book>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get_tagged(&::std::format!("{}/{}", "/books", book_id)).await
+    }
     /// `replaceBook`: replaces a book (PUT): an omitted optional field is cleared.
     pub async fn replace_book(
         &self,
@@ -482,6 +594,21 @@ impl Client {
         input: &models::ReplaceBook,
     ) -> ::core::result::Result<models::Book, ::restgen_client::Error> {
         self.transport.replace(&::std::format!("{}/{}", "/books", book_id), input).await
+    }
+    /// `replaceBook`: replaces a book (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_book_if(
+        &self,
+        book_id: i64,
+        etag: &str,
+        input: &models::ReplaceBook,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Book>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/books", book_id), etag, input)
+            .await
     }
     /// `updateBook`: changes part of a book (JSON Merge Patch): absent fields stay.
     pub async fn update_book(
@@ -491,12 +618,36 @@ impl Client {
     ) -> ::core::result::Result<models::Book, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/books", book_id), input).await
     }
+    /// `updateBook`: changes part of a book (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_book_if(
+        &self,
+        book_id: i64,
+        etag: &str,
+        input: &models::PatchBook,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Book>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/books", book_id), etag, input)
+            .await
+    }
     /// `deleteBook`: deletes a book.
     pub async fn delete_book(
         &self,
         book_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/books", book_id)).await
+    }
+    /// `deleteBook`: deletes a book.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_book_if(
+        &self,
+        book_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport.delete_if(&::std::format!("{}/{}", "/books", book_id), etag).await
     }
     /// `listBook`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_books(&self) -> BookList {
@@ -685,6 +836,16 @@ impl Client {
     ) -> ::core::result::Result<models::Copy, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/copies", copy_id)).await
     }
+    /// `getCopy` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_copy_tagged(
+        &self,
+        copy_id: i64,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Copy>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get_tagged(&::std::format!("{}/{}", "/copies", copy_id)).await
+    }
     /// `replaceCopy`: replaces a copy (PUT): an omitted optional field is cleared.
     pub async fn replace_copy(
         &self,
@@ -692,6 +853,21 @@ impl Client {
         input: &models::ReplaceCopy,
     ) -> ::core::result::Result<models::Copy, ::restgen_client::Error> {
         self.transport.replace(&::std::format!("{}/{}", "/copies", copy_id), input).await
+    }
+    /// `replaceCopy`: replaces a copy (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_copy_if(
+        &self,
+        copy_id: i64,
+        etag: &str,
+        input: &models::ReplaceCopy,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Copy>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/copies", copy_id), etag, input)
+            .await
     }
     /// `updateCopy`: changes part of a copy (JSON Merge Patch): absent fields stay.
     pub async fn update_copy(
@@ -701,12 +877,38 @@ impl Client {
     ) -> ::core::result::Result<models::Copy, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/copies", copy_id), input).await
     }
+    /// `updateCopy`: changes part of a copy (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_copy_if(
+        &self,
+        copy_id: i64,
+        etag: &str,
+        input: &models::PatchCopy,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Copy>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/copies", copy_id), etag, input)
+            .await
+    }
     /// `deleteCopy`: deletes a copy.
     pub async fn delete_copy(
         &self,
         copy_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/copies", copy_id)).await
+    }
+    /// `deleteCopy`: deletes a copy.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_copy_if(
+        &self,
+        copy_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/copies", copy_id), etag)
+            .await
     }
     /// `listCopy`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_copies(&self) -> CopyList {
@@ -883,6 +1085,16 @@ impl Client {
     ) -> ::core::result::Result<models::Loan, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/loans", loan_id)).await
     }
+    /// `getLoan` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_loan_tagged(
+        &self,
+        loan_id: i64,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Loan>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get_tagged(&::std::format!("{}/{}", "/loans", loan_id)).await
+    }
     /// `updateLoan`: changes part of a loan (JSON Merge Patch): absent fields stay.
     pub async fn update_loan(
         &self,
@@ -890,6 +1102,21 @@ impl Client {
         input: &models::PatchLoan,
     ) -> ::core::result::Result<models::Loan, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/loans", loan_id), input).await
+    }
+    /// `updateLoan`: changes part of a loan (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_loan_if(
+        &self,
+        loan_id: i64,
+        etag: &str,
+        input: &models::PatchLoan,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Loan>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/loans", loan_id), etag, input)
+            .await
     }
     /// `listLoan`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_loans(&self) -> LoanList {
@@ -1053,6 +1280,18 @@ impl Client {
     ) -> ::core::result::Result<models::Renewal, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/renewals", renewal_id)).await
     }
+    /// `getRenewal` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_renewal_tagged(
+        &self,
+        renewal_id: ::restgen_client::__private::uuid::Uuid,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Renewal>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .get_tagged(&::std::format!("{}/{}", "/renewals", renewal_id))
+            .await
+    }
     /// `listRenewal`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_renewals(&self) -> RenewalList {
         RenewalList(
@@ -1212,6 +1451,16 @@ impl Client {
     ) -> ::core::result::Result<models::Review, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/reviews", review_id)).await
     }
+    /// `getReview` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_review_tagged(
+        &self,
+        review_id: ::restgen_client::__private::uuid::Uuid,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Review>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get_tagged(&::std::format!("{}/{}", "/reviews", review_id)).await
+    }
     /// `replaceReview`: replaces a review (PUT): an omitted optional field is cleared.
     pub async fn replace_review(
         &self,
@@ -1220,6 +1469,21 @@ impl Client {
     ) -> ::core::result::Result<models::Review, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/reviews", review_id), input)
+            .await
+    }
+    /// `replaceReview`: replaces a review (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_review_if(
+        &self,
+        review_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+        input: &models::ReplaceReview,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Review>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/reviews", review_id), etag, input)
             .await
     }
     /// `updateReview`: changes part of a review (JSON Merge Patch): absent fields stay.
@@ -1232,12 +1496,38 @@ impl Client {
             .patch(&::std::format!("{}/{}", "/reviews", review_id), input)
             .await
     }
+    /// `updateReview`: changes part of a review (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_review_if(
+        &self,
+        review_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+        input: &models::PatchReview,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Review>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/reviews", review_id), etag, input)
+            .await
+    }
     /// `deleteReview`: deletes a review.
     pub async fn delete_review(
         &self,
         review_id: ::restgen_client::__private::uuid::Uuid,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/reviews", review_id)).await
+    }
+    /// `deleteReview`: deletes a review.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_review_if(
+        &self,
+        review_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/reviews", review_id), etag)
+            .await
     }
     /// `listReview`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_reviews(&self) -> ReviewList {
@@ -1426,6 +1716,18 @@ impl Client {
             .get(&::std::format!("{}/{}", "/reading-lists", reading_list_id))
             .await
     }
+    /// `getReadingList` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_reading_list_tagged(
+        &self,
+        reading_list_id: ::restgen_client::__private::uuid::Uuid,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::ReadingList>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .get_tagged(&::std::format!("{}/{}", "/reading-lists", reading_list_id))
+            .await
+    }
     /// `replaceReadingList`: replaces a reading_list (PUT): an omitted optional field is cleared.
     pub async fn replace_reading_list(
         &self,
@@ -1434,6 +1736,25 @@ impl Client {
     ) -> ::core::result::Result<models::ReadingList, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/reading-lists", reading_list_id), input)
+            .await
+    }
+    /// `replaceReadingList`: replaces a reading_list (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_reading_list_if(
+        &self,
+        reading_list_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+        input: &models::ReplaceReadingList,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::ReadingList>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(
+                &::std::format!("{}/{}", "/reading-lists", reading_list_id),
+                etag,
+                input,
+            )
             .await
     }
     /// `updateReadingList`: changes part of a reading_list (JSON Merge Patch): absent fields stay.
@@ -1446,6 +1767,25 @@ impl Client {
             .patch(&::std::format!("{}/{}", "/reading-lists", reading_list_id), input)
             .await
     }
+    /// `updateReadingList`: changes part of a reading_list (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_reading_list_if(
+        &self,
+        reading_list_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+        input: &models::PatchReadingList,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::ReadingList>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(
+                &::std::format!("{}/{}", "/reading-lists", reading_list_id),
+                etag,
+                input,
+            )
+            .await
+    }
     /// `deleteReadingList`: deletes a reading_list.
     pub async fn delete_reading_list(
         &self,
@@ -1453,6 +1793,17 @@ impl Client {
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport
             .delete(&::std::format!("{}/{}", "/reading-lists", reading_list_id))
+            .await
+    }
+    /// `deleteReadingList`: deletes a reading_list.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_reading_list_if(
+        &self,
+        reading_list_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/reading-lists", reading_list_id), etag)
             .await
     }
     /// `listReadingList`: a list request; set filters, sort and paging, then `send` or `stream`.
@@ -1612,6 +1963,16 @@ impl Client {
     ) -> ::core::result::Result<models::Entry, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/entries", entry_id)).await
     }
+    /// `getEntry` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_entry_tagged(
+        &self,
+        entry_id: i64,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Entry>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get_tagged(&::std::format!("{}/{}", "/entries", entry_id)).await
+    }
     /// `replaceEntry`: replaces a entry (PUT): an omitted optional field is cleared.
     pub async fn replace_entry(
         &self,
@@ -1622,6 +1983,21 @@ impl Client {
             .replace(&::std::format!("{}/{}", "/entries", entry_id), input)
             .await
     }
+    /// `replaceEntry`: replaces a entry (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_entry_if(
+        &self,
+        entry_id: i64,
+        etag: &str,
+        input: &models::ReplaceEntry,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Entry>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/entries", entry_id), etag, input)
+            .await
+    }
     /// `updateEntry`: changes part of a entry (JSON Merge Patch): absent fields stay.
     pub async fn update_entry(
         &self,
@@ -1630,12 +2006,38 @@ impl Client {
     ) -> ::core::result::Result<models::Entry, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/entries", entry_id), input).await
     }
+    /// `updateEntry`: changes part of a entry (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_entry_if(
+        &self,
+        entry_id: i64,
+        etag: &str,
+        input: &models::PatchEntry,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Entry>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/entries", entry_id), etag, input)
+            .await
+    }
     /// `deleteEntry`: deletes a entry.
     pub async fn delete_entry(
         &self,
         entry_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/entries", entry_id)).await
+    }
+    /// `deleteEntry`: deletes a entry.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_entry_if(
+        &self,
+        entry_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/entries", entry_id), etag)
+            .await
     }
     /// `listEntry`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_entries(&self) -> EntryList {
@@ -1804,6 +2206,18 @@ impl Client {
     ) -> ::core::result::Result<models::Archive, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/archives", archive_id)).await
     }
+    /// `getArchive` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_archive_tagged(
+        &self,
+        archive_id: i64,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Archive>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .get_tagged(&::std::format!("{}/{}", "/archives", archive_id))
+            .await
+    }
     /// `replaceArchive`: replaces a archive (PUT): an omitted optional field is cleared.
     pub async fn replace_archive(
         &self,
@@ -1812,6 +2226,21 @@ impl Client {
     ) -> ::core::result::Result<models::Archive, ::restgen_client::Error> {
         self.transport
             .replace(&::std::format!("{}/{}", "/archives", archive_id), input)
+            .await
+    }
+    /// `replaceArchive`: replaces a archive (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_archive_if(
+        &self,
+        archive_id: i64,
+        etag: &str,
+        input: &models::ReplaceArchive,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Archive>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(&::std::format!("{}/{}", "/archives", archive_id), etag, input)
             .await
     }
     /// `updateArchive`: changes part of a archive (JSON Merge Patch): absent fields stay.
@@ -1824,12 +2253,38 @@ impl Client {
             .patch(&::std::format!("{}/{}", "/archives", archive_id), input)
             .await
     }
+    /// `updateArchive`: changes part of a archive (JSON Merge Patch): absent fields stay.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_archive_if(
+        &self,
+        archive_id: i64,
+        etag: &str,
+        input: &models::PatchArchive,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Archive>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .patch_if(&::std::format!("{}/{}", "/archives", archive_id), etag, input)
+            .await
+    }
     /// `deleteArchive`: deletes a archive.
     pub async fn delete_archive(
         &self,
         archive_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/archives", archive_id)).await
+    }
+    /// `deleteArchive`: deletes a archive.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_archive_if(
+        &self,
+        archive_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport
+            .delete_if(&::std::format!("{}/{}", "/archives", archive_id), etag)
+            .await
     }
     /// `listArchive`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_archives(&self) -> ArchiveList {
@@ -1969,33 +2424,65 @@ impl Client {
     ) -> ::core::result::Result<models::Manuscript, ::restgen_client::Error> {
         self.transport.get(&::std::format!("{}/{}", "/manuscripts", manuscript_id)).await
     }
-    /// `replaceManuscript`: replaces a manuscript (PUT): an omitted optional field is cleared.
-    pub async fn replace_manuscript(
+    /// `getManuscript` with the answer's `ETag`, for the conditional writes (`_if`).
+    pub async fn get_manuscript_tagged(
         &self,
         manuscript_id: i64,
-        input: &models::ReplaceManuscript,
-    ) -> ::core::result::Result<models::Manuscript, ::restgen_client::Error> {
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Manuscript>,
+        ::restgen_client::Error,
+    > {
         self.transport
-            .replace(&::std::format!("{}/{}", "/manuscripts", manuscript_id), input)
+            .get_tagged(&::std::format!("{}/{}", "/manuscripts", manuscript_id))
+            .await
+    }
+    /// `replaceManuscript`: replaces a manuscript (PUT): an omitted optional field is cleared.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn replace_manuscript_if(
+        &self,
+        manuscript_id: i64,
+        etag: &str,
+        input: &models::ReplaceManuscript,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Manuscript>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .replace_if(
+                &::std::format!("{}/{}", "/manuscripts", manuscript_id),
+                etag,
+                input,
+            )
             .await
     }
     /// `updateManuscript`: changes part of a manuscript (JSON Merge Patch): absent fields stay.
-    pub async fn update_manuscript(
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn update_manuscript_if(
         &self,
         manuscript_id: i64,
+        etag: &str,
         input: &models::PatchManuscript,
-    ) -> ::core::result::Result<models::Manuscript, ::restgen_client::Error> {
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Manuscript>,
+        ::restgen_client::Error,
+    > {
         self.transport
-            .patch(&::std::format!("{}/{}", "/manuscripts", manuscript_id), input)
+            .patch_if(
+                &::std::format!("{}/{}", "/manuscripts", manuscript_id),
+                etag,
+                input,
+            )
             .await
     }
     /// `deleteManuscript`: deletes a manuscript.
-    pub async fn delete_manuscript(
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn delete_manuscript_if(
         &self,
         manuscript_id: i64,
+        etag: &str,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport
-            .delete(&::std::format!("{}/{}", "/manuscripts", manuscript_id))
+            .delete_if(&::std::format!("{}/{}", "/manuscripts", manuscript_id), etag)
             .await
     }
     /// `listManuscript`: a list request; set filters, sort and paging, then `send` or `stream`.

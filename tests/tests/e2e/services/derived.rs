@@ -41,6 +41,17 @@ pub struct List {
     pub name: String,
 }
 
+/// A shared note: changed only by writers who name the version they read (`If-Match`).
+#[derive(Resource, serde::Deserialize)]
+#[resource(path = "/notes", access(all = [anyone]), require_if_match)]
+pub struct Note {
+    pub id: i64,
+    #[field(settable, min_length = 1, max_length = 200)]
+    pub text: String,
+    pub updated_at: DateTime<Utc>,
+    pub created_at: DateTime<Utc>,
+}
+
 /// A feedback form: a body that is not a resource, read by a handler written by hand.
 #[derive(restgen::Input, serde::Serialize)]
 pub struct Feedback {
@@ -61,12 +72,13 @@ async fn feedback(restgen::Valid(form): restgen::Valid<Feedback>) -> restgen::__
     restgen::__private::axum::Json(form)
 }
 
-fn service() -> restgen::serve::Service {
+pub(crate) fn service() -> restgen::serve::Service {
     use restgen::__private::axum::{Router, routing::post};
     App::new("bookmarks")
         .base_path("/api")
         .resource::<Bookmark>()
         .resource::<List>()
+        .resource::<Note>()
         .routes(Router::new().route("/api/feedback", post(feedback)))
         .into_service()
 }

@@ -74,3 +74,65 @@ async fn a_member_lists_their_reviews_of_a_book_nobody_owns(s: Server) {
     // The book exists only once: another id is the 404 of a missing parent.
     call(&s, ann, "GET", "/books/987654/reviews", None).await.assert_problem(404);
 }
+
+// Manuscripts are changed only conditionally (`require_if_match`): the archivists'
+// client has only the conditional writes, a write from a stale read is a typed
+// `Error::Changed` carrying the current tag, and one without a condition is a 428.
+backends!(archivists_change_a_manuscript_only_from_its_current_version, library::service());
+async fn archivists_change_a_manuscript_only_from_its_current_version(s: Server) {
+    use library_client::{CreateManuscript, PatchManuscript, ReplaceManuscript};
+    use restgen_client::{Auth, Error};
+    let libby = librarian(&s).await;
+    let body = json!({ "card_number": "20000001", "full_name": "Ari", "password": PASSWORD, "roles": ["archivist"] });
+    assert_eq!(call(&s, libby, "POST", "/members", Some(body)).await.status, 201);
+    let archive = call(&s, libby, "POST", "/archives", Some(json!({ "name": "Letters" }))).await;
+    assert_eq!(archive.status, 201, "{}", archive.text);
+    let client = |number: &str| {
+        library_client::Client::builder(&s.base).auth(Auth::basic(number, PASSWORD)).build().expect("client builds")
+    };
+    let (ari, other) = (client("20000001"), client("20000001"));
+    let archive_id = archive.body["id"].as_i64().unwrap();
+    let created = ari.create_manuscript(&CreateManuscript { archive_id, title: "Draft".into() }).await.unwrap();
+
+    // Two archivists read the same version; the first to write wins.
+    let mine = ari.get_manuscript_tagged(created.id).await.unwrap();
+    let theirs = other.get_manuscript_tagged(created.id).await.unwrap();
+    assert_eq!(mine, theirs);
+    let patch = PatchManuscript { title: Some("Letters to Vera".into()) };
+    let written = ari.update_manuscript_if(created.id, &mine.etag, &patch).await.unwrap();
+    assert_eq!(written.title, "Letters to Vera");
+    assert_ne!(written.etag, mine.etag);
+    let replace = ReplaceManuscript { title: "Letters".into() };
+    match other.replace_manuscript_if(created.id, &theirs.etag, &replace).await {
+        Err(Error::Changed(problem)) => {
+            assert_eq!(problem.status, 412);
+            assert_eq!(problem.etag.as_deref(), Some(written.etag.as_str()), "the current tag, to read again");
+        }
+        other => panic!("expected Error::Changed, got {other:?}"),
+    }
+    // Only librarians delete; a stale tag stops them too (after their right to delete).
+    assert!(
+        matches!(other.delete_manuscript_if(created.id, &written.etag).await, Err(Error::Api(p)) if p.status == 403)
+    );
+    let librarian_client = client(libby);
+    let stale = librarian_client.delete_manuscript_if(created.id, &theirs.etag).await;
+    assert!(matches!(stale, Err(Error::Changed(_))), "{stale:?}");
+    // Read again, then write from the current version.
+    let fresh = other.get_manuscript_tagged(created.id).await.unwrap();
+    let replaced = other.replace_manuscript_if(created.id, &fresh.etag, &replace).await.unwrap();
+    assert_eq!(replaced.title, "Letters");
+
+    // A write without the condition, as a client written by hand might send it: 428.
+    let path = format!("/manuscripts/{}", created.id);
+    let (name, value) = card("20000001");
+    let unconditional = s.send_with("PATCH", &path, Some(json!({ "title": "x" })), &[(name, &value)]).await;
+    unconditional.assert_problem(428);
+    let refused = ari.transport().patch::<_, serde_json::Value>(&path, &json!({ "title": "x" })).await;
+    assert!(matches!(refused, Err(Error::ConditionRequired(_))), "{refused:?}");
+    // Deleting takes the condition too (a librarian deletes).
+    let (name, value) = card(libby);
+    s.send_with("DELETE", &path, None, &[(name, &value)]).await.assert_problem(428);
+    let current = other.get_manuscript_tagged(created.id).await.unwrap();
+    let headers = [(name, value.as_str()), ("if-match", current.etag.as_str())];
+    assert_eq!(s.send_with("DELETE", &path, None, &headers).await.status, 204);
+}

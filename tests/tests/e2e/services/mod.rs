@@ -2,7 +2,7 @@
 //! derived shop and bakery, and derived resources of every kind.
 
 mod derive_service;
-mod derived;
+pub(crate) mod derived;
 pub(crate) mod derived_shop;
 mod derived_time;
 mod fleet;

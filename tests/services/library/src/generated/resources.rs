@@ -662,6 +662,7 @@ pub static MANUSCRIPT: ResourceSpec = ResourceSpec {
             column: "archive_id",
         },
     ],
+    require_if_match: true,
     ..ResourceSpec::DEFAULT
 };
 /// Every resource, in schema order.
