@@ -890,22 +890,33 @@ fn rate_limit(r: &attr::RateAttrs, auth: bool, errors: &mut Errors) -> Option<Ra
             errors.at(codes::KEY_NOT_FOR_TYPE, span, format!("`{key}` does not apply to this algorithm"));
         }
     };
-    let algorithm = if algo == RateAlgorithmKind::TokenBucket {
+    let algorithm = if matches!(algo, RateAlgorithmKind::TokenBucket | RateAlgorithmKind::LeakyBucket) {
+        let token = algo == RateAlgorithmKind::TokenBucket;
         wrong(r.limit.is_some(), r.span, "limit", errors);
         wrong(r.window.is_some(), r.span, "window", errors);
+        wrong(!token && r.refill_per_second.is_some(), r.span, "refill_per_second", errors);
+        wrong(token && r.leak_per_second.is_some(), r.span, "leak_per_second", errors);
         let capacity = r.capacity.as_ref().map(|c| c.value);
-        let refill = r.refill_per_second.as_ref().map(|f| f.value);
-        if capacity.is_none() || refill.is_none() {
-            errors.at(codes::MISSING_KEY, r.span, "a token bucket needs `capacity` and `refill_per_second`");
+        let rate = if token { &r.refill_per_second } else { &r.leak_per_second }.as_ref().map(|f| f.value);
+        if capacity.is_none() || rate.is_none() {
+            let needs = if token {
+                "a token bucket needs `capacity` and `refill_per_second`"
+            } else {
+                "a leaky bucket needs `capacity` and `leak_per_second`"
+            };
+            errors.at(codes::MISSING_KEY, r.span, needs);
         }
         // The values are judged by the checks, as a schema's are.
-        RateAlgorithm::TokenBucket {
-            capacity: capacity.map_or(Some(1), |c| u32::try_from(c).ok()).unwrap_or(u32::MAX),
-            refill_per_second: refill.unwrap_or(1.0),
+        let capacity = capacity.map_or(Some(1), |c| u32::try_from(c).ok()).unwrap_or(u32::MAX);
+        if token {
+            RateAlgorithm::TokenBucket { capacity, refill_per_second: rate.unwrap_or(1.0) }
+        } else {
+            RateAlgorithm::LeakyBucket { capacity, leak_per_second: rate.unwrap_or(1.0) }
         }
     } else {
         wrong(r.capacity.is_some(), r.span, "capacity", errors);
         wrong(r.refill_per_second.is_some(), r.span, "refill_per_second", errors);
+        wrong(r.leak_per_second.is_some(), r.span, "leak_per_second", errors);
         if r.limit.is_none() || r.window.is_none() {
             errors.at(codes::MISSING_KEY, r.span, "a window needs `limit` and `window`");
         }

@@ -394,8 +394,9 @@ pub const RATE_LIMIT: Table = Table {
     about: "A rate limit.",
     keys: &[
         key("algorithm", "{words}", Default::Word(RateAlgorithmKind::DEFAULT.word()), "how the budget fills and drains").words(RateAlgorithmKind::WORDS).json(r##"{"enum":"{words}"}"##),
-        key("capacity", "integer ≥ 1", Default::Text("required for token_bucket"), "bucket size").json(r##"{"type":"integer","minimum":1}"##),
+        key("capacity", "integer ≥ 1", Default::Text("required for the buckets"), "bucket size: the largest burst (token), the requests waiting their turn, the one leaving included (leaky)").json(r##"{"type":"integer","minimum":1}"##),
         key("refill_per_second", "number > 0", Default::Text("required for token_bucket"), "tokens added per second").json(r##"{"type":"number","exclusiveMinimum":0}"##),
+        key("leak_per_second", "number > 0", Default::Text("required for leaky_bucket"), "requests let through per second, evenly spaced: a request that finds others waiting is held until its turn").json(r##"{"type":"number","exclusiveMinimum":0}"##),
         key("limit", "integer ≥ 1", Default::Text("required for windows"), "requests per window").json(r##"{"type":"integer","minimum":1}"##),
         key("window", "duration", Default::Text("required for windows"), "window length").json(r##"{"$ref":"#/$defs/duration"}"##),
         key("key", "{words}", Default::Text("`principal` with auth, else `ip`"), "what a limit counts by; anonymous callers fall back to `ip`, API key holders signed in otherwise to `principal`")

@@ -109,6 +109,9 @@ fn describe(limit: &RateLimit) -> String {
         RateAlgorithm::TokenBucket { capacity, refill_per_second } => {
             format!("bursts of {capacity}, refilled at {refill_per_second} per second, {per}")
         }
+        RateAlgorithm::LeakyBucket { capacity, leak_per_second } => format!(
+            "{leak_per_second} per second, evenly spaced: a request that finds others waiting is held until its turn, up to {capacity} at a time, {per}"
+        ),
         RateAlgorithm::FixedWindow { limit, window } => format!("{limit} per window of {}, {per}", seconds(window)),
         RateAlgorithm::SlidingWindow { limit, window } => {
             format!("{limit} in any {}, {per}", seconds(window))

@@ -15,6 +15,34 @@ pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
     for r in &service.resources {
         resource(r, diags);
     }
+    let limits = service.rate_limit.iter().chain(service.resources.iter().filter_map(|r| r.rate_limit.as_ref()));
+    for rate in limits {
+        queue_within_timeout(rate, service.limits.request_timeout.value, diags);
+    }
+}
+
+/// A leaky bucket holds a request until its turn, at most `capacity - 1` intervals: that
+/// wait must fit in the request timeout, or the last requests it admits time out instead
+/// of being served.
+fn queue_within_timeout(rate: &RateLimit, timeout: std::time::Duration, diags: &mut Diagnostics) {
+    let RateAlgorithm::LeakyBucket { capacity, leak_per_second } = rate.algorithm else { return };
+    if capacity == 0 || !leak_per_second.is_finite() || leak_per_second <= 0.0 {
+        return; // reported above
+    }
+    let longest = f64::from(capacity - 1) / leak_per_second;
+    if longest >= timeout.as_secs_f64() {
+        diags
+            .error(
+                codes::INVALID_VALUE,
+                &rate.origin,
+                format!(
+                    "a leaky bucket of {capacity} at {leak_per_second} per second holds a request up to {longest} s, \
+                     not less than `limits.request_timeout` ({} s)",
+                    timeout.as_secs_f64()
+                ),
+            )
+            .hint("lower `capacity`, raise `leak_per_second`, or lengthen `limits.request_timeout`");
+    }
 }
 
 /// A resource's own settings: its rate limit.
@@ -48,12 +76,17 @@ fn rate_limit(rate: &RateLimit, diags: &mut Diagnostics) {
         diags.error(codes::INVALID_VALUE, &rate.origin, message.to_owned());
     };
     match &rate.algorithm {
-        RateAlgorithm::TokenBucket { capacity, refill_per_second } => {
+        RateAlgorithm::TokenBucket { capacity, refill_per_second: per_second }
+        | RateAlgorithm::LeakyBucket { capacity, leak_per_second: per_second } => {
             if *capacity == 0 {
                 bad("`capacity` must be at least 1: an empty bucket admits nothing");
             }
-            if !refill_per_second.is_finite() || *refill_per_second <= 0.0 {
-                bad("`refill_per_second` must be above 0");
+            if !per_second.is_finite() || *per_second <= 0.0 {
+                bad(if matches!(rate.algorithm, RateAlgorithm::TokenBucket { .. }) {
+                    "`refill_per_second` must be above 0"
+                } else {
+                    "`leak_per_second` must be above 0"
+                });
             }
         }
         RateAlgorithm::FixedWindow { limit, window } | RateAlgorithm::SlidingWindow { limit, window } => {

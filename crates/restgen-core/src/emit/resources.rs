@@ -37,6 +37,10 @@ fn rate_limit(limit: Option<&RateLimit>, name: &str) -> TokenStream {
             let (capacity, refill) = (Literal::u32_unsuffixed(*capacity), Literal::f64_unsuffixed(*refill_per_second));
             quote!(RateAlgorithm::TokenBucket { capacity: #capacity, refill_per_second: #refill })
         }
+        RateAlgorithm::LeakyBucket { capacity, leak_per_second } => {
+            let (capacity, leak) = (Literal::u32_unsuffixed(*capacity), Literal::f64_unsuffixed(*leak_per_second));
+            quote!(RateAlgorithm::LeakyBucket { capacity: #capacity, leak_per_second: #leak })
+        }
         RateAlgorithm::FixedWindow { limit: most, window } | RateAlgorithm::SlidingWindow { limit: most, window } => {
             let kind = variant("RateAlgorithm", limit_kind(&limit.algorithm));
             let (most, ms) = (Literal::u32_unsuffixed(*most), Literal::u64_unsuffixed(window.as_millis() as u64));
@@ -51,6 +55,7 @@ fn rate_limit(limit: Option<&RateLimit>, name: &str) -> TokenStream {
 fn limit_kind(algorithm: &RateAlgorithm) -> &'static str {
     match algorithm {
         RateAlgorithm::TokenBucket { .. } => "TokenBucket",
+        RateAlgorithm::LeakyBucket { .. } => "LeakyBucket",
         RateAlgorithm::FixedWindow { .. } => "FixedWindow",
         RateAlgorithm::SlidingWindow { .. } => "SlidingWindow",
     }

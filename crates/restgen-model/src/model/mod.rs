@@ -106,15 +106,31 @@ pub struct RateLimit {
 
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum RateAlgorithm {
-    TokenBucket { capacity: u32, refill_per_second: f64 },
-    FixedWindow { limit: u32, window: Duration },
-    SlidingWindow { limit: u32, window: Duration },
+    TokenBucket {
+        capacity: u32,
+        refill_per_second: f64,
+    },
+    /// A bucket that drains at a constant rate: requests leave one every
+    /// `1 / leak_per_second` seconds, up to `capacity` wait their turn, and more are refused.
+    LeakyBucket {
+        capacity: u32,
+        leak_per_second: f64,
+    },
+    FixedWindow {
+        limit: u32,
+        window: Duration,
+    },
+    SlidingWindow {
+        limit: u32,
+        window: Duration,
+    },
 }
 
 impl RateAlgorithm {
     pub fn kind(&self) -> RateAlgorithmKind {
         match self {
             RateAlgorithm::TokenBucket { .. } => RateAlgorithmKind::TokenBucket,
+            RateAlgorithm::LeakyBucket { .. } => RateAlgorithmKind::LeakyBucket,
             RateAlgorithm::FixedWindow { .. } => RateAlgorithmKind::FixedWindow,
             RateAlgorithm::SlidingWindow { .. } => RateAlgorithmKind::SlidingWindow,
         }
@@ -126,6 +142,7 @@ words! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
     pub enum RateAlgorithmKind {
         TokenBucket = "token_bucket",
+        LeakyBucket = "leaky_bucket",
         FixedWindow = "fixed_window",
         SlidingWindow = "sliding_window",
     }
@@ -136,11 +153,14 @@ impl RateAlgorithmKind {
 
     /// The keys this algorithm takes, and those of the others.
     pub fn settings(self) -> (&'static [&'static str], &'static [&'static str]) {
-        const BUCKET: &[&str] = &["capacity", "refill_per_second"];
-        const WINDOW: &[&str] = &["limit", "window"];
         match self {
-            RateAlgorithmKind::TokenBucket => (BUCKET, WINDOW),
-            _ => (WINDOW, BUCKET),
+            RateAlgorithmKind::TokenBucket => {
+                (&["capacity", "refill_per_second"], &["leak_per_second", "limit", "window"])
+            }
+            RateAlgorithmKind::LeakyBucket => {
+                (&["capacity", "leak_per_second"], &["refill_per_second", "limit", "window"])
+            }
+            _ => (&["limit", "window"], &["capacity", "refill_per_second", "leak_per_second"]),
         }
     }
 }

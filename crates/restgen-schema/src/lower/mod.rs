@@ -148,6 +148,14 @@ pub(crate) fn rate_limit(cx: &mut Cx, node: &Node, has_auth: bool) -> Option<Rat
                 refill_per_second: refill.map_or(1.0, |r| r.value),
             }
         }
+        RateAlgorithmKind::LeakyBucket => {
+            let capacity = need(cx, "capacity").and_then(|n| cx.u32_at_least(n, "`capacity`", 0));
+            let leak = need(cx, "leak_per_second").and_then(|n| cx.number(n, "`leak_per_second`"));
+            RateAlgorithm::LeakyBucket {
+                capacity: capacity.map_or(1, |c| c.value),
+                leak_per_second: leak.map_or(1.0, |r| r.value),
+            }
+        }
         window => {
             let limit = need(cx, "limit").and_then(|n| cx.u32_at_least(n, "`limit`", 0)).map_or(1, |l| l.value);
             let window_len =

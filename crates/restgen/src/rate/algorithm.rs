@@ -1,4 +1,4 @@
-//! The three algorithms, as pure functions of a budget's state and the time: the same
+//! The four algorithms, as pure functions of a budget's state and the time: the same
 //! code decides whether the state lives in this process or in PostgreSQL, so a service
 //! limits alike on either database. Times are microseconds since the Unix epoch.
 
@@ -9,6 +9,7 @@ const SECOND: i64 = 1_000_000;
 /// One budget's state. What the numbers mean depends on the algorithm:
 /// - token bucket (GCRA): `start` is the theoretical arrival time, the moment the bucket
 ///   is full again;
+/// - leaky bucket: `start` is the moment the last request admitted leaves (is served);
 /// - fixed window: `start` of the window and the `count` of requests in it;
 /// - sliding window: `start` of the current window, the `count` in it and the count of
 ///   the window before (`previous`).
@@ -24,6 +25,12 @@ pub(crate) struct State {
 pub(crate) enum Quota {
     /// `interval`: microseconds to earn one request; `capacity`: the largest burst.
     Bucket {
+        capacity: i64,
+        interval: i64,
+    },
+    /// `interval`: microseconds between two requests leaving; `capacity`: how many may
+    /// be in the bucket (waiting, or leaving now).
+    Leaky {
         capacity: i64,
         interval: i64,
     },
@@ -48,6 +55,10 @@ impl Quota {
                 capacity: times(capacity),
                 interval: ((SECOND as f64) / (refill_per_second * scale)).round().max(1.0) as i64,
             },
+            RateAlgorithm::LeakyBucket { capacity, leak_per_second } => Quota::Leaky {
+                capacity: times(capacity),
+                interval: ((SECOND as f64) / (leak_per_second * scale)).round().max(1.0) as i64,
+            },
             RateAlgorithm::FixedWindow { limit, window: w } => Quota::Fixed { limit: times(limit), window: window(w) },
             RateAlgorithm::SlidingWindow { limit, window: w } => {
                 Quota::Sliding { limit: times(limit), window: window(w) }
@@ -58,7 +69,7 @@ impl Quota {
     /// The requests a budget holds when untouched (`q` of `RateLimit-Policy`).
     pub fn limit(self) -> i64 {
         match self {
-            Quota::Bucket { capacity, .. } => capacity,
+            Quota::Bucket { capacity, .. } | Quota::Leaky { capacity, .. } => capacity,
             Quota::Fixed { limit, .. } | Quota::Sliding { limit, .. } => limit,
         }
     }
@@ -68,7 +79,9 @@ impl Quota {
     /// sustained rate.
     pub fn window_seconds(self) -> i64 {
         let micros = match self {
-            Quota::Bucket { capacity, interval } => capacity.saturating_mul(interval),
+            Quota::Bucket { capacity, interval } | Quota::Leaky { capacity, interval } => {
+                capacity.saturating_mul(interval)
+            }
             Quota::Fixed { window, .. } | Quota::Sliding { window, .. } => window,
         };
         ceil_div(micros, SECOND).max(1)
@@ -79,6 +92,7 @@ impl Quota {
     pub fn tag(self) -> &'static str {
         match self {
             Quota::Bucket { .. } => "tb",
+            Quota::Leaky { .. } => "lb",
             Quota::Fixed { .. } => "fw",
             Quota::Sliding { .. } => "sw",
         }
@@ -99,12 +113,16 @@ pub(crate) struct Verdict {
     pub state: State,
     /// From this moment the state means the same as no state: it may be dropped.
     pub expires_at: i64,
+    /// Microseconds an admitted request waits for its turn before it is served (a leaky
+    /// bucket's queue; 0 for the others).
+    pub delay: i64,
 }
 
 /// Whether one more request fits the budget `state` describes at `now`.
 pub(crate) fn decide(quota: Quota, state: Option<State>, now: i64) -> Verdict {
     match quota {
         Quota::Bucket { capacity, interval } => bucket(capacity, interval, state, now),
+        Quota::Leaky { capacity, interval } => leaky(capacity, interval, state, now),
         Quota::Fixed { limit, window } => fixed(limit, window, state, now),
         Quota::Sliding { limit, window } => sliding(limit, window, state, now),
     }
@@ -126,6 +144,7 @@ fn bucket(capacity: i64, interval: i64, state: Option<State>, now: i64) -> Verdi
             retry_after,
             state: State { start: tat, ..State::default() },
             expires_at: tat,
+            delay: 0,
         };
     }
     Verdict {
@@ -135,6 +154,45 @@ fn bucket(capacity: i64, interval: i64, state: Option<State>, now: i64) -> Verdi
         retry_after: 0,
         state: State { start: next, ..State::default() },
         expires_at: next,
+        delay: 0,
+    }
+}
+
+/// The leaky bucket as a queue (nginx's `limit_req` without `nodelay`): requests leave
+/// the bucket one `interval` apart, whatever their arrival; one that arrives while others
+/// wait is admitted with a delay until its turn, and refused when `capacity` requests are
+/// already in the bucket (waiting, or leaving now). Unlike the token bucket, a burst is
+/// never served at once: what the service sees is a constant rate.
+fn leaky(capacity: i64, interval: i64, state: Option<State>, now: i64) -> Verdict {
+    // The turn of this request: now when the bucket is empty, else one interval after
+    // the last request admitted.
+    let turn = state.map_or(now, |s| s.start + interval).max(now);
+    let delay = turn - now;
+    // Requests in the bucket with this one: the waiting ahead of it (every interval
+    // between now and its turn holds one), and itself.
+    let depth = ceil_div(delay, interval) + 1;
+    let empty_at = turn + interval;
+    if depth > capacity {
+        let last = state.map_or(now, |s| s.start);
+        return Verdict {
+            allowed: false,
+            remaining: 0,
+            reset: (last + interval - now).max(0),
+            // Once the oldest waiting request has left, a place is free.
+            retry_after: (turn - (capacity - 1) * interval - now).max(1),
+            state: State { start: last, ..State::default() },
+            expires_at: last + interval,
+            delay: 0,
+        };
+    }
+    Verdict {
+        allowed: true,
+        remaining: capacity - depth,
+        reset: empty_at - now,
+        retry_after: 0,
+        state: State { start: turn, ..State::default() },
+        expires_at: empty_at,
+        delay,
     }
 }
 
@@ -152,6 +210,7 @@ fn fixed(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
             retry_after: end - now,
             state: State { start, count, previous: 0 },
             expires_at: end,
+            delay: 0,
         };
     }
     Verdict {
@@ -161,6 +220,7 @@ fn fixed(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
         retry_after: 0,
         state: State { start, count: count + 1, previous: 0 },
         expires_at: end,
+        delay: 0,
     }
 }
 
@@ -196,6 +256,7 @@ fn sliding(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
             retry_after: (pass_at - now).max(1),
             state,
             expires_at: start + 2 * window,
+            delay: 0,
         };
     }
     Verdict {
@@ -205,6 +266,7 @@ fn sliding(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
         retry_after: 0,
         state: State { count: count + 1, ..state },
         expires_at: start + 2 * window,
+        delay: 0,
     }
 }
 
@@ -261,6 +323,50 @@ mod tests {
         assert_eq!(passed, 2);
         assert_eq!(refused.retry_after, 4 * SECOND);
         assert_eq!(quota.window_seconds(), 8, "q/w is the sustained rate");
+    }
+
+    #[test]
+    fn a_leaky_bucket_lets_requests_out_one_interval_apart_and_holds_at_most_its_capacity() {
+        // Two a second, at most three in the bucket.
+        let quota = Quota::scaled(RateAlgorithm::LeakyBucket { capacity: 3, leak_per_second: 2.0 }, 1.0);
+        assert_eq!(quota, Quota::Leaky { capacity: 3, interval: SECOND / 2 });
+        let mut state = None;
+        // A burst of five: the first leaves now, the next two wait their turns, the rest
+        // find the bucket full.
+        let mut delays = Vec::new();
+        for _ in 0..5 {
+            let v = decide(quota, state, T0);
+            if v.allowed {
+                state = Some(v.state);
+                delays.push((v.delay, v.remaining));
+            } else {
+                assert_eq!(v.retry_after, SECOND / 2, "a place is free when the first waiting one leaves");
+                assert_eq!(v.state, state.unwrap(), "a refusal changes nothing");
+            }
+        }
+        assert_eq!(delays, [(0, 2), (SECOND / 2, 1), (SECOND, 0)]);
+        // Half a second on, one has left: one place, whose turn follows the last.
+        let v = decide(quota, state, T0 + SECOND / 2);
+        assert!(v.allowed);
+        assert_eq!((v.delay, v.remaining), (SECOND, 0));
+        state = Some(v.state);
+        assert!(!decide(quota, state, T0 + SECOND / 2).allowed);
+        // Once every turn has passed the bucket is empty again, and the state means nothing.
+        let v = decide(quota, state, v.expires_at);
+        assert!(v.allowed);
+        assert_eq!((v.delay, v.remaining), (0, 2));
+        assert_eq!(decide(quota, None, v.expires_at + 1), decide(quota, state.map(|_| v.state), v.expires_at + 1));
+    }
+
+    #[test]
+    fn a_leaky_bucket_of_one_is_a_strict_rate() {
+        let quota = Quota::scaled(RateAlgorithm::LeakyBucket { capacity: 1, leak_per_second: 1.0 }, 1.0);
+        let v = decide(quota, None, T0);
+        assert!(v.allowed && v.delay == 0);
+        let refused = decide(quota, Some(v.state), T0 + SECOND / 2);
+        assert!(!refused.allowed);
+        assert_eq!(refused.retry_after, SECOND / 2);
+        assert!(decide(quota, Some(v.state), T0 + SECOND).allowed);
     }
 
     #[test]

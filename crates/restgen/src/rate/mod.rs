@@ -1,7 +1,8 @@
 //! Rate limits (`rate_limit` in the schema): every request on a limited route counts
 //! against its caller's budget, and every answer says how much is left in the `RateLimit`
 //! and `RateLimit-Policy` fields (draft-ietf-httpapi-ratelimit-headers); past the budget
-//! the answer is 429 with `Retry-After`.
+//! the answer is 429 with `Retry-After`. Under a leaky bucket a request that finds others
+//! waiting is held until its turn, so the service sees a constant rate.
 //!
 //! Budgets live in this process on SQLite, a single-machine database, and in
 //! PostgreSQL when the service runs on it, so that every instance counts against the
@@ -276,6 +277,11 @@ pub(crate) async fn enforce(limiter: Arc<Limiter>, request: Request, next: Next)
     let checked = limiter.check(limit, &who).await;
     if checked.refused() {
         return checked.too_many();
+    }
+    // A leaky bucket's request waits its turn (its place in the bucket is already taken,
+    // so the requests after it are spaced after it).
+    if let Some(v) = checked.verdict.filter(|v| v.delay > 0) {
+        limiter.clock.sleep(v.delay).await;
     }
     let mut response = next.run(request).await;
     checked.write(response.headers_mut());

@@ -43,7 +43,12 @@ pub struct List {
 
 /// A shared note: changed only by writers who name the version they read (`If-Match`).
 #[derive(Resource, serde::Deserialize)]
-#[resource(path = "/notes", access(all = [anyone]), require_if_match)]
+#[resource(
+    path = "/notes",
+    access(all = [anyone]),
+    require_if_match,
+    rate_limit(algorithm = leaky_bucket, capacity = 20, leak_per_second = 50.0, key = ip)
+)]
 pub struct Note {
     pub id: i64,
     #[field(settable, min_length = 1, max_length = 200)]

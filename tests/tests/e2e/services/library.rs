@@ -136,3 +136,49 @@ async fn archivists_change_a_manuscript_only_from_its_current_version(s: Server)
     let headers = [(name, value.as_str()), ("if-match", current.etag.as_str())];
     assert_eq!(s.send_with("DELETE", &path, None, &headers).await.status, 204);
 }
+
+// Reviews are under a leaky bucket (three in the bucket, two a second per member): a
+// burst is not served at once but spaced, each request held until its turn, and what
+// does not fit is a 429. The clock is manual: the test moves it, and nothing waits for
+// real time.
+backends!(
+    a_burst_of_reviews_is_let_through_at_a_steady_pace,
+    library::service(),
+    settings = crate::support::harness::manual_clock(1.0)
+);
+async fn a_burst_of_reviews_is_let_through_at_a_steady_pace(s: Server) {
+    let libby = librarian(&s).await;
+    let ann = member(&s, libby, "10000001", "Ann").await;
+    let bob = member(&s, libby, "10000002", "Bob").await;
+    let first = call(&s, ann, "GET", "/reviews", None).await;
+    assert_eq!(first.status, 200, "{}", first.text);
+    assert_eq!(first.header("ratelimit"), Some("\"review\";r=2;t=1"));
+    assert_eq!(first.header("ratelimit-policy"), Some("\"review\";q=3;w=2"));
+
+    // Two more at once: each waits for its turn, half a second apart.
+    let send = |who: &str| {
+        let (name, value) = card(who);
+        let request = s.client.get(format!("{}/reviews", s.base)).header(name, value);
+        tokio::spawn(async move { request.send().await.map(|r| r.status().as_u16()) })
+    };
+    let (second, third) = (send(ann), send(ann));
+    s.settings.clock.sleepers(2).await;
+    // The bucket is full: the next is refused, and told when a place is free.
+    let refused = call(&s, ann, "GET", "/reviews", None).await;
+    refused.assert_problem(429);
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    // Another member has a bucket of their own.
+    assert_eq!(call(&s, bob, "GET", "/reviews", None).await.status, 200);
+    assert!(!second.is_finished() && !third.is_finished(), "both wait their turn");
+
+    s.settings.clock.advance(std::time::Duration::from_millis(500));
+    assert_eq!(second.await.unwrap().unwrap(), 200, "the second leaves half a second after the first");
+    s.settings.clock.sleepers(1).await;
+    assert!(!third.is_finished(), "the third still waits");
+    s.settings.clock.advance(std::time::Duration::from_millis(500));
+    assert_eq!(third.await.unwrap().unwrap(), 200);
+    // The bucket has drained: a request goes straight through again.
+    s.settings.clock.advance(std::time::Duration::from_millis(500));
+    let again = call(&s, ann, "GET", "/reviews", None).await;
+    assert_eq!((again.status, again.header("ratelimit")), (200, Some("\"review\";r=2;t=1")));
+}

@@ -488,6 +488,14 @@ pub static REVIEW: ResourceSpec = ResourceSpec {
             column: "owner_id",
         },
     ],
+    rate_limit: ::core::option::Option::Some(RateSpec {
+        name: "review",
+        algorithm: RateAlgorithm::LeakyBucket {
+            capacity: 3,
+            leak_per_second: 2.0,
+        },
+        key: RateKey::Principal,
+    }),
     ..ResourceSpec::DEFAULT
 };
 /// The `reading_list` resource.
