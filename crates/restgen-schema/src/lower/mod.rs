@@ -140,20 +140,16 @@ pub(crate) fn rate_limit(cx: &mut Cx, node: &Node, has_auth: bool) -> Option<Rat
     // What is missing or unreadable is reported here; the values are judged by the checks,
     // on whichever front-end's model (a stand-in of 1 keeps them from repeating it).
     let algorithm = match algo.value {
-        RateAlgorithmKind::TokenBucket => {
+        bucket @ (RateAlgorithmKind::TokenBucket | RateAlgorithmKind::LeakyBucket) => {
+            let token = bucket == RateAlgorithmKind::TokenBucket;
+            let per_second_key = if token { "refill_per_second" } else { "leak_per_second" };
             let capacity = need(cx, "capacity").and_then(|n| cx.u32_at_least(n, "`capacity`", 0));
-            let refill = need(cx, "refill_per_second").and_then(|n| cx.number(n, "`refill_per_second`"));
-            RateAlgorithm::TokenBucket {
-                capacity: capacity.map_or(1, |c| c.value),
-                refill_per_second: refill.map_or(1.0, |r| r.value),
-            }
-        }
-        RateAlgorithmKind::LeakyBucket => {
-            let capacity = need(cx, "capacity").and_then(|n| cx.u32_at_least(n, "`capacity`", 0));
-            let leak = need(cx, "leak_per_second").and_then(|n| cx.number(n, "`leak_per_second`"));
-            RateAlgorithm::LeakyBucket {
-                capacity: capacity.map_or(1, |c| c.value),
-                leak_per_second: leak.map_or(1.0, |r| r.value),
+            let per_second = need(cx, per_second_key).and_then(|n| cx.number(n, &format!("`{per_second_key}`")));
+            let (capacity, per_second) = (capacity.map_or(1, |c| c.value), per_second.map_or(1.0, |r| r.value));
+            if token {
+                RateAlgorithm::TokenBucket { capacity, refill_per_second: per_second }
+            } else {
+                RateAlgorithm::LeakyBucket { capacity, leak_per_second: per_second }
             }
         }
         window => {

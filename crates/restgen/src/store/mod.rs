@@ -229,26 +229,26 @@ impl Store {
         admit: Admit<'_>,
     ) -> Result<Record, StoreError> {
         let (sql, args) = sql::update(spec, id.clone(), values);
-        on_pool!(self, pool => {
-            let mut tx = pool.begin_with(AssertSqlSafe(self.begin_write())).await?;
-            let current = match bind(&self.select_locked(spec), vec![id.clone()]).fetch_optional(&mut *tx).await? {
-                Some(row) => value::record(self.dialect, spec, &row)?,
-                None => return Err(StoreError::NotFound),
-            };
-            if !admit(&current) {
-                return Err(StoreError::Changed(Box::new(current)));
-            }
-            let row = bind(&sql, args).fetch_one(&mut *tx).await.map_err(|e| classify(spec, e))?;
-            let record = value::record(self.dialect, spec, &row)?;
-            tx.commit().await?;
-            Ok(record)
-        })
+        self.write_if(spec, id, admit, &sql, args).await?.ok_or(StoreError::NotFound)
     }
 
     /// Deletes one record if `admit` admits it as it stands, in one transaction as
     /// [`Store::update_if`] writes.
     pub async fn delete_if(&self, spec: &ResourceSpec, id: &SqlValue, admit: Admit<'_>) -> Result<(), StoreError> {
         let sql = format!("DELETE FROM {} WHERE \"id\" = $1", sql::ident(spec.name));
+        self.write_if(spec, id, admit, &sql, vec![id.clone()]).await.map(drop)
+    }
+
+    /// Runs `sql` on one record if `admit` admits the record as it stands: the row is read
+    /// and held, judged, and written in one transaction. Returns the row `sql` returns.
+    async fn write_if(
+        &self,
+        spec: &ResourceSpec,
+        id: &SqlValue,
+        admit: Admit<'_>,
+        sql: &str,
+        args: Vec<SqlValue>,
+    ) -> Result<Option<Record>, StoreError> {
         on_pool!(self, pool => {
             let mut tx = pool.begin_with(AssertSqlSafe(self.begin_write())).await?;
             let current = match bind(&self.select_locked(spec), vec![id.clone()]).fetch_optional(&mut *tx).await? {
@@ -258,9 +258,10 @@ impl Store {
             if !admit(&current) {
                 return Err(StoreError::Changed(Box::new(current)));
             }
-            bind(&sql, vec![id.clone()]).execute(&mut *tx).await.map_err(|e| classify(spec, e))?;
+            let row = bind(sql, args).fetch_optional(&mut *tx).await.map_err(|e| classify(spec, e))?;
+            let written = row.map(|r| value::record(self.dialect, spec, &r)).transpose()?;
             tx.commit().await?;
-            Ok(())
+            Ok(written)
         })
     }
 
