@@ -115,6 +115,35 @@ fn filter_chars(service: &Service, field: &Field) -> usize {
     }
 }
 
+/// The longest CSV answer (`text/csv`) of `r` holding `rows` records: the header row, and
+/// each row with every visible column at its longest, every character of text a doubled
+/// quote, the cell quoted and prefixed with `'` at worst.
+pub fn csv_max(service: &Service, r: &Resource, rows: u32) -> usize {
+    let id = |kind: IdKind| if kind == IdKind::Uuid { UUID_CHARS } else { 20 };
+    let cell = |chars: usize| 2 * chars + 3;
+    let mut header = "id".len();
+    let mut row = id(r.id);
+    if let Some(owner) = r.owner.as_ref().and_then(|o| service.resource(&o.value)) {
+        header += ",owner_id".len();
+        row += 1 + id(owner.id);
+    }
+    for f in r.fields.iter().filter(|f| !f.write_only) {
+        header += 1 + cell(f.name.value.len());
+        let chars = match &f.ty.value {
+            FieldType::Number => 32,
+            FieldType::Decimal => DECIMAL_CHARS,
+            FieldType::Json | FieldType::Roles => json_value(service, f),
+            _ => filter_chars(service, f),
+        };
+        row += 1 + cell(chars);
+    }
+    if r.timestamps {
+        header += ",created_at,updated_at".len();
+        row += 2 * (1 + DATETIME_CHARS);
+    }
+    header + 2 + rows as usize * (row + 2)
+}
+
 /// Characters of one query value once form-encoded: up to 12 per character (four UTF-8
 /// bytes, each `%XX`).
 fn encoded(chars: usize) -> usize {

@@ -544,9 +544,9 @@ pub const RESOURCE: Table = Table {
         )
         .words(Envelope::WORDS)
         .open().json(r##"{"type":"string"}"##),
-        key("formats", "list of {words}", Default::List(&[Format::Json.word()]), "response media types (json always)")
+        key("formats", "list of {words}", Default::List(&[Format::Json.word()]), "representations its reads offer, picked by `Accept` (json always; `csv` adds `text/csv` for items and lists); nothing acceptable is a 406")
             .words(Format::WORDS)
-            .pending("`csv` is never offered: every answer is JSON").json(r##"{"type":"array","items":{"enum":"{words}"},"uniqueItems":true}"##),
+            .json(r##"{"type":"array","items":{"enum":"{words}"},"uniqueItems":true}"##),
         key("cache", "[cache](#cache)", Default::Text("none: `Cache-Control: no-cache` with ETag"), "how long caches may keep reads").json(r##"{"$ref":"#/$defs/cache"}"##),
         key(
             "unknown_fields",

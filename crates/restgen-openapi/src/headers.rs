@@ -63,6 +63,13 @@ pub(crate) fn etag_header() -> Value {
 pub(crate) fn read_headers(r: &Resource) -> Map<String, Value> {
     let mut headers = Map::new();
     headers.insert("ETag".into(), json!({ "$ref": "#/components/headers/ETag" }));
+    if r.formats.value.len() > 1 {
+        headers.insert(
+            "Vary".into(),
+            json!({ "description": "Names `accept`: the answer depends on `Accept`, which picks the representation (CORS may name more).", "required": true,
+                    "schema": { "type": "string", "pattern": "(^|[ ,])accept([ ,]|$)", "maxLength": 256 } }),
+        );
+    }
     let cache = r.cache_control();
     headers.insert(
         "Cache-Control".into(),
@@ -72,8 +79,16 @@ pub(crate) fn read_headers(r: &Resource) -> Map<String, Value> {
     headers
 }
 
-/// `If-None-Match` on a read, and the 304 it may bring.
-pub(crate) fn conditional(r: &Resource, parameters: &mut Vec<Value>, answers: &mut Value) {
+/// A read of `rows` records at most: its representations (JSON, and CSV where the resource
+/// offers it, chosen by `Accept`; 406 when none is acceptable), `If-None-Match` and the
+/// 304 it may bring.
+pub(crate) fn conditional(
+    service: &Service,
+    r: &Resource,
+    rows: u32,
+    parameters: &mut Vec<Value>,
+    answers: &mut Value,
+) {
     parameters.push(json!({
         "name": "If-None-Match",
         "in": "header",
@@ -81,11 +96,19 @@ pub(crate) fn conditional(r: &Resource, parameters: &mut Vec<Value>, answers: &m
         "schema": { "type": "string", "maxLength": MAX_IF_NONE_MATCH },
     }));
     if let Some(ok) = answers.get_mut("200") {
+        if r.formats.value.contains(&Format::Csv) {
+            ok["content"]["text/csv"] = json!({ "schema": {
+                "type": "string",
+                "maxLength": restgen_model::bounds::csv_max(service, r, rows),
+                "description": "RFC 4180: a header row of the fields in declared order, then one row per record; nulls empty, nested values as JSON text, text a spreadsheet would run as a formula prefixed with `'`. A list's next page is in `Link`.",
+            } });
+        }
         let headers = ok.as_object_mut().expect("an answer").entry("headers").or_insert_with(|| json!({}));
         for (k, v) in read_headers(r) {
             headers[k] = v;
         }
     }
+    answers["406"] = json!({ "$ref": "#/components/responses/Error406" });
     answers["304"] = json!({
         "description": "The representation the caller holds (named in `If-None-Match`) is current; no body.",
         "headers": Value::Object(read_headers(r)),

@@ -311,7 +311,7 @@ pub(crate) fn resource_paths(
         ok["headers"] = link(base.len() + r.path.value.len());
         let mut answers = responses("200", ok, &[400, 401, 403, 500]);
         let mut parameters = list_parameters(service, r);
-        conditional(r, &mut parameters, &mut answers);
+        conditional(service, r, r.pagination.max_size.value, &mut parameters, &mut answers);
         collection.insert(
             "get".into(),
             json!({
@@ -359,7 +359,7 @@ pub(crate) fn resource_paths(
     if r.has(Operation::Get) {
         let mut answers = responses("200", json_response(&format!("The {name}."), schema_ref(&model)), item_errors);
         let mut parameters = Vec::new();
-        conditional(r, &mut parameters, &mut answers);
+        conditional(service, r, 1, &mut parameters, &mut answers);
         item.insert(
             "get".into(),
             json!({
@@ -445,7 +445,7 @@ pub(crate) fn resource_paths(
             let parent_id = if parent.id == IdKind::Uuid { 36 } else { 20 };
             ok["headers"] = link(base.len() + parent.path.value.len() + 1 + parent_id + r.path.value.len());
             let mut answers = responses("200", ok, &[400, 401, 403, 404, 500]);
-            conditional(r, &mut parameters, &mut answers);
+            conditional(service, r, r.pagination.max_size.value, &mut parameters, &mut answers);
             let mut nested = Map::new();
             nested.insert(
                 "get".into(),

@@ -42,6 +42,7 @@ pub(crate) fn error_responses(service: &Service) -> Value {
         ("401", "Credentials are missing or invalid."),
         ("403", "The caller may not do this."),
         ("404", "No such record."),
+        ("406", "`Accept` admits none of the representations the resource offers; `detail` lists them."),
         (
             "409",
             "A unique value is taken, a per-account limit is reached, or a request with the same `Idempotency-Key` is still running.",

@@ -5,8 +5,9 @@
 //! `If-Match` names no current representation is `412` (and, where the resource requires
 //! the condition, a write without one is `428`).
 
+use crate::negotiate;
 use crate::problem::{FieldError, Problem};
-use crate::spec::ResourceSpec;
+use crate::spec::{Format, ResourceSpec};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
@@ -37,31 +38,39 @@ pub(crate) fn tag_of(body: &impl Serialize) -> Option<HeaderValue> {
 
 /// `body` as JSON with its `ETag`: what a create, replace or patch answers.
 pub(crate) fn tagged(status: StatusCode, body: &impl Serialize) -> Response {
-    let bytes = match serde_json::to_vec(body) {
-        Ok(b) => b,
-        Err(_) => return Problem::internal().into_response(),
-    };
+    match serde_json::to_vec(body) {
+        Ok(bytes) => with_tag(status, bytes, negotiate::offer(Format::Json).content_type),
+        Err(_) => Problem::internal().into_response(),
+    }
+}
+
+/// `bytes` as `content_type` with their `ETag`.
+fn with_tag(status: StatusCode, bytes: Vec<u8>, content_type: &'static str) -> Response {
     let tag = etag(&bytes);
     let mut response = (status, bytes).into_response();
     let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(header::ETAG, tag);
     response
 }
 
-/// A read's answer: `body` as JSON with its `ETag`, the resource's `Cache-Control` and
-/// `extra` headers (`Link`), or 304 with the same headers and no body when the request's
-/// `If-None-Match` names the tag.
+/// A read's answer: `bytes`, the representation in `format`, with their `ETag`, the
+/// resource's `Cache-Control`, `Vary: Accept` where it offers more than one format, and
+/// `extra` headers (`Link`); or 304 with the same headers and no body when the request's
+/// `If-None-Match` names the tag. Each representation has its own tag, as its bytes
+/// differ, so a tag of one format never answers 304 for another.
 pub(crate) fn read(
     spec: &ResourceSpec,
     request: &HeaderMap,
-    body: &impl Serialize,
+    format: Format,
+    bytes: Vec<u8>,
     extra: HeaderMap,
 ) -> Result<Response, Problem> {
-    let mut response = tagged(StatusCode::OK, body);
+    let mut response = with_tag(StatusCode::OK, bytes, negotiate::offer(format).content_type);
     let tag = response.headers().get(header::ETAG).cloned();
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(spec.cache_control));
+    negotiate::vary(spec, headers);
     headers.extend(extra);
     let matched = match (if_none_match(request)?, tag) {
         (Some(Tags::Any), Some(_)) => true,

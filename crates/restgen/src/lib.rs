@@ -13,6 +13,7 @@ mod cors;
 mod derived;
 pub mod idempotency;
 pub mod list;
+mod negotiate;
 mod operations;
 pub mod password;
 pub mod problem;
@@ -21,6 +22,7 @@ pub mod routes;
 pub mod serve;
 pub mod spec;
 pub mod store;
+mod table;
 mod validate;
 
 pub use body::forms::{Payload, Valid};

@@ -2,7 +2,7 @@
 //! `Link` headers of their answers.
 
 use crate::problem::{FieldError, Problem};
-use crate::spec::{Envelope, FieldKind, FieldSpec, IdKind, PageStyle, ResourceSpec};
+use crate::spec::{Envelope, FieldKind, FieldSpec, Format, IdKind, PageStyle, ResourceSpec};
 use crate::store::{Filter, ListQuery, Page, Record, SortKey, SqlValue};
 use axum::http::{HeaderMap, HeaderValue, Uri, header};
 use axum::response::Response;
@@ -271,11 +271,13 @@ fn decode_cursor(
     Ok(sort.iter().zip(values).map(|(k, v)| column_value(spec, k.column, v)).collect())
 }
 
-/// The answer: the envelope of the resource, `has_more`, and `Link: rel="next"`.
+/// The answer: the envelope of the resource, `has_more`, and `Link: rel="next"`; as CSV,
+/// the records alone, the next page only in `Link`.
 pub fn respond(
     spec: &ResourceSpec,
     uri: &Uri,
     request: &HeaderMap,
+    format: Format,
     req: &ListRequest,
     items: Vec<Value>,
     more: bool,
@@ -306,6 +308,18 @@ pub fn respond(
         }
         params
     });
+    let mut headers = HeaderMap::new();
+    if let Some(params) = next_params {
+        let query = form_urlencoded::Serializer::new(String::new()).extend_pairs(&params).finish();
+        let link = format!("<{}?{query}>; rel=\"next\"", uri.path());
+        if let Ok(v) = HeaderValue::from_str(&link) {
+            headers.insert(header::LINK, v);
+        }
+    }
+    if format == Format::Csv {
+        let bytes = crate::table::csv(spec, items.iter().filter_map(Value::as_object))?;
+        return crate::conditional::read(spec, request, format, bytes, headers);
+    }
     let body = match spec.envelope {
         Envelope::Bare => Value::Array(items),
         Envelope::Key(key) => {
@@ -328,15 +342,8 @@ pub fn respond(
             Value::Object(env)
         }
     };
-    let mut headers = HeaderMap::new();
-    if let Some(params) = next_params {
-        let query = form_urlencoded::Serializer::new(String::new()).extend_pairs(&params).finish();
-        let link = format!("<{}?{query}>; rel=\"next\"", uri.path());
-        if let Ok(v) = HeaderValue::from_str(&link) {
-            headers.insert(header::LINK, v);
-        }
-    }
-    crate::conditional::read(spec, request, &body, headers)
+    let bytes = serde_json::to_vec(&body).map_err(|_| Problem::internal())?;
+    crate::conditional::read(spec, request, format, bytes, headers)
 }
 
 /// A filter value as text, the way a request writes it.

@@ -6,10 +6,12 @@ use crate::auth::access::{self, Scope};
 use crate::body;
 use crate::conditional::{self, Precondition};
 use crate::list;
+use crate::negotiate;
 use crate::problem::{FieldError, Problem};
 use crate::routes::{ComputeRule, CreateRule, DeleteRule, UpdateRule};
-use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, IdKind, ResourceSpec};
+use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, Format, IdKind, ResourceSpec};
 use crate::store::{Record, SqlValue, Store, StoreError};
+use crate::table;
 use crate::validate;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -125,8 +127,14 @@ pub async fn get(
     id: &str,
     headers: &HeaderMap,
 ) -> Result<Response, Problem> {
+    let format = negotiate::choose(spec, headers)?;
     let (_, record) = authorized(spec, spec.access.read, store, caller, id).await?;
-    conditional::read(spec, headers, &representation(spec, record), HeaderMap::new())
+    let record = representation(spec, record);
+    let bytes = match format {
+        Format::Json => serde_json::to_vec(&record).map_err(|_| Problem::internal())?,
+        Format::Csv => table::csv(spec, [&record])?,
+    };
+    conditional::read(spec, headers, format, bytes, HeaderMap::new())
 }
 
 /// The record an item operation acts on, once the caller is admitted to it: refused
@@ -379,6 +387,7 @@ pub async fn list(
     headers: &HeaderMap,
     parent: Option<(&'static crate::spec::ParentSpec, &str)>,
 ) -> Result<Response, Problem> {
+    let format = negotiate::choose(spec, headers)?;
     let scope = access::collection(spec.access.read, caller)?;
     // Listing the children of a record is refused exactly as reading that record would
     // be, by the parent's own rules (its `read`, its owner, its `not_owned`); the
@@ -421,7 +430,7 @@ pub async fn list(
     }
     let (records, more) = store.list(spec, &request.query).await?;
     let items: Vec<Value> = records.into_iter().map(|r| Value::Object(representation(spec, r))).collect();
-    list::respond(spec, uri, headers, &request, items, more)
+    list::respond(spec, uri, headers, format, &request, items, more)
 }
 
 /// The answer for a record that does not exist, the same as for one that is hidden.

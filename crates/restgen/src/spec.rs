@@ -5,7 +5,9 @@
 //! here: the model and the runtime share one definition. What holds text holds it as
 //! `&'static str` here ([`Rule`], [`Envelope`], [`DefaultValue`]), so specs can be statics.
 
-pub use restgen_model::model::{FieldKind, IdKind, JwtAlgorithm, Operation, PageStyle, RateAlgorithm, RateKey, Scheme};
+pub use restgen_model::model::{
+    FieldKind, Format, IdKind, JwtAlgorithm, Operation, PageStyle, RateAlgorithm, RateKey, Scheme,
+};
 
 /// One resource.
 #[derive(Debug)]
@@ -44,6 +46,8 @@ pub struct ResourceSpec {
     pub former_paths: &'static [&'static str],
     /// Writes (PUT, PATCH, DELETE) must carry `If-Match` (`require_if_match`): 428 without.
     pub require_if_match: bool,
+    /// The representations its reads offer (`formats`), JSON first: `Accept` picks one.
+    pub formats: &'static [Format],
 }
 
 impl ResourceSpec {
@@ -75,6 +79,7 @@ impl ResourceSpec {
         cache_control: "no-cache",
         former_paths: &[],
         require_if_match: false,
+        formats: &[Format::Json],
     };
 
     pub fn field(&self, name: &str) -> Option<&'static FieldSpec> {

@@ -4,7 +4,7 @@
 //! note there, and the warning goes with it.
 
 use crate::diagnostics::{Diagnostics, codes};
-use crate::model::{Format, Gate, Resource, Service};
+use crate::model::{Gate, Resource, Service};
 use crate::origin::Origin;
 use crate::vocabulary::{self, Table};
 
@@ -24,9 +24,6 @@ pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
 /// The resource's own keys and its fields': what the derive can judge of one resource.
 pub(super) fn resource(r: &Resource, diags: &mut Diagnostics) {
     let table = &vocabulary::RESOURCE;
-    if r.formats.value.contains(&Format::Csv) {
-        warn(table, "formats", &r.formats.origin, diags);
-    }
     if let Some(states) = &r.states {
         warn(table, "states", &states.origin, diags);
     }

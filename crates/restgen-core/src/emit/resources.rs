@@ -269,6 +269,10 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
     if r.require_if_match.value {
         differs.push(quote!(require_if_match: true));
     }
+    if r.formats.value != [Format::Json] {
+        let formats = r.formats.value.iter().map(|f| variant("Format", f.variant()));
+        differs.push(quote!(formats: &[#(#formats),*]));
+    }
     quote! {
         #[doc = #doc]
         pub static #ident: ResourceSpec = ResourceSpec {

@@ -6,6 +6,7 @@ mod auth;
 mod client;
 mod conditional;
 mod cors;
+mod formats;
 mod idempotency;
 mod keys;
 mod nested;

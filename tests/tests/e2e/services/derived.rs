@@ -13,7 +13,8 @@ use serde_json::{Value, json};
 #[resource(
     path = "/bookmarks",
     access(all = [anyone]),
-    pagination(style = cursor, default_size = 2, max_size = 50)
+    pagination(style = cursor, default_size = 2, max_size = 50),
+    formats(json, csv)
 )]
 pub struct Bookmark {
     pub id: Uuid,
@@ -173,6 +174,14 @@ async fn derived_lists_page_filter_and_sort(s: Server) {
         next = page.header("link").map(|l| l.trim_start_matches('<').split('>').next().unwrap().to_owned());
     }
     assert_eq!(titles, ["a", "b", "c", "d", "e"]);
+    // The same list as CSV (`formats(json, csv)`): the titles in the same order.
+    let csv = s.send_with("GET", "/api/bookmarks?sort=title_asc&limit=50", None, &[("accept", "text/csv")]).await;
+    assert_eq!(csv.header("content-type"), Some("text/csv; charset=utf-8; header=present"), "{}", csv.text);
+    let mut lines = csv.text.split("\r\n");
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let title = header.iter().position(|c| *c == "title").expect("a title column");
+    let column: Vec<&str> = lines.filter(|l| !l.is_empty()).map(|l| l.split(',').nth(title).unwrap()).collect();
+    assert_eq!(column, titles);
     // The filter the attribute allows, and none other.
     assert_eq!(s.get("/api/bookmarks?state=unread&limit=50").await.body["data"].as_array().unwrap().len(), 5);
     s.get("/api/bookmarks?title=a").await.assert_problem(400);

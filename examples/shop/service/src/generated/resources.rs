@@ -209,6 +209,7 @@ pub static ORDER: ResourceSpec = ResourceSpec {
         key: RateKey::Principal,
     }),
     former_paths: &["/purchases"],
+    formats: &[Format::Json, Format::Csv],
     ..ResourceSpec::DEFAULT
 };
 /// The `invoice` resource.

@@ -228,6 +228,7 @@ pub static BOOK: ResourceSpec = ResourceSpec {
             column: "author_id",
         },
     ],
+    formats: &[Format::Json, Format::Csv],
     ..ResourceSpec::DEFAULT
 };
 /// The `copy` resource.
