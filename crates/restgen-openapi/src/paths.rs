@@ -338,7 +338,7 @@ pub(crate) fn resource_paths(
                 "schema": { "type": "string", "enum": ["true"], "maxLength": 4 },
             },
         });
-        let answers = responses("201", created, &[400, 401, 403, 409, 413, 415, 422, 500]);
+        let answers = responses("201", created, &[400, 401, 403, 409, 413, 415, 422, 500, 502, 504]);
         collection.insert(
             "post".into(),
             json!({
@@ -381,7 +381,8 @@ pub(crate) fn resource_paths(
         schemas.insert(input_name.clone(), input(service, r, op));
         let mut stored = json_response(&format!("The {name} as stored."), schema_ref(&model));
         stored["headers"] = json!({ "ETag": { "$ref": "#/components/headers/ETag" } });
-        let answers = responses("200", stored, &write_errors(r, &[400, 401, 403, 404, 409, 413, 415, 422, 500]));
+        let answers =
+            responses("200", stored, &write_errors(r, &[400, 401, 403, 404, 409, 413, 415, 422, 500, 502, 504]));
         let media = if op == WriteOp::Patch { "application/merge-patch+json" } else { "application/json" };
         let mut body = json_body(schema_ref(&input_name));
         if op == WriteOp::Patch {
@@ -405,7 +406,7 @@ pub(crate) fn resource_paths(
         let answers = responses(
             "204",
             json!({ "description": "Deleted." }),
-            &write_errors(r, &[400, 401, 403, 404, 409, 422, 500]),
+            &write_errors(r, &[400, 401, 403, 404, 409, 422, 500, 502, 504]),
         );
         item.insert(
             "delete".into(),

@@ -57,7 +57,9 @@ pub(crate) fn error_responses(service: &Service) -> Value {
         ("422", "A business rule refused the input, or an `Idempotency-Key` was used before with another body."),
         ("428", "The resource takes writes only with `If-Match` (`require_if_match`)."),
         ("500", "The service failed; the fault is logged."),
+        ("502", "A business rule called an upstream service, and its answer could not be used; nothing was written."),
         ("503", "The request took too long, or the service is not ready."),
+        ("504", "A business rule called an upstream service, and it did not answer in time; nothing was written."),
     ] {
         let mut response = json!({
             "description": what,
@@ -86,6 +88,13 @@ pub(crate) fn error_responses(service: &Service) -> Value {
         }
         if status == "412" {
             response["headers"] = json!({ "ETag": { "$ref": "#/components/headers/ETag" } });
+        }
+        // Hooks run before writes; a service without writes runs none.
+        let written = [Operation::Create, Operation::Replace, Operation::Patch, Operation::Delete];
+        if (status == "502" || status == "504")
+            && !service.resources.iter().any(|r| written.iter().any(|op| r.has(*op)))
+        {
+            continue;
         }
         if status == "428" && service.resources.iter().all(|r| !r.require_if_match.value) {
             continue;

@@ -93,6 +93,20 @@ impl Problem {
         Problem::new(StatusCode::CONFLICT, detail)
     }
 
+    /// 502: an upstream service a rule called (a payment provider, an address check) gave
+    /// an answer it could not use: an error, or one it could not read. `detail` says which
+    /// service failed, for the caller; what it answered belongs in the log, not here.
+    pub fn bad_gateway(detail: impl Into<String>) -> Self {
+        Problem::new(StatusCode::BAD_GATEWAY, detail)
+    }
+
+    /// 504: an upstream service a rule called did not answer in the time the rule gave it.
+    /// The write was not made; the caller may retry (with the same `Idempotency-Key` for
+    /// a create).
+    pub fn gateway_timeout(detail: impl Into<String>) -> Self {
+        Problem::new(StatusCode::GATEWAY_TIMEOUT, detail)
+    }
+
     /// 500 with a fixed detail; what went wrong is logged, never sent.
     pub fn internal() -> Self {
         Problem::new(StatusCode::INTERNAL_SERVER_ERROR, "the server failed to answer; the fault is logged")

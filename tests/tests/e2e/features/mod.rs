@@ -15,3 +15,4 @@ mod rate;
 mod redirects;
 mod retries;
 mod security;
+mod upstream;
