@@ -84,6 +84,8 @@ pub struct Order {
     pub customer_id: Option<Uuid>,
     #[field(text, settable, max_length = 2000, since = 2)]
     pub note: Option<String>,
+    #[field(settable, filter, default = false, until = 2)]
+    pub gift_wrap: bool,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

@@ -23,7 +23,7 @@ pub use list::{Envelope, List, Page, Paging, Style};
 pub use restgen_wire::{Endpoint, Enum, Patch, input};
 pub use retry::Retry;
 pub use tagged::Tagged;
-pub use transport::{ApiKey, ApiKeyCreated, Builder, ServiceInfo, Token, Transport};
+pub use transport::{ApiKey, ApiKeyCreated, Builder, ServiceInfo, Token, Transport, VersionBy, Versions};
 
 /// Re-exports for generated code. Not a public API: names here may change in any release.
 #[doc(hidden)]

@@ -24,6 +24,31 @@ pub struct ServiceInfo {
     pub login_identifier: &'static str,
     /// The header that carries an API key, when the service takes them.
     pub api_key_header: Option<&'static str>,
+    /// The API versions the service serves, and how a client names one.
+    pub versions: Option<Versions>,
+}
+
+/// A service's API versions, as its client names one ([`Builder::version`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Versions {
+    /// Oldest first.
+    pub served: &'static [u32],
+    /// How the client names the version it chose: the first way the service takes, in
+    /// the order path, header, media type.
+    pub by: VersionBy,
+    /// `{vendor}` of `application/vnd.{vendor}.v{n}+json`.
+    pub vendor: &'static str,
+}
+
+/// A way of naming a version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VersionBy {
+    /// `{base_path}/v{n}/...`
+    Path,
+    /// `X-API-Version: n`
+    Header,
+    /// `Accept: application/vnd.{vendor}.v{n}+json`
+    MediaType,
 }
 
 /// The answer of logging in.
@@ -64,6 +89,7 @@ pub struct Builder<C = Transport> {
     timeout: Duration,
     connect_timeout: Duration,
     user_agent: String,
+    version: Option<u32>,
     client: PhantomData<fn() -> C>,
 }
 
@@ -77,6 +103,7 @@ impl<C> Clone for Builder<C> {
             timeout: self.timeout,
             connect_timeout: self.connect_timeout,
             user_agent: self.user_agent.clone(),
+            version: self.version,
             client: PhantomData,
         }
     }
@@ -94,6 +121,7 @@ impl<C: From<Transport>> Builder<C> {
             timeout: Duration::from_secs(30),
             connect_timeout: Duration::from_secs(10),
             user_agent: concat!("restgen-client/", env!("CARGO_PKG_VERSION")).to_owned(),
+            version: None,
             client: PhantomData,
         }
     }
@@ -117,6 +145,14 @@ impl<C: From<Transport>> Builder<C> {
     /// The longest connecting may take (10 s).
     pub fn connect_timeout(mut self, timeout: Duration) -> Builder<C> {
         self.connect_timeout = timeout;
+        self
+    }
+
+    /// The API version every call is made in (by path, header or media type, as the
+    /// service takes them); without one the service answers in its newest. `build` fails
+    /// for a version the service does not serve.
+    pub fn version(mut self, version: u32) -> Builder<C> {
+        self.version = Some(version);
         self
     }
 
@@ -144,10 +180,32 @@ impl<C: From<Transport>> Builder<C> {
             .build()
             .map_err(|e| Error::Config(e.to_string()))?;
         let root = format!("{origin}{}", self.info.base_path);
+        let version = match (self.version, self.info.versions) {
+            (None, _) => None,
+            (Some(n), Some(v)) if v.served.contains(&n) => Some((n, v)),
+            (Some(n), Some(v)) => {
+                let served: Vec<String> = v.served.iter().map(u32::to_string).collect();
+                return Err(Error::Config(format!("the service serves no version {n}; served: {}", served.join(", "))));
+            }
+            (Some(_), None) => return Err(Error::Config("this service has no API versions".into())),
+        };
+        let resources = match version {
+            Some((n, Versions { by: VersionBy::Path, .. })) => format!("{root}/v{n}"),
+            _ => root.clone(),
+        };
+        let version_header = match version {
+            Some((n, Versions { by: VersionBy::Header, .. })) => Some(("X-API-Version", n.to_string())),
+            Some((n, Versions { by: VersionBy::MediaType, vendor, .. })) => {
+                Some(("Accept", format!("application/vnd.{vendor}.v{n}+json")))
+            }
+            _ => None,
+        };
         Ok(C::from(Transport(Arc::new(Inner {
             http,
             origin,
             root,
+            resources,
+            version_header,
             info: self.info,
             auth: self.auth,
             retry: self.retry,
@@ -165,6 +223,10 @@ struct Inner {
     http: reqwest::Client,
     origin: String,
     root: String,
+    /// Where resources live: `root`, or `root/v{n}` when the chosen version is named by path.
+    resources: String,
+    /// The header that names the chosen version, when it is named by header or media type.
+    version_header: Option<(&'static str, String)>,
     info: ServiceInfo,
     auth: Auth,
     retry: Retry,
@@ -316,7 +378,10 @@ impl Transport {
         body: Option<(&'static str, Vec<u8>)>,
         keyed: bool,
     ) -> Call<'static> {
-        Call { method, url: format!("{}{path}", self.0.root), query: &[], body, keyed, signed: true, if_match: None }
+        // Logging in and API keys never change with versions; resources do.
+        let unversioned = Some(path) == self.0.info.login_path || path.starts_with("/auth/api-keys");
+        let root = if unversioned { &self.0.root } else { &self.0.resources };
+        Call { method, url: format!("{root}{path}"), query: &[], body, keyed, signed: true, if_match: None }
     }
 
     async fn tagged<T: DeserializeOwned>(&self, call: &Call<'_>) -> Result<Tagged<T>, Error> {
@@ -355,6 +420,9 @@ impl Transport {
             }
             if let Some(tag) = &call.if_match {
                 request = request.header(IF_MATCH, tag);
+            }
+            if let Some((name, value)) = &self.0.version_header {
+                request = request.header(*name, value);
             }
             if call.signed
                 && let Some((name, value)) = self.credentials().await?

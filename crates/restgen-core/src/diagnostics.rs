@@ -77,6 +77,7 @@ pub mod codes {
         UNDECLARED_VERSION = "E0701" "undeclared-version";
         EMPTY_VERSION_RANGE = "E0702" "empty-version-range";
         VERSION_ORDER = "E0703" "version-order";
+        REQUIRED_GATED = "E0704" "required-gated-field";
         NOT_SERVED = "E0801" "not-served";
         DERIVE_SHAPE = "E0901" "derive-shape";
         RUST_TYPE = "E0902" "rust-type";

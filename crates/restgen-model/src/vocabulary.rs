@@ -194,7 +194,6 @@ impl Key {
     }
 }
 
-const VERSION_GATES: &str = "the service serves one API, with every resource and field in it";
 const LIFECYCLE: &str = "no `POST {item}/{transition}` route exists: records stay in their initial state";
 const EVENTS: &str = "there are no webhook endpoints, and nothing is published";
 
@@ -250,7 +249,7 @@ pub const API: Table = Table {
         key("base_path", "path", Default::Literal("\"\""), "prefix of every resource route (`/api`); auth endpoints and `/webhooks` live under it too, never under `/v{n}`").yaml().json(r##"{"type":"string","pattern":"^(/[a-z0-9][a-z0-9_-]*)*$"}"##),
         key("versions", "list of [version](#version) or numbers", Default::List(&[]), "versions served side by side, oldest first; `- 2` is short for `- { version: 2 }`")
             .yaml()
-            .pending("requests under `/v{n}` answer 404, and no `Deprecation` or `Sunset` is sent").json(r##"{"type":"array","items":{"anyOf":[{"type":"integer","minimum":1},{"$ref":"#/$defs/version"}]}}"##),
+            .json(r##"{"type":"array","items":{"anyOf":[{"type":"integer","minimum":1},{"$ref":"#/$defs/version"}]}}"##),
         key("versioning", "list of {words}", Default::Text("`[path]` when versions exist"), "how a request picks a version: `/v2/...`, `X-API-Version: 2`, `Accept: application/vnd.{vendor}.v2+json`")
             .words(Versioning::WORDS)
             .yaml().json(r##"{"type":"array","items":{"enum":"{words}"},"uniqueItems":true}"##),
@@ -581,8 +580,8 @@ pub const RESOURCE: Table = Table {
         key("links", "boolean", Default::Bool(false), "hypermedia links in each representation")
             .pending("representations carry no `_links`").json(r##"{"type":"boolean"}"##),
         key("rate_limit", "[rate_limit](#rate_limit)", Default::Text("the service's"), "override").json(r##"{"$ref":"#/$defs/rate_limit"}"##),
-        key("since", "declared version", Default::None, "first version that has the resource").pending(VERSION_GATES).json(r##"{"type":"integer","minimum":1}"##),
-        key("until", "declared version", Default::None, "first version that no longer has it").pending(VERSION_GATES).json(r##"{"type":"integer","minimum":1}"##),
+        key("since", "declared version", Default::None, "first version that has the resource").json(r##"{"type":"integer","minimum":1}"##),
+        key("until", "declared version", Default::None, "first version that no longer has it").json(r##"{"type":"integer","minimum":1}"##),
     ],
 };
 
@@ -738,8 +737,8 @@ pub const FIELD: Table = Table {
         key("pattern", "regular expression", Default::None, "text must match it whole (`regex` crate syntax)").json(r##"{"type":"string"}"##),
         key("filter", "boolean", Default::Bool(false), "allowed as `?name=value` on lists").json(r##"{"type":"boolean"}"##),
         key("sort", "boolean", Default::Bool(false), "allowed in `?sort=name_asc` / `name_desc`").json(r##"{"type":"boolean"}"##),
-        key("since", "declared version", Default::None, "first version that has the field").pending(VERSION_GATES).json(r##"{"type":"integer","minimum":1}"##),
-        key("until", "declared version", Default::None, "first version that no longer has it").pending(VERSION_GATES).json(r##"{"type":"integer","minimum":1}"##),
+        key("since", "declared version", Default::None, "first version that has the field").json(r##"{"type":"integer","minimum":1}"##),
+        key("until", "declared version", Default::None, "first version that no longer has it").json(r##"{"type":"integer","minimum":1}"##),
     ],
 };
 

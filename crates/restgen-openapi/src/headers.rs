@@ -141,3 +141,66 @@ pub(crate) fn write_errors(r: &Resource, errors: &[u16]) -> Vec<u16> {
     out.sort_unstable();
     out
 }
+
+/// A deprecated version's document: every operation under `resource_base` marked
+/// deprecated, and every answer of it documenting `Deprecation`, `Sunset` (where the
+/// version has one) and the `Link` to its successor.
+pub(crate) fn deprecation(doc: &mut Value, v: &ApiVersion, resource_base: &str) {
+    let mut headers = Map::new();
+    if v.deprecated.is_some() {
+        headers.insert(
+            "Deprecation".into(),
+            json!({
+                "description": "`@<unix seconds>`: when this version was, or will be, deprecated (RFC 9745).",
+                "required": true,
+                "schema": { "type": "string", "pattern": "^@[0-9]{1,19}$", "maxLength": 20 },
+            }),
+        );
+    }
+    if v.sunset.is_some() {
+        headers.insert("Sunset".into(), json!({
+            "description": "The HTTP date from which this version answers 410 (RFC 8594).",
+            "required": true,
+            "schema": { "type": "string", "pattern": "^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$", "maxLength": 29 },
+        }));
+    }
+    headers.insert("Link".into(), json!({
+        "description": "`<...>; rel=\"successor-version\"`: the same place in the version that succeeds this one (a list's `rel=\"next\"` may come beside it).",
+        "required": true,
+        "schema": { "type": "string", "pattern": "^<[^>]*>; rel=\"successor-version\"$", "maxLength": 16384 },
+    }));
+    if v.sunset.is_some() {
+        doc["components"]["responses"]["Error410"] = json!({
+            "description": "This version reached its sunset; the `Link` names its successor.",
+            "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } },
+            "headers": headers.clone(),
+        });
+    }
+    let Some(Value::Object(paths)) = doc.get_mut("paths") else { return };
+    for (path, item) in paths.iter_mut() {
+        if !path.starts_with(resource_base) || resource_base.is_empty() && !path.starts_with('/') {
+            continue;
+        }
+        for op in item.as_object_mut().into_iter().flat_map(|i| i.values_mut()).filter_map(Value::as_object_mut) {
+            if !op.contains_key("responses") {
+                continue;
+            }
+            op.insert("deprecated".into(), json!(true));
+            let responses = op.get_mut("responses").and_then(Value::as_object_mut).expect("checked");
+            if v.sunset.is_some() {
+                responses.insert("410".into(), json!({ "$ref": "#/components/responses/Error410" }));
+            }
+            for response in responses.values_mut().filter_map(Value::as_object_mut) {
+                if response.contains_key("$ref") {
+                    continue;
+                }
+                let h = response.entry("headers").or_insert_with(|| json!({}));
+                for (name, header) in &headers {
+                    if name != "Link" || h.get("Link").is_none() {
+                        h[name] = header.clone();
+                    }
+                }
+            }
+        }
+    }
+}

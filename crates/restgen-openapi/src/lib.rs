@@ -25,13 +25,71 @@ use serde_json::{Map, Value, json};
 
 /// The document as pretty JSON text, ending in a newline.
 pub fn render(service: &Service) -> String {
-    let mut text = serde_json::to_string_pretty(&document(service)).unwrap_or_default();
+    text(&document(service))
+}
+
+fn text(doc: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(doc).unwrap_or_default();
     text.push('\n');
     text
 }
 
+/// The document of what a request that names no version gets: the newest version at the
+/// unprefixed paths, or the whole service where it has no versions.
 pub fn document(service: &Service) -> Value {
-    let base = service.api.base_path.value.as_str();
+    match service.api.versions.last() {
+        Some(newest) => version_document(service, newest, false),
+        None => build(service, &service.api.base_path.value),
+    }
+}
+
+/// One document per served version, `(n, text)`: its resources and fields, at
+/// `{base_path}/v{n}` where paths name versions.
+pub fn render_versions(service: &Service) -> Vec<(u32, String)> {
+    let by_path = service.api.versioning.iter().any(|v| v.value == Versioning::Path);
+    service.api.versions.iter().map(|v| (v.number.value, text(&version_document(service, v, by_path)))).collect()
+}
+
+/// Version `v` of the API: what it has, where it lives, and, when it is deprecated, the
+/// `Deprecation`, `Sunset` and successor `Link` on every answer and each operation marked.
+fn version_document(service: &Service, v: &ApiVersion, prefixed: bool) -> Value {
+    let n = v.number.value;
+    let view = service.at_version(n);
+    let base = &service.api.base_path.value;
+    let resource_base = if prefixed { format!("{base}/v{n}") } else { base.clone() };
+    let deprecated = (v.deprecated.is_some() || v.sunset.is_some()).then_some(v);
+    let mut doc = build_at(&view, base, &resource_base, deprecated);
+    doc["info"]["version"] = json!(n.to_string());
+    let served: Vec<String> = service.api.versions.iter().map(|v| v.number.value.to_string()).collect();
+    let how: Vec<String> = service
+        .api
+        .versioning
+        .iter()
+        .map(|scheme| match scheme.value {
+            Versioning::Path => format!("the path `{base}/v{n}/...`"),
+            Versioning::Header => format!("`X-API-Version: {n}`"),
+            Versioning::MediaType => format!("`Accept: {}`", service.api.media_type(n)),
+        })
+        .collect();
+    let note = format!(
+        "Version {n} of the API (served: {}), named by {}; a request that names none gets the newest.",
+        served.join(", "),
+        how.join(", or ")
+    );
+    doc["info"]["description"] = match service.description.as_deref() {
+        Some(d) => json!(format!("{d}\n\n{note}")),
+        None => json!(note),
+    };
+    doc
+}
+
+fn build(service: &Service, base: &str) -> Value {
+    build_at(service, base, base, None)
+}
+
+/// The document with auth endpoints under `base` and resources under `resource_base`,
+/// those of a `deprecated` version marked as such.
+fn build_at(service: &Service, base: &str, resource_base: &str, deprecated: Option<&ApiVersion>) -> Value {
     let mut paths = Map::new();
     let mut schemas = Map::new();
     schemas.insert("Problem".into(), problem_schema());
@@ -42,7 +100,7 @@ pub fn document(service: &Service) -> Value {
     let per_resource: Vec<(String, Vec<String>)> = service
         .resources
         .iter()
-        .map(|r| (r.name.value.clone(), resource_paths(service, r, base, &mut paths, &mut schemas)))
+        .map(|r| (r.name.value.clone(), resource_paths(service, r, resource_base, &mut paths, &mut schemas)))
         .collect();
     let limited = rate::limited_paths(service, &per_resource, &paths);
     let version = service.api.versions.last().map_or_else(|| "1".to_owned(), |v| v.number.value.to_string());
@@ -78,6 +136,9 @@ pub fn document(service: &Service) -> Value {
     }
     if !service.resources.is_empty() {
         doc["components"]["headers"] = json!({ "ETag": etag_header() });
+    }
+    if let Some(v) = deprecated {
+        headers::deprecation(&mut doc, v, resource_base);
     }
     rate::document(&mut doc, service, &limited);
     if let Some(cors) = &service.cors {

@@ -8,6 +8,7 @@
 use crate::negotiate;
 use crate::problem::{FieldError, Problem};
 use crate::spec::{Format, ResourceSpec};
+use crate::version::View;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
@@ -24,29 +25,36 @@ pub const MAX_IF_NONE_MATCH: usize = restgen_model::bounds::MAX_IF_NONE_MATCH;
 const TAG_BYTES: usize = 16;
 
 /// `"<base64url of the first 128 bits of SHA-256>"`: equal bytes, equal tag, so it is
-/// strong, and the same for every caller who sees the same representation.
-fn etag(bytes: &[u8]) -> HeaderValue {
-    let digest = Sha256::digest(bytes);
+/// strong, and the same for every caller who sees the same representation. In a service
+/// with versions the version and media type are part of what is hashed, so a tag of one
+/// version never stands for another's representation, even where their bytes agree.
+fn etag(view: &View, content_type: &str, bytes: &[u8]) -> HeaderValue {
+    let mut hasher = Sha256::new();
+    if let Some(n) = view.number() {
+        hasher.update(format!("v{n};{content_type}\n"));
+    }
+    hasher.update(bytes);
+    let digest = hasher.finalize();
     let tag = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&digest[..TAG_BYTES]);
     HeaderValue::from_str(&format!("\"{tag}\"")).expect("base64url is a valid header value")
 }
 
-/// The strong tag of `body` as JSON: the tag its answer would carry.
-pub(crate) fn tag_of(body: &impl Serialize) -> Option<HeaderValue> {
-    serde_json::to_vec(body).ok().map(|bytes| etag(&bytes))
+/// The strong tag of `body` as JSON in `view`: the tag its answer would carry.
+pub(crate) fn tag_of(view: &View, body: &impl Serialize) -> Option<HeaderValue> {
+    serde_json::to_vec(body).ok().map(|bytes| etag(view, view.json_type(), &bytes))
 }
 
 /// `body` as JSON with its `ETag`: what a create, replace or patch answers.
-pub(crate) fn tagged(status: StatusCode, body: &impl Serialize) -> Response {
+pub(crate) fn tagged(status: StatusCode, view: &View, body: &impl Serialize) -> Response {
     match serde_json::to_vec(body) {
-        Ok(bytes) => with_tag(status, bytes, negotiate::offer(Format::Json).content_type),
+        Ok(bytes) => with_tag(status, view, bytes, view.json_type()),
         Err(_) => Problem::internal().into_response(),
     }
 }
 
 /// `bytes` as `content_type` with their `ETag`.
-fn with_tag(status: StatusCode, bytes: Vec<u8>, content_type: &'static str) -> Response {
-    let tag = etag(&bytes);
+fn with_tag(status: StatusCode, view: &View, bytes: Vec<u8>, content_type: &'static str) -> Response {
+    let tag = etag(view, content_type, &bytes);
     let mut response = (status, bytes).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
@@ -61,12 +69,17 @@ fn with_tag(status: StatusCode, bytes: Vec<u8>, content_type: &'static str) -> R
 /// differ, so a tag of one format never answers 304 for another.
 pub(crate) fn read(
     spec: &ResourceSpec,
+    view: &View,
     request: &HeaderMap,
     format: Format,
     bytes: Vec<u8>,
     extra: HeaderMap,
 ) -> Result<Response, Problem> {
-    let mut response = with_tag(StatusCode::OK, bytes, negotiate::offer(format).content_type);
+    let content_type = match format {
+        Format::Json => view.json_type(),
+        other => negotiate::offer(other).content_type,
+    };
+    let mut response = with_tag(StatusCode::OK, view, bytes, content_type);
     let tag = response.headers().get(header::ETAG).cloned();
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(spec.cache_control));
@@ -222,9 +235,10 @@ mod tests {
 
     #[test]
     fn equal_bytes_have_equal_tags_and_any_change_changes_the_tag() {
-        assert_eq!(etag(b"{\"a\":1}"), etag(b"{\"a\":1}"));
-        assert_ne!(etag(b"{\"a\":1}"), etag(b"{\"a\":2}"));
-        assert_eq!(etag(b"x").len(), 24);
+        let tag = |bytes: &[u8]| etag(&View::NONE, "application/json", bytes);
+        assert_eq!(tag(b"{\"a\":1}"), tag(b"{\"a\":1}"));
+        assert_ne!(tag(b"{\"a\":1}"), tag(b"{\"a\":2}"));
+        assert_eq!(tag(b"x").len(), 24);
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod spec;
 pub mod store;
 mod table;
 mod validate;
+pub mod version;
 
 pub use body::forms::{Payload, Valid};
 pub use derived::{Accounts, App, Principal, Resource};

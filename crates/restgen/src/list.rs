@@ -4,6 +4,7 @@
 use crate::problem::{FieldError, Problem};
 use crate::spec::{Envelope, FieldKind, FieldSpec, Format, IdKind, PageStyle, ResourceSpec};
 use crate::store::{Filter, ListQuery, Page, Record, SortKey, SqlValue};
+use crate::version::View;
 use axum::http::{HeaderMap, HeaderValue, Uri, header};
 use axum::response::Response;
 use base64::Engine;
@@ -33,7 +34,13 @@ pub fn within(parent: &str, id: &SqlValue) -> String {
 
 /// Parses the query of a list of `spec`: the whole collection, or the children of the
 /// parent `within` names.
-pub fn parse(spec: &ResourceSpec, params: &[(String, String)], within: Option<String>) -> Result<ListRequest, Problem> {
+/// Filters and sorts are the version's: a field `view` lacks is neither.
+pub fn parse(
+    spec: &ResourceSpec,
+    view: &View,
+    params: &[(String, String)],
+    within: Option<String>,
+) -> Result<ListRequest, Problem> {
     let mut errors = Vec::new();
     let mut filters = Vec::new();
     let mut size: Option<u32> = None;
@@ -79,7 +86,7 @@ pub fn parse(spec: &ResourceSpec, params: &[(String, String)], within: Option<St
             "cursor" if style == PageStyle::Cursor => cursor = Some(value.clone()),
             "starting_after" if style == PageStyle::Cursor => starting_after = Some(value.clone()),
             "sort" => sort_param = value.clone(),
-            name => match spec.fields.iter().find(|f| f.name == name && f.filter) {
+            name => match spec.fields.iter().find(|f| f.name == name && f.filter && view.has(&f.gate)) {
                 Some(f) => match filter_value(f, value) {
                     Ok(v) => filters.push(Filter { column: f.name, value: v }),
                     Err(message) => bad(message),
@@ -88,7 +95,7 @@ pub fn parse(spec: &ResourceSpec, params: &[(String, String)], within: Option<St
             },
         }
     }
-    let sort = match sort_keys(spec, &sort_param) {
+    let sort = match sort_keys(spec, view, &sort_param) {
         Ok((keys, named)) => {
             // Written back canonically: what cursors carry and `Link` repeats.
             sort_param = canonical_sort(&keys[..named]);
@@ -140,11 +147,16 @@ fn canonical_sort(keys: &[SortKey]) -> String {
 /// `sort=city_asc,created_at_desc`: fields marked `sort`, plus `id` and `created_at`.
 /// The id always ends the keys, so the order is total and cursors are stable.
 /// Returns the keys, and how many of them the request named.
-fn sort_keys(spec: &ResourceSpec, param: &str) -> Result<(Vec<SortKey>, usize), FieldError> {
+fn sort_keys(spec: &ResourceSpec, view: &View, param: &str) -> Result<(Vec<SortKey>, usize), FieldError> {
     let mut keys = Vec::new();
-    let parts: Vec<&str> = param.split(',').map(str::trim).filter(|p| !p.is_empty()).collect();
+    // `sort=` is no sort; an empty key among others (`sort=,,`) names nothing.
+    let parts: Vec<&str> = if param.is_empty() { Vec::new() } else { param.split(',').map(str::trim).collect() };
+    if parts.iter().any(|p| p.is_empty()) {
+        return Err(FieldError { field: "sort".into(), message: "lists an empty key".into() });
+    }
+    let sorts = |f: &&FieldSpec| f.sort && view.has(&f.gate);
     // As many keys as there are sortable fields, as the OpenAPI document says.
-    let sortable = 1 + usize::from(spec.timestamps) + spec.fields.iter().filter(|f| f.sort).count();
+    let sortable = 1 + usize::from(spec.timestamps) + spec.fields.iter().filter(sorts).count();
     if parts.len() > sortable {
         return Err(FieldError { field: "sort".into(), message: format!("lists more than {sortable} keys") });
     }
@@ -165,7 +177,8 @@ fn sort_keys(spec: &ResourceSpec, param: &str) -> Result<(Vec<SortKey>, usize), 
             other => spec
                 .fields
                 .iter()
-                .find(|f| f.name == other && f.sort)
+                .filter(sorts)
+                .find(|f| f.name == other)
                 .map(|f| (f.name, f.optional, f.kind == FieldKind::Decimal)),
         };
         match column {
@@ -273,8 +286,10 @@ fn decode_cursor(
 
 /// The answer: the envelope of the resource, `has_more`, and `Link: rel="next"`; as CSV,
 /// the records alone, the next page only in `Link`.
+#[allow(clippy::too_many_arguments)]
 pub fn respond(
     spec: &ResourceSpec,
+    view: &View,
     uri: &Uri,
     request: &HeaderMap,
     format: Format,
@@ -317,8 +332,8 @@ pub fn respond(
         }
     }
     if format == Format::Csv {
-        let bytes = crate::table::csv(spec, items.iter().filter_map(Value::as_object))?;
-        return crate::conditional::read(spec, request, format, bytes, headers);
+        let bytes = crate::table::csv(spec, view, items.iter().filter_map(Value::as_object))?;
+        return crate::conditional::read(spec, view, request, format, bytes, headers);
     }
     let body = match spec.envelope {
         Envelope::Bare => Value::Array(items),
@@ -343,7 +358,7 @@ pub fn respond(
         }
     };
     let bytes = serde_json::to_vec(&body).map_err(|_| Problem::internal())?;
-    crate::conditional::read(spec, request, format, bytes, headers)
+    crate::conditional::read(spec, view, request, format, bytes, headers)
 }
 
 /// A filter value as text, the way a request writes it.

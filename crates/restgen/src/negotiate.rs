@@ -7,6 +7,7 @@
 
 use crate::problem::Problem;
 use crate::spec::{Format, ResourceSpec};
+use crate::version::View;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use mediatype::{MediaType, MediaTypeList};
 
@@ -39,8 +40,9 @@ pub(crate) fn offer(format: Format) -> &'static Offer {
     }
 }
 
-/// The representation the request asks for among those `spec` offers.
-pub(crate) fn choose(spec: &ResourceSpec, request: &HeaderMap) -> Result<Format, Problem> {
+/// The representation the request asks for among those `spec` offers. In a version named
+/// by media type, JSON is also that type (`application/vnd.shop.v2+json`).
+pub(crate) fn choose(spec: &ResourceSpec, view: &View, request: &HeaderMap) -> Result<Format, Problem> {
     let lines: Vec<&str> = request.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).collect();
     let accept = lines.join(",");
     let first = spec.formats.first().copied().unwrap_or(Format::Json);
@@ -49,8 +51,12 @@ pub(crate) fn choose(spec: &ResourceSpec, request: &HeaderMap) -> Result<Format,
     }
     let ranges: Vec<Range> = MediaTypeList::new(&accept).filter_map(|m| Range::of(m.ok()?)).collect();
     let mut best: Option<(Format, u16)> = None;
+    let vendor = view.version.map(|v| v.media_type);
     for format in spec.formats {
-        let q = weight(&ranges, offer(*format));
+        let mut q = weight(&ranges, offer(*format));
+        if let (Format::Json, Some(media)) = (format, vendor) {
+            q = q.max(vendor_weight(&ranges, media));
+        }
         if q > 0 && best.is_none_or(|(_, b)| q > b) {
             best = Some((*format, q));
         }
@@ -140,6 +146,20 @@ fn weight(ranges: &[Range], offer: &Offer) -> u16 {
     best.map_or(0, |(_, q)| q)
 }
 
+/// The weight `Accept` gives a version's own media type, named exactly.
+fn vendor_weight(ranges: &[Range], media: &str) -> u16 {
+    let Some((ty, subtype)) = media.split_once('/') else { return 0 };
+    ranges.iter().filter(|r| r.ty == ty && r.subtype == subtype && r.params.is_empty()).map(|r| r.q).max().unwrap_or(0)
+}
+
+/// The weight of one member of `Accept`: 1 without `q`, `None` when `q` is not a weight.
+pub(crate) fn weight_of(m: &MediaType<'_>) -> Option<u16> {
+    match m.params.iter().find(|(name, _)| name.as_str().eq_ignore_ascii_case("q")) {
+        Some((_, value)) => thousandths(&value.unquoted_str()),
+        None => Some(1000),
+    }
+}
+
 /// A weight (`0`, `0.5`, `1.000`; RFC 9110 §12.4.2) in thousandths.
 fn thousandths(text: &str) -> Option<u16> {
     let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
@@ -166,7 +186,7 @@ mod tests {
         for a in accept {
             h.append(header::ACCEPT, HeaderValue::from_static(a));
         }
-        choose(spec, &h).ok()
+        choose(spec, &View::NONE, &h).ok()
     }
 
     #[test]
@@ -206,7 +226,7 @@ mod tests {
     fn a_refusal_names_what_is_offered_and_varies_by_accept() {
         let mut h = HeaderMap::new();
         h.insert(header::ACCEPT, HeaderValue::from_static("image/png"));
-        let p = choose(&BOTH, &h).expect_err("406");
+        let p = choose(&BOTH, &View::NONE, &h).expect_err("406");
         assert_eq!(p.status, StatusCode::NOT_ACCEPTABLE);
         assert!(p.detail.contains("application/json, text/csv"), "{}", p.detail);
         assert!(p.headers.iter().any(|(n, v)| n == header::VARY && v == "accept"));

@@ -13,6 +13,7 @@ use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, Format, Id
 use crate::store::{Record, SqlValue, Store, StoreError};
 use crate::table;
 use crate::validate;
+use crate::version::View;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
@@ -20,6 +21,13 @@ use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+
+/// Who asks, in which version, of which store: what every operation is given.
+pub struct Context<'a> {
+    pub store: &'a Store,
+    pub caller: &'a Caller,
+    pub view: View,
+}
 
 /// The business rules a write runs: the operation's own on its typed input, and the
 /// resource's compute rule on the record.
@@ -30,14 +38,15 @@ pub struct Rules<'a, T: ?Sized> {
 
 pub async fn create<C: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
-    store: &Store,
-    caller: &Caller,
+    cx: &Context<'_>,
     uri: &Uri,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
     rules: Rules<'_, CreateRule<C>>,
 ) -> Result<Response, Problem> {
+    let (store, caller, view) = (cx.store, cx.caller, &cx.view);
     let Rules { before: hook, compute } = rules;
+    view.admits(spec)?;
     access::collection(spec.access.create, caller)?;
     // `owner_id` comes from the caller, never from the body.
     let owner = match spec.owner {
@@ -46,11 +55,11 @@ pub async fn create<C: DeserializeOwned + Serialize>(
     };
     let mut object = body::object(headers, body, false)?;
     let roles = take_roles(spec, caller, &mut object, |f| f.create)?;
-    let mut input = settable_values::<C>(spec, object, |typed| hook.map_or(Ok(()), |h| h(typed)))?;
+    let mut input = settable_values::<C>(spec, view, object, |typed| hook.map_or(Ok(()), |h| h(typed)))?;
     input.extend(roles);
     let record = insert(spec, store, input, owner.as_ref().map(|o| (o, caller)), compute).await?;
     let location = format!("{}/{}", uri.path().trim_end_matches('/'), id_text(&record));
-    let mut response = conditional::tagged(StatusCode::CREATED, &representation(spec, record));
+    let mut response = conditional::tagged(StatusCode::CREATED, view, &representation(spec, view, record));
     if let Ok(v) = HeaderValue::from_str(&location) {
         response.headers_mut().insert(header::LOCATION, v);
     }
@@ -122,19 +131,20 @@ pub(crate) async fn insert(
 
 pub async fn get(
     spec: &'static ResourceSpec,
-    store: &Store,
-    caller: &Caller,
+    cx: &Context<'_>,
     id: &str,
     headers: &HeaderMap,
 ) -> Result<Response, Problem> {
-    let format = negotiate::choose(spec, headers)?;
+    let (store, caller, view) = (cx.store, cx.caller, &cx.view);
+    view.admits(spec)?;
+    let format = negotiate::choose(spec, view, headers)?;
     let (_, record) = authorized(spec, spec.access.read, store, caller, id).await?;
-    let record = representation(spec, record);
+    let record = representation(spec, view, record);
     let bytes = match format {
         Format::Json => serde_json::to_vec(&record).map_err(|_| Problem::internal())?,
-        Format::Csv => table::csv(spec, [&record])?,
+        Format::Csv => table::csv(spec, view, [&record])?,
     };
-    conditional::read(spec, headers, format, bytes, HeaderMap::new())
+    conditional::read(spec, view, headers, format, bytes, HeaderMap::new())
 }
 
 /// The record an item operation acts on, once the caller is admitted to it: refused
@@ -187,17 +197,18 @@ fn take_roles(
 
 pub async fn replace<R: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
-    store: &Store,
-    caller: &Caller,
+    cx: &Context<'_>,
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
     rules: Rules<'_, UpdateRule<R>>,
 ) -> Result<Response, Problem> {
+    let (store, caller, view) = (cx.store, cx.caller, &cx.view);
     let Rules { before: hook, compute } = rules;
+    view.admits(spec)?;
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
-    let current = representation(spec, stored_record.clone());
-    let condition = precondition(spec, headers, &current)?;
+    let current = representation(spec, view, stored_record.clone());
+    let condition = precondition(spec, view, headers, &current)?;
     let mut object = body::object(headers, body, false)?;
     let roles = take_roles(spec, caller, &mut object, |f| f.replace)?;
     // A GET-modify-PUT round trip sends the server-controlled fields back: unchanged,
@@ -206,13 +217,15 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
         let client_controlled = spec.field(k).is_some_and(|f| f.replace);
         client_controlled || current.get(k) != Some(v)
     });
-    let mut input = settable_values::<R>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
+    let mut input = settable_values::<R>(spec, view, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
     input.extend(roles);
     let now = now();
     let mut changes = Record::new();
     // An admin's `roles` replace the stored ones even where the schema leaves the field
-    // out of replace; there, omitting it leaves it alone.
-    for f in spec.fields.iter().filter(|f| f.replace || (f.kind == FieldKind::Roles && input.contains_key(f.name))) {
+    // out of replace; there, omitting it leaves it alone. Fields the request's version
+    // lacks are not its to clear: they keep what they hold.
+    let replaced = |f: &&FieldSpec| f.replace || (f.kind == FieldKind::Roles && input.contains_key(f.name));
+    for f in spec.fields.iter().filter(replaced).filter(|f| view.has(&f.gate)) {
         changes.insert(f.name.to_owned(), input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now)));
     }
     let mut values = changed_values(spec, &stored_record, changes, compute)?;
@@ -220,17 +233,22 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
     refs_exist(spec, store, &input).await?;
-    let record = update(spec, store, &id_value, values, &condition).await?;
-    Ok(conditional::tagged(StatusCode::OK, &representation(spec, record)))
+    let record = update(spec, view, store, &id_value, values, &condition).await?;
+    Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, view, record)))
 }
 
 /// The write's `If-Match`, held first against the record as read (so a stale write is a
 /// 412 before its body is even looked at, as RFC 9110 §13.2.2 orders it) and then again,
 /// atomically, where the write happens.
-fn precondition(spec: &ResourceSpec, headers: &HeaderMap, current: &Record) -> Result<Precondition, Problem> {
+fn precondition(
+    spec: &ResourceSpec,
+    view: &View,
+    headers: &HeaderMap,
+    current: &Record,
+) -> Result<Precondition, Problem> {
     let condition = Precondition::of(headers, spec.require_if_match)?;
     if condition.is_some() {
-        let tag = conditional::tag_of(current);
+        let tag = conditional::tag_of(view, current);
         if !condition.admits(tag.as_ref()) {
             return Err(conditional::failed(tag));
         }
@@ -240,19 +258,26 @@ fn precondition(spec: &ResourceSpec, headers: &HeaderMap, current: &Record) -> R
 
 /// What a conditional write asks of the record as it stands: the tag of its
 /// representation is one the condition names.
-fn admit<'a>(spec: &'a ResourceSpec, condition: &'a Precondition) -> impl Fn(&Record) -> bool + Send + Sync + 'a {
-    move |record: &Record| condition.admits(conditional::tag_of(&representation(spec, record.clone())).as_ref())
+fn admit<'a>(
+    spec: &'a ResourceSpec,
+    view: &'a View,
+    condition: &'a Precondition,
+) -> impl Fn(&Record) -> bool + Send + Sync + 'a {
+    move |record: &Record| {
+        condition.admits(conditional::tag_of(view, &representation(spec, view, record.clone())).as_ref())
+    }
 }
 
 /// A record whose condition failed where the write happens: 412 with its current tag.
-fn changed(spec: &ResourceSpec, record: Record) -> Problem {
-    conditional::failed(conditional::tag_of(&representation(spec, record)))
+fn changed(spec: &ResourceSpec, view: &View, record: Record) -> Problem {
+    conditional::failed(conditional::tag_of(view, &representation(spec, view, record)))
 }
 
 /// Writes `values`: unconditionally without `If-Match`, else checked and written in one
 /// step, so of writers holding the same tag exactly one wins and the others get 412.
 async fn update(
     spec: &'static ResourceSpec,
+    view: &View,
     store: &Store,
     id: &SqlValue,
     values: Vec<(&'static str, SqlValue)>,
@@ -261,8 +286,8 @@ async fn update(
     if !condition.is_some() {
         return Ok(store.update(spec, id, values).await?);
     }
-    match store.update_if(spec, id, values, &admit(spec, condition)).await {
-        Err(StoreError::Changed(record)) => Err(changed(spec, *record)),
+    match store.update_if(spec, id, values, &admit(spec, view, condition)).await {
+        Err(StoreError::Changed(record)) => Err(changed(spec, view, *record)),
         Err(StoreError::NotFound) => Err(missing(spec)),
         other => Ok(other?),
     }
@@ -323,19 +348,20 @@ fn computed(spec: &ResourceSpec, rule: &ComputeRule, mut record: Record, before:
 
 pub async fn patch<P: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
-    store: &Store,
-    caller: &Caller,
+    cx: &Context<'_>,
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
     rules: Rules<'_, UpdateRule<P>>,
 ) -> Result<Response, Problem> {
+    let (store, caller, view) = (cx.store, cx.caller, &cx.view);
     let Rules { before: hook, compute } = rules;
+    view.admits(spec)?;
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
-    let condition = precondition(spec, headers, &representation(spec, stored_record.clone()))?;
+    let condition = precondition(spec, view, headers, &representation(spec, view, stored_record.clone()))?;
     let mut object = body::object(headers, body, true)?;
     let roles = take_roles(spec, caller, &mut object, |f| f.patch)?;
-    let mut input = settable_values::<P>(spec, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
+    let mut input = settable_values::<P>(spec, view, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
     input.extend(roles);
     let changes: Record = spec
         .fields
@@ -348,46 +374,48 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
         values.push(("updated_at", SqlValue::Text(Some(now()))));
     }
     refs_exist(spec, store, &input).await?;
-    let record = update(spec, store, &id_value, values, &condition).await?;
-    Ok(conditional::tagged(StatusCode::OK, &representation(spec, record)))
+    let record = update(spec, view, store, &id_value, values, &condition).await?;
+    Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, view, record)))
 }
 
 pub async fn delete(
     spec: &'static ResourceSpec,
-    store: &Store,
-    caller: &Caller,
+    cx: &Context<'_>,
     id: &str,
     headers: &HeaderMap,
     hook: Option<&DeleteRule>,
 ) -> Result<Response, Problem> {
+    let (store, caller, view) = (cx.store, cx.caller, &cx.view);
     // The rule sees only records that exist, the caller may delete, and the condition
     // admits.
+    view.admits(spec)?;
     let (key, record) = authorized(spec, spec.access.delete, store, caller, id).await?;
-    let condition = precondition(spec, headers, &representation(spec, record))?;
+    let condition = precondition(spec, view, headers, &representation(spec, view, record))?;
     if let Some(h) = hook {
         h(id)?;
     }
     let deleted = if condition.is_some() {
-        store.delete_if(spec, &key, &admit(spec, &condition)).await
+        store.delete_if(spec, &key, &admit(spec, view, &condition)).await
     } else {
         store.delete(spec, &key).await
     };
     match deleted {
         Err(StoreError::NotFound) => Err(missing(spec)),
-        Err(StoreError::Changed(record)) => Err(changed(spec, *record)),
+        Err(StoreError::Changed(record)) => Err(changed(spec, view, *record)),
         other => Ok(other.map(|()| StatusCode::NO_CONTENT.into_response())?),
     }
 }
 
 pub async fn list(
     spec: &'static ResourceSpec,
-    store: &Store,
-    caller: &Caller,
+    cx: &Context<'_>,
     uri: &Uri,
     headers: &HeaderMap,
     parent: Option<(&'static crate::spec::ParentSpec, &str)>,
 ) -> Result<Response, Problem> {
-    let format = negotiate::choose(spec, headers)?;
+    let (store, caller, view) = (cx.store, cx.caller, &cx.view);
+    view.admits(spec)?;
+    let format = negotiate::choose(spec, view, headers)?;
     let scope = access::collection(spec.access.read, caller)?;
     // Listing the children of a record is refused exactly as reading that record would
     // be, by the parent's own rules (its `read`, its owner, its `not_owned`); the
@@ -402,7 +430,7 @@ pub async fn list(
     // Cursors are bound to the list that issued them: a parent's children are another
     // list than its sibling's or the whole collection.
     let within = parent.as_ref().map(|(p, id)| list::within(p.resource, id));
-    let mut request = list::parse(spec, &list::query_pairs(uri), within)?;
+    let mut request = list::parse(spec, view, &list::query_pairs(uri), within)?;
     if let Some((p, id)) = &parent {
         request.query.filters.push(crate::store::Filter { column: p.column, value: id.clone() });
     }
@@ -429,8 +457,8 @@ pub async fn list(
         request.query.page = crate::store::Page::After(list::cursor_values(spec, &request.query.sort, &record));
     }
     let (records, more) = store.list(spec, &request.query).await?;
-    let items: Vec<Value> = records.into_iter().map(|r| Value::Object(representation(spec, r))).collect();
-    list::respond(spec, uri, headers, format, &request, items, more)
+    let items: Vec<Value> = records.into_iter().map(|r| Value::Object(representation(spec, view, r))).collect();
+    list::respond(spec, view, uri, headers, format, &request, items, more)
 }
 
 /// The answer for a record that does not exist, the same as for one that is hidden.
@@ -440,15 +468,32 @@ fn missing(spec: &ResourceSpec) -> Problem {
 
 /// The fields the client sent that the operation's input type accepted, validated, passed
 /// through the resource's hook, and validated again (a hook may change them), as JSON.
+/// Fields the request's version lacks are unknown there: refused or dropped as the
+/// resource says, and whatever the input type holds for them is never applied.
 fn settable_values<T: DeserializeOwned + Serialize>(
     spec: &ResourceSpec,
-    object: Map<String, Value>,
+    view: &View,
+    mut object: Map<String, Value>,
     hook: impl FnOnce(&mut T) -> Result<(), Problem>,
 ) -> Result<Map<String, Value>, Problem> {
+    let outside = |name: &str| spec.field(name).is_some_and(|f| !view.has(&f.gate));
+    if spec.reject_unknown {
+        let n = view.number().unwrap_or_default();
+        let errors: Vec<FieldError> = object
+            .keys()
+            .filter(|k| outside(k))
+            .map(|k| FieldError { field: k.clone(), message: format!("is not a field of version {n}") })
+            .collect();
+        if !errors.is_empty() {
+            return Err(Problem::validation(errors));
+        }
+    }
+    object.retain(|k, _| !outside(k));
     let mut typed: T = body::typed(object)?;
     check(spec, &as_object(&typed)?)?;
     hook(&mut typed)?;
-    let input = as_object(&typed)?;
+    let mut input = as_object(&typed)?;
+    input.retain(|k, _| !outside(k));
     check(spec, &input)?;
     Ok(input)
 }
@@ -537,9 +582,10 @@ pub(crate) fn id_text(record: &Record) -> String {
     }
 }
 
-/// The record as clients see it: write-only fields removed.
-pub(crate) fn representation(spec: &ResourceSpec, mut record: Record) -> Record {
-    for f in spec.fields.iter().filter(|f| f.write_only) {
+/// The record as clients of `view`'s version see it: write-only fields, and those the
+/// version lacks, removed.
+pub(crate) fn representation(spec: &ResourceSpec, view: &View, mut record: Record) -> Record {
+    for f in spec.fields.iter().filter(|f| f.write_only || !view.has(&f.gate)) {
         record.shift_remove(f.name);
     }
     record

@@ -7,6 +7,7 @@ use crate::operations;
 use crate::problem::Problem;
 use crate::spec::{Operation, ParentSpec, ResourceSpec};
 use crate::store::{Record, Store};
+use crate::version::View;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
@@ -113,8 +114,19 @@ pub fn resource<C: Input, R: Input, P: Input>(
     let mut collection: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::List) {
         collection = collection.get(
-            move |State(store): State<Store>, caller: Caller, OriginalUri(uri): OriginalUri, headers: HeaderMap| async move {
-                operations::list(spec, &store, &caller, &uri, &headers, None).await
+            move |State(store): State<Store>,
+                  caller: Caller,
+                  view: View,
+                  OriginalUri(uri): OriginalUri,
+                  headers: HeaderMap| async move {
+                operations::list(
+                    spec,
+                    &operations::Context { store: &store, caller: &caller, view },
+                    &uri,
+                    &headers,
+                    None,
+                )
+                .await
             },
         );
     }
@@ -122,15 +134,16 @@ pub fn resource<C: Input, R: Input, P: Input>(
         collection = collection.post(
             move |State(store): State<Store>,
                   caller: Caller,
+                  view: View,
                   keeper: Keeper,
                   OriginalUri(uri): OriginalUri,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
                 let bytes = body.as_ref().ok().cloned();
+                let cx = operations::Context { store: &store, caller: &caller, view };
                 let create = operations::create::<C>(
                     spec,
-                    &store,
-                    &caller,
+                    &cx,
                     &uri,
                     &headers,
                     body,
@@ -143,8 +156,13 @@ pub fn resource<C: Input, R: Input, P: Input>(
     let mut item: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::Get) {
         item = item.get(
-            move |State(store): State<Store>, caller: Caller, Path(id): Path<String>, headers: HeaderMap| async move {
-                operations::get(spec, &store, &caller, &id, &headers).await
+            move |State(store): State<Store>,
+                  caller: Caller,
+                  view: View,
+                  Path(id): Path<String>,
+                  headers: HeaderMap| async move {
+                operations::get(spec, &operations::Context { store: &store, caller: &caller, view }, &id, &headers)
+                    .await
             },
         );
     }
@@ -152,13 +170,13 @@ pub fn resource<C: Input, R: Input, P: Input>(
         item = item.put(
             move |State(store): State<Store>,
                   caller: Caller,
+                  view: View,
                   Path(id): Path<String>,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
                 operations::replace::<R>(
                     spec,
-                    &store,
-                    &caller,
+                    &operations::Context { store: &store, caller: &caller, view },
                     &id,
                     &headers,
                     body,
@@ -172,13 +190,13 @@ pub fn resource<C: Input, R: Input, P: Input>(
         item = item.patch(
             move |State(store): State<Store>,
                   caller: Caller,
+                  view: View,
                   Path(id): Path<String>,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
                 operations::patch::<P>(
                     spec,
-                    &store,
-                    &caller,
+                    &operations::Context { store: &store, caller: &caller, view },
                     &id,
                     &headers,
                     body,
@@ -190,8 +208,19 @@ pub fn resource<C: Input, R: Input, P: Input>(
     }
     if spec.has(Operation::Delete) {
         item = item.delete(
-            move |State(store): State<Store>, caller: Caller, Path(id): Path<String>, headers: HeaderMap| async move {
-                operations::delete(spec, &store, &caller, &id, &headers, before_delete.as_deref()).await
+            move |State(store): State<Store>,
+                  caller: Caller,
+                  view: View,
+                  Path(id): Path<String>,
+                  headers: HeaderMap| async move {
+                operations::delete(
+                    spec,
+                    &operations::Context { store: &store, caller: &caller, view },
+                    &id,
+                    &headers,
+                    before_delete.as_deref(),
+                )
+                .await
             },
         );
     }
@@ -239,10 +268,18 @@ pub fn resource<C: Input, R: Input, P: Input>(
                 axum::routing::get(
                     move |State(store): State<Store>,
                           caller: Caller,
+                          view: View,
                           Path(parent_id): Path<String>,
                           OriginalUri(uri): OriginalUri,
                           headers: HeaderMap| async move {
-                        operations::list(spec, &store, &caller, &uri, &headers, Some((parent, &parent_id))).await
+                        operations::list(
+                            spec,
+                            &operations::Context { store: &store, caller: &caller, view },
+                            &uri,
+                            &headers,
+                            Some((parent, &parent_id)),
+                        )
+                        .await
                     },
                 ),
             );

@@ -6,7 +6,7 @@ use crate::clock::Clock;
 use crate::idempotency::Keeper;
 use crate::problem::Problem;
 use crate::rate::{Limiter, Limits, RateSettings};
-use crate::spec::{AuthSpec, RateSpec, ResourceSpec};
+use crate::spec::{AuthSpec, RateSpec, ResourceSpec, VersioningSpec};
 use crate::store::{MigrationSpec, Store};
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
@@ -33,8 +33,11 @@ pub struct Service {
     pub sample_path: &'static str,
     /// The `auth` section; `None` for an open service.
     pub auth: Option<&'static AuthSpec>,
-    /// The OpenAPI 3.1 document, served at `/openapi.json` (a generated service has one).
+    /// The OpenAPI 3.1 document, served at `/openapi.json` (a generated service has one):
+    /// with versions, the newest's.
     pub openapi: Option<&'static str>,
+    /// With versions, each one's document, served at `/openapi.v{n}.json`.
+    pub openapi_versions: &'static [(u32, &'static str)],
     /// The `cors` section; `None`: browsers on other origins are not let in.
     pub cors: Option<CorsSpec>,
     /// `limits.max_in_flight`: requests served at once; beyond it, 503 with `Retry-After`.
@@ -46,6 +49,8 @@ pub struct Service {
     pub rate_limit: Option<RateSpec>,
     /// `trusted_proxies`: peers whose `Forwarded` / `X-Forwarded-For` name the client.
     pub trusted_proxies: &'static [&'static str],
+    /// `api.versions` and `api.versioning`; `None` for a service without versions.
+    pub versioning: Option<&'static VersioningSpec>,
 }
 
 /// What a deployment decides beside the schema: key material, how rate limits run, and
@@ -184,6 +189,12 @@ pub fn app(service: Service, store: Store, settings: &Settings) -> Result<Router
             axum::routing::get(move || async move { ([(header::CONTENT_TYPE, "application/json")], openapi) }),
         );
     }
+    for (n, document) in service.openapi_versions {
+        routes = routes.route(
+            &format!("/openapi.v{n}.json"),
+            axum::routing::get(move || async move { ([(header::CONTENT_TYPE, "application/json")], *document) }),
+        );
+    }
     let auth = match service.auth {
         Some(spec) => {
             let auth = Arc::new(Authenticator::new(spec, store.clone(), &settings.secrets)?);
@@ -233,17 +244,36 @@ pub fn app(service: Service, store: Store, settings: &Settings) -> Result<Router
             // Global: axum applies layers route by route, and the limit is for the service.
             .layer(tower::limit::GlobalConcurrencyLimitLayer::new(n))
     });
-    Ok(routes
+    let routes = routes
         .layer(CatchPanicLayer::custom(|_| Problem::internal().into_response()))
         .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, service.request_timeout))
         .layer(tower::util::option_layer(shed))
         // Outside the layers above, so their bare answers (413, 503) get problem bodies.
         .layer(tower::util::MapResponseLayer::new(problem_for_bare_errors))
+        .with_state(store);
+    // Before routing, so that `{base}/v{n}/...` is routed as the unprefixed path; the
+    // version's refusals (404, 400, 406, 410) are problems like every other answer.
+    let routes = match service.versioning {
+        Some(spec) => {
+            let mut roots: Vec<&'static str> = service.resources.iter().map(|r| r.path).collect();
+            roots.extend(service.resources.iter().flat_map(|r| r.former_paths.iter().copied()));
+            let versions = Arc::new(crate::version::Versions {
+                spec,
+                base: service.base_path,
+                roots,
+                clock: settings.clock.clone(),
+            });
+            Router::new().fallback_service(routes).layer(axum::middleware::from_fn(move |request, next| {
+                crate::version::resolve(versions.clone(), request, next)
+            }))
+        }
+        None => routes,
+    };
+    Ok(routes
         // Outermost but for tracing: a preflight is answered before routing or auth, and
         // every answer, errors included, carries the CORS headers a browser needs to read it.
         .layer(tower::util::option_layer(cors))
-        .layer(TraceLayer::new_for_http())
-        .with_state(store))
+        .layer(TraceLayer::new_for_http()))
 }
 
 /// 503 for a request beyond `max_in_flight`.

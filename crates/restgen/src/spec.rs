@@ -48,6 +48,8 @@ pub struct ResourceSpec {
     pub require_if_match: bool,
     /// The representations its reads offer (`formats`), JSON first: `Accept` picks one.
     pub formats: &'static [Format],
+    /// The API versions that have it (`since`, `until`); outside them its paths are 404.
+    pub gate: Gate,
 }
 
 impl ResourceSpec {
@@ -80,6 +82,7 @@ impl ResourceSpec {
         former_paths: &[],
         require_if_match: false,
         formats: &[Format::Json],
+        gate: Gate::ALWAYS,
     };
 
     pub fn field(&self, name: &str) -> Option<&'static FieldSpec> {
@@ -151,6 +154,9 @@ pub struct FieldSpec {
     pub to: Option<(&'static str, IdKind)>,
     pub filter: bool,
     pub sort: bool,
+    /// The API versions that have it (`since`, `until`): outside them it is absent from
+    /// representations, filters, sorts and CSV, and not settable.
+    pub gate: Gate,
 }
 
 impl FieldSpec {
@@ -177,6 +183,7 @@ impl FieldSpec {
         to: None,
         filter: false,
         sort: false,
+        gate: Gate::ALWAYS,
     };
 }
 
@@ -252,4 +259,71 @@ pub struct RateSpec {
     pub algorithm: RateAlgorithm,
     /// Whose requests share a budget.
     pub key: RateKey,
+}
+
+/// The API versions that have a resource or a field: from `since` (the first that has it)
+/// up to `until` (the first that no longer does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Gate {
+    pub since: Option<u32>,
+    pub until: Option<u32>,
+}
+
+impl Gate {
+    /// In every version.
+    pub const ALWAYS: Gate = Gate { since: None, until: None };
+
+    /// Whether version `n` has it; a service without versions has everything.
+    pub fn includes(&self, n: Option<u32>) -> bool {
+        let Some(n) = n else { return true };
+        self.since.is_none_or(|s| n >= s) && self.until.is_none_or(|u| n < u)
+    }
+}
+
+/// `api.versions` and `api.versioning`: the versions served side by side and how a
+/// request names one.
+#[derive(Debug)]
+pub struct VersioningSpec {
+    /// Oldest first; the last is the newest, which a request naming none gets.
+    pub versions: &'static [VersionSpec],
+    /// `{base_path}/v{n}/...`
+    pub path: bool,
+    /// `X-API-Version: n`
+    pub header: bool,
+    /// `Accept: application/vnd.{vendor}.v{n}+json`
+    pub media_type: bool,
+    /// `{vendor}` of the versions' media types.
+    pub vendor: &'static str,
+}
+
+impl VersioningSpec {
+    pub fn version(&self, n: u32) -> Option<&'static VersionSpec> {
+        self.versions.iter().find(|v| v.number == n)
+    }
+
+    pub fn newest(&self) -> Option<&'static VersionSpec> {
+        self.versions.last()
+    }
+
+    /// The version after `n`, which succeeds it.
+    pub fn successor(&self, n: u32) -> Option<&'static VersionSpec> {
+        self.versions.iter().find(|v| v.number > n)
+    }
+
+    /// `1, 2`: the versions served, for problems that name them.
+    pub fn served(&self) -> String {
+        self.versions.iter().map(|v| v.number.to_string()).collect::<Vec<_>>().join(", ")
+    }
+}
+
+/// One served version.
+#[derive(Debug)]
+pub struct VersionSpec {
+    pub number: u32,
+    /// Unix seconds from which it is deprecated (`Deprecation: @<seconds>`).
+    pub deprecated: Option<i64>,
+    /// Unix seconds of its sunset (`Sunset`); from then on it answers 410.
+    pub sunset: Option<i64>,
+    /// `application/vnd.{vendor}.v{n}+json`: its media type.
+    pub media_type: &'static str,
 }

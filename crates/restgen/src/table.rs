@@ -8,15 +8,17 @@
 use crate::problem::Problem;
 use crate::spec::{FieldKind, ResourceSpec};
 use crate::store::Record;
+use crate::version::View;
 use serde_json::Value;
 
-/// The columns of `spec`'s representation, in the order a record holds them.
-pub(crate) fn columns(spec: &ResourceSpec) -> Vec<&'static str> {
+/// The columns of `spec`'s representation in `view`'s version, in the order a record
+/// holds them.
+pub(crate) fn columns(spec: &ResourceSpec, view: &View) -> Vec<&'static str> {
     let mut out = vec!["id"];
     if spec.owner.is_some() {
         out.push("owner_id");
     }
-    out.extend(spec.fields.iter().filter(|f| !f.write_only).map(|f| f.name));
+    out.extend(spec.fields.iter().filter(|f| !f.write_only && view.has(&f.gate)).map(|f| f.name));
     if spec.timestamps {
         out.extend(["created_at", "updated_at"]);
     }
@@ -24,8 +26,12 @@ pub(crate) fn columns(spec: &ResourceSpec) -> Vec<&'static str> {
 }
 
 /// `records` (representations of `spec`) as a CSV document.
-pub(crate) fn csv<'a>(spec: &ResourceSpec, records: impl IntoIterator<Item = &'a Record>) -> Result<Vec<u8>, Problem> {
-    let columns = columns(spec);
+pub(crate) fn csv<'a>(
+    spec: &ResourceSpec,
+    view: &View,
+    records: impl IntoIterator<Item = &'a Record>,
+) -> Result<Vec<u8>, Problem> {
+    let columns = columns(spec, view);
     let mut out = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new());
     let fail = |e: csv::Error| {
         tracing::error!(error = %e, "writing CSV");
@@ -75,7 +81,7 @@ mod tests {
     }
 
     fn text(records: &[Record]) -> String {
-        String::from_utf8(csv(&SPEC, records).expect("writes")).expect("UTF-8")
+        String::from_utf8(csv(&SPEC, &View::NONE, records).expect("writes")).expect("UTF-8")
     }
 
     #[test]

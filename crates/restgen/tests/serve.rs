@@ -28,6 +28,8 @@ fn service(routes: Router<Store>) -> Service {
         resources: &[],
         rate_limit: None,
         trusted_proxies: &[],
+        versioning: None,
+        openapi_versions: &[],
     }
 }
 

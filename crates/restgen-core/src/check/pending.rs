@@ -4,14 +4,11 @@
 //! note there, and the warning goes with it.
 
 use crate::diagnostics::{Diagnostics, codes};
-use crate::model::{Gate, Resource, Service};
+use crate::model::{Resource, Service};
 use crate::origin::Origin;
 use crate::vocabulary::{self, Table};
 
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
-    if let Some(first) = service.api.versions.first() {
-        warn(&vocabulary::API, "versions", &first.origin, diags);
-    }
     // A schema that does not write `webhooks` has the defaults, at the top level's place.
     if service.webhooks.origin.file_pos().is_some() && service.webhooks.origin.file_pos() != service.origin.file_pos() {
         warn(&vocabulary::SERVICE, "webhooks", &service.webhooks.origin, diags);
@@ -35,19 +32,6 @@ pub(super) fn resource(r: &Resource, diags: &mut Diagnostics) {
     }
     if r.links.value {
         warn(table, "links", &r.links.origin, diags);
-    }
-    gate(table, &r.gate, diags);
-    for f in &r.fields {
-        gate(&vocabulary::FIELD, &f.gate, diags);
-    }
-}
-
-fn gate(table: &Table, gate: &Gate, diags: &mut Diagnostics) {
-    if let Some(since) = &gate.since {
-        warn(table, "since", &since.origin, diags);
-    }
-    if let Some(until) = &gate.until {
-        warn(table, "until", &until.origin, diags);
     }
 }
 

@@ -20,6 +20,29 @@ pub(super) fn resource(resource: &Resource, diags: &mut Diagnostics) {
     gate_ordered(&resource.gate, diags);
     for field in &resource.fields {
         gate_ordered(&field.gate, diags);
+        required_gated(field, diags);
+    }
+}
+
+/// Storage is shared by every version: a record created in a version without the field
+/// gets its default, so the field cannot be required.
+///   note: { type: text, required: true, since: 2 }   # v1 creates could not give it
+fn required_gated(field: &crate::model::Field, diags: &mut Diagnostics) {
+    let gate = field.gate.since.as_ref().or(field.gate.until.as_ref());
+    if let Some(bound) = gate
+        && field.required.value
+    {
+        diags
+            .error(
+                codes::REQUIRED_GATED,
+                &field.required.origin,
+                format!(
+                    "`{}` is required but gated by version: a version without it could not give it",
+                    field.name.value
+                ),
+            )
+            .related(&bound.origin, "gated here")
+            .hint("make it optional, with a `default` where every record needs a value");
     }
 }
 

@@ -6,7 +6,7 @@
 use super::models::{self, Side, enum_ident, id_type, string_enum, value_type};
 use super::names::{field_ident, type_ident, type_name};
 use super::rust::RustFile;
-use crate::model::{Envelope, FieldType, Operation, PageStyle, Resource, Scheme, Service, WriteOp};
+use crate::model::{Envelope, FieldType, Operation, PageStyle, Resource, Scheme, Service, Versioning, WriteOp};
 use heck::ToSnakeCase;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -52,6 +52,25 @@ pub(crate) fn lib(service: &Service) -> RustFile {
             quote!(::core::option::Option::Some(#h))
         }
         None => quote!(::core::option::Option::None),
+    };
+    let versions = if service.api.versions.is_empty() {
+        quote!(::core::option::Option::None)
+    } else {
+        let served = service.api.versions.iter().map(|v| proc_macro2::Literal::u32_unsuffixed(v.number.value));
+        let takes = |scheme: Versioning| service.api.versioning.iter().any(|v| v.value == scheme);
+        let by = if takes(Versioning::Path) {
+            quote!(Path)
+        } else if takes(Versioning::Header) {
+            quote!(Header)
+        } else {
+            quote!(MediaType)
+        };
+        let vendor = &service.api.vendor;
+        quote!(::core::option::Option::Some(::restgen_client::Versions {
+            served: &[#(#served),*],
+            by: ::restgen_client::VersionBy::#by,
+            vendor: #vendor,
+        }))
     };
     let login_method = login.map(|_| {
         quote! {
@@ -101,6 +120,7 @@ pub(crate) fn lib(service: &Service) -> RustFile {
             login_path: #login_path,
             login_identifier: #identifier,
             api_key_header: #api_key_header,
+            versions: #versions,
         };
 
         /// A client of the service: one method per operation. Cheap to clone; clones share

@@ -77,6 +77,9 @@ pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitErro
         out.add(path, FileKind::Generated, rust::render(path, &header, file)?);
     }
     out.add("openapi.json", FileKind::Generated, restgen_openapi::render(service));
+    for (n, document) in restgen_openapi::render_versions(service) {
+        out.add(format!("openapi.v{n}.json"), FileKind::Generated, document);
+    }
     for (path, contents) in migrations::sql_files(service, &options.source_name) {
         out.add(path, FileKind::Generated, contents);
     }

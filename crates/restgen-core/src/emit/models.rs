@@ -195,9 +195,12 @@ fn representation(service: &Service, resource: &Resource, side: Side) -> TokenSt
     let fields = resource.fields.iter().filter(|f| !hidden(f)).map(|f| {
         let ident = field_ident(&f.name.value);
         let ty = value_type(service, resource, f, side);
-        let ty = if f.optional() { quote!(::core::option::Option<#ty>) } else { ty };
+        // A field some versions lack is absent from their representations.
+        let gated = f.gate.since.is_some() || f.gate.until.is_some();
+        let ty = if f.optional() || gated { quote!(::core::option::Option<#ty>) } else { ty };
+        let absent = gated.then(|| quote!(#[serde(default, skip_serializing_if = "::core::option::Option::is_none")]));
         let doc = doc_attr(f);
-        quote! { #doc pub #ident: #ty, }
+        quote! { #doc #absent pub #ident: #ty, }
     });
     let timestamps = resource.timestamps.then(|| {
         let ts = datetime(side);

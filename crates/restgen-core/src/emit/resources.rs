@@ -26,7 +26,60 @@ pub(crate) fn emit(service: &Service) -> RustFile {
         /// their own.
         pub const RATE_LIMIT: ::core::option::Option<RateSpec> = #limit;
     });
+    let versioning = versioning(service);
+    sections.push(quote! {
+        /// The API versions served side by side, and how a request names one.
+        pub static VERSIONING: ::core::option::Option<&VersioningSpec> = #versioning;
+    });
     RustFile { head, sections }
+}
+
+/// A resource's or field's `since`/`until` as the runtime's `Gate`; `None` when it has
+/// neither (every version has it).
+fn gate(g: &crate::model::Gate) -> Option<TokenStream> {
+    if g.since.is_none() && g.until.is_none() {
+        return None;
+    }
+    let bound = |b: &Option<crate::Located<u32>>| match b {
+        Some(b) => {
+            let n = Literal::u32_unsuffixed(b.value);
+            quote!(::core::option::Option::Some(#n))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let (since, until) = (bound(&g.since), bound(&g.until));
+    Some(quote!(Gate { since: #since, until: #until }))
+}
+
+/// `api.versions` and `api.versioning` as the runtime's `VersioningSpec`.
+fn versioning(service: &Service) -> TokenStream {
+    let api = &service.api;
+    if api.versions.is_empty() {
+        return quote!(::core::option::Option::None);
+    }
+    let unix = |v: &Option<crate::Located<i64>>| match v {
+        Some(v) => {
+            let n = Literal::i64_unsuffixed(v.value);
+            quote!(::core::option::Option::Some(#n))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let versions = api.versions.iter().map(|v| {
+        let number = Literal::u32_unsuffixed(v.number.value);
+        let (deprecated, sunset) = (unix(&v.deprecated), unix(&v.sunset));
+        let media = api.media_type(v.number.value);
+        quote!(VersionSpec { number: #number, deprecated: #deprecated, sunset: #sunset, media_type: #media })
+    });
+    let by = |scheme: Versioning| api.versioning.iter().any(|v| v.value == scheme);
+    let (path, header, media_type) = (by(Versioning::Path), by(Versioning::Header), by(Versioning::MediaType));
+    let vendor = &api.vendor;
+    quote!(::core::option::Option::Some(&VersioningSpec {
+        versions: &[#(#versions),*],
+        path: #path,
+        header: #header,
+        media_type: #media_type,
+        vendor: #vendor,
+    }))
 }
 
 /// A limit as the runtime's `RateSpec`, named `name` in the `RateLimit` headers.
@@ -269,6 +322,9 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
     if r.require_if_match.value {
         differs.push(quote!(require_if_match: true));
     }
+    if let Some(gate) = gate(&r.gate) {
+        differs.push(quote!(gate: #gate));
+    }
     if r.formats.value != [Format::Json] {
         let formats = r.formats.value.iter().map(|f| variant("Format", f.variant()));
         differs.push(quote!(formats: &[#(#formats),*]));
@@ -382,6 +438,7 @@ pub(crate) fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
         ("to", some(to)),
         ("filter", flag(filter)),
         ("sort", flag(sort)),
+        ("gate", gate(&f.gate)),
     ]
     .into_iter()
     .filter_map(|(key, value)| {

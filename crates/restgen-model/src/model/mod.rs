@@ -40,6 +40,19 @@ pub struct Service {
 }
 
 impl Service {
+    /// The service as version `n` of its API shows it: the resources and fields that
+    /// version has, the others gone (what its OpenAPI document describes).
+    pub fn at_version(&self, n: u32) -> Service {
+        let mut out = self.clone();
+        out.resources.retain(|r| r.gate.includes(n));
+        let names: Vec<String> = out.resources.iter().map(|r| r.name.value.clone()).collect();
+        for r in &mut out.resources {
+            r.fields.retain(|f| f.gate.includes(n));
+            r.nested_under.retain(|p| names.contains(&p.value));
+        }
+        out
+    }
+
     pub fn resource(&self, name: &str) -> Option<&Resource> {
         self.resources.iter().find(|r| r.name.value == name)
     }
@@ -73,6 +86,13 @@ pub struct Api {
     pub vendor: String,
     #[serde(skip)]
     pub origin: Origin,
+}
+
+impl Api {
+    /// `application/vnd.{vendor}.v{n}+json`: the media type of version `n`.
+    pub fn media_type(&self, n: u32) -> String {
+        format!("application/vnd.{}.v{n}+json", self.vendor)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]

@@ -5,7 +5,7 @@
 
 use super::Accounts;
 use crate::serve::CorsSpec;
-use crate::spec::RateSpec;
+use crate::spec::{RateSpec, VersioningSpec};
 use restgen_model::model;
 use restgen_model::{Located, Origin};
 use std::time::Duration;
@@ -23,15 +23,18 @@ pub(super) struct Settings<'a> {
     pub max_body_bytes: usize,
     pub request_timeout: Duration,
     pub max_in_flight: Option<usize>,
+    pub versioning: Option<&'static VersioningSpec>,
 }
 
-/// The document as pretty JSON, from each mounted resource's model (`Resource::MODEL`).
-pub(super) fn render(settings: &Settings<'_>, models: &[&'static str]) -> String {
+/// The document as pretty JSON, from each mounted resource's model (`Resource::MODEL`),
+/// and with versions each version's.
+pub(super) fn render(settings: &Settings<'_>, models: &[&'static str]) -> (String, Vec<(u32, String)>) {
     let resources = models
         .iter()
         .map(|m| serde_json::from_str(m).expect("a derive's model reads back with the runtime it was built for"))
         .collect();
-    restgen_openapi::render(&service(settings, resources))
+    let service = service(settings, resources);
+    (restgen_openapi::render(&service), restgen_openapi::render_versions(&service))
 }
 
 fn bare<T>(value: T) -> Located<T> {
@@ -43,13 +46,7 @@ fn service(s: &Settings<'_>, resources: Vec<model::Resource>) -> model::Service 
         name: bare(s.name.to_owned()),
         title: s.title.map(str::to_owned),
         description: s.description.map(str::to_owned),
-        api: model::Api {
-            base_path: bare(s.base_path.to_owned()),
-            versions: Vec::new(),
-            versioning: Vec::new(),
-            vendor: s.name.to_owned(),
-            origin: Origin::Unknown,
-        },
+        api: api(s),
         auth: s.auth.map(|a| auth(s.name, a)),
         rate_limit: s.rate_limit.map(rate_limit),
         // Each derived resource carries its own paging, resolved by its derive.
@@ -67,6 +64,40 @@ fn service(s: &Settings<'_>, resources: Vec<model::Resource>) -> model::Service 
             max_in_flight: s.max_in_flight.map(|n| bare(u32::try_from(n).unwrap_or(u32::MAX))),
         },
         resources,
+        origin: Origin::Unknown,
+    }
+}
+
+fn api(s: &Settings<'_>) -> model::Api {
+    let Some(v) = s.versioning else {
+        return model::Api {
+            base_path: bare(s.base_path.to_owned()),
+            versions: Vec::new(),
+            versioning: Vec::new(),
+            vendor: s.name.to_owned(),
+            origin: Origin::Unknown,
+        };
+    };
+    let versions = v
+        .versions
+        .iter()
+        .map(|v| model::ApiVersion {
+            number: bare(v.number),
+            deprecated: v.deprecated.map(bare),
+            sunset: v.sunset.map(bare),
+            origin: Origin::Unknown,
+        })
+        .collect();
+    let schemes = [
+        (v.path, model::Versioning::Path),
+        (v.header, model::Versioning::Header),
+        (v.media_type, model::Versioning::MediaType),
+    ];
+    model::Api {
+        base_path: bare(s.base_path.to_owned()),
+        versions,
+        versioning: schemes.into_iter().filter(|(on, _)| *on).map(|(_, scheme)| bare(scheme)).collect(),
+        vendor: v.vendor.to_owned(),
         origin: Origin::Unknown,
     }
 }

@@ -7,7 +7,9 @@ mod document;
 
 use crate::routes::{Hooks, Input};
 use crate::serve::{CorsSpec, Service};
-use crate::spec::{ApiKeySpec, AuthSpec, JwtAlgorithm, JwtSpec, PrincipalSpec, RateSpec, ResourceSpec, Scheme};
+use crate::spec::{
+    ApiKeySpec, AuthSpec, JwtAlgorithm, JwtSpec, PrincipalSpec, RateSpec, ResourceSpec, Scheme, VersioningSpec,
+};
 use crate::store::{MigrationSpec, Store, Tables};
 use axum::Router;
 use std::process::ExitCode;
@@ -189,6 +191,7 @@ pub struct App {
     max_body_bytes: usize,
     request_timeout: Duration,
     max_in_flight: Option<usize>,
+    versioning: Option<&'static VersioningSpec>,
 }
 
 impl App {
@@ -211,6 +214,7 @@ impl App {
             max_body_bytes: 1024 * 1024,
             request_timeout: Duration::from_secs(30),
             max_in_flight: None,
+            versioning: None,
         }
     }
 
@@ -225,6 +229,22 @@ impl App {
     /// The prefix of every resource route (`/api`).
     pub fn base_path(mut self, base: &'static str) -> App {
         self.base_path = base;
+        self
+    }
+
+    /// The API versions served side by side and how a request names one (the schema's
+    /// `api.versions`, `versioning` and `vendor`); `#[resource(since, until)]` and
+    /// `#[field(since, until)]` gate what each version has. Each version's media type must
+    /// be `application/vnd.{vendor}.v{n}+json` (checked here, with the versions' order).
+    pub fn versions(mut self, versioning: &'static VersioningSpec) -> App {
+        let mut previous = 0;
+        for v in versioning.versions {
+            assert!(v.number > previous, "versions are listed oldest first, each once, from 1");
+            let media = format!("application/vnd.{}.v{}+json", versioning.vendor, v.number);
+            assert_eq!(v.media_type, media, "version {}'s media type", v.number);
+            previous = v.number;
+        }
+        self.versioning = Some(versioning);
         self
     }
 
@@ -296,9 +316,13 @@ impl App {
             max_body_bytes: self.max_body_bytes,
             request_timeout: self.request_timeout,
             max_in_flight: self.max_in_flight,
+            versioning: self.versioning,
         };
         // Built once per process, and served for its whole life.
-        let openapi: &'static str = Box::leak(document::render(&settings, &self.models).into_boxed_str());
+        let (openapi, versions) = document::render(&settings, &self.models);
+        let openapi: &'static str = Box::leak(openapi.into_boxed_str());
+        let versions: Vec<(u32, &'static str)> =
+            versions.into_iter().map(|(n, text)| (n, &*Box::leak(text.into_boxed_str()))).collect();
         let mut routes = Router::new();
         for mount in self.mounts {
             routes = routes.merge(mount(self.base_path));
@@ -324,11 +348,13 @@ impl App {
             sample_path: Box::leak(sample.into_boxed_str()),
             auth: self.auth.map(|a| a.spec(self.name, self.base_path)),
             openapi: Some(openapi),
+            openapi_versions: Box::leak(versions.into_boxed_slice()),
             cors: self.cors,
             max_in_flight: self.max_in_flight,
             resources: Box::leak(self.specs.into_boxed_slice()),
             rate_limit: self.rate_limit,
             trusted_proxies: self.trusted_proxies,
+            versioning: self.versioning,
         }
     }
 

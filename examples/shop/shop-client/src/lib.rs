@@ -19,6 +19,11 @@ pub const SERVICE: ::restgen_client::ServiceInfo = ::restgen_client::ServiceInfo
     login_path: ::core::option::Option::Some("/auth/login"),
     login_identifier: "email",
     api_key_header: ::core::option::Option::Some("X-API-Key"),
+    versions: ::core::option::Option::Some(::restgen_client::Versions {
+        served: &[1, 2],
+        by: ::restgen_client::VersionBy::Path,
+        vendor: "shop",
+    }),
 };
 /// A client of the service: one method per operation. Cheap to clone; clones share
 /// connections and the logged-in session.
@@ -793,6 +798,10 @@ impl OrderList {
         value: ::restgen_client::__private::uuid::Uuid,
     ) -> OrderList {
         OrderList(self.0.param("customer_id", value))
+    }
+    /// Only records whose `gift_wrap` equals `value`.
+    pub fn gift_wrap(self, value: bool) -> OrderList {
+        OrderList(self.0.param("gift_wrap", value))
     }
     /// Sort keys, most significant first; ties are broken by id.
     pub fn sort(

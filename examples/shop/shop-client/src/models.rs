@@ -297,7 +297,10 @@ pub struct Order {
         ::restgen_client::__private::chrono::Utc,
     >,
     pub customer_id: ::core::option::Option<::restgen_client::__private::uuid::Uuid>,
+    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
     pub note: ::core::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+    pub gift_wrap: ::core::option::Option<bool>,
     /// When the record was created.
     pub created_at: ::restgen_client::__private::chrono::DateTime<
         ::restgen_client::__private::chrono::Utc,
@@ -323,6 +326,12 @@ pub struct CreateOrder {
     pub customer_id: ::restgen_client::Patch<::restgen_client::__private::uuid::Uuid>,
     #[serde(default, skip_serializing_if = "::restgen_client::Patch::is_absent")]
     pub note: ::restgen_client::Patch<::std::string::String>,
+    #[serde(
+        default,
+        deserialize_with = "::restgen_client::input::not_null",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub gift_wrap: ::core::option::Option<bool>,
 }
 /// Input of the `order` replace operation: every field a client may set there; an omitted one is cleared.
 #[derive(
@@ -337,6 +346,12 @@ pub struct CreateOrder {
 pub struct ReplaceOrder {
     #[serde(default, skip_serializing_if = "::restgen_client::Patch::is_absent")]
     pub note: ::restgen_client::Patch<::std::string::String>,
+    #[serde(
+        default,
+        deserialize_with = "::restgen_client::input::not_null",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub gift_wrap: ::core::option::Option<bool>,
 }
 /// Input of the `order` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
 #[derive(
@@ -352,6 +367,12 @@ pub struct ReplaceOrder {
 pub struct PatchOrder {
     #[serde(default, skip_serializing_if = "::restgen_client::Patch::is_absent")]
     pub note: ::restgen_client::Patch<::std::string::String>,
+    #[serde(
+        default,
+        deserialize_with = "::restgen_client::input::not_null",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub gift_wrap: ::core::option::Option<bool>,
 }
 /// A record of the `invoice` resource, as clients see it.
 #[derive(

@@ -19,6 +19,7 @@ pub const SERVICE: ::restgen_client::ServiceInfo = ::restgen_client::ServiceInfo
     login_path: ::core::option::Option::None,
     login_identifier: "identifier",
     api_key_header: ::core::option::Option::None,
+    versions: ::core::option::Option::None,
 };
 /// A client of the service: one method per operation. Cheap to clone; clones share
 /// connections and the logged-in session.

@@ -71,7 +71,8 @@ async fn every_shop_operation_works_through_the_client(s: Server) {
     let bo = all.iter().find(|c| c.name == "Bo").unwrap();
     let mut orders = Vec::new();
     for cents in [100, 200, 300, 400, 500] {
-        let input = CreateOrder { total_cents: cents, customer_id: Patch::Value(bo.id), note: Patch::Absent };
+        let input =
+            CreateOrder { total_cents: cents, customer_id: Patch::Value(bo.id), note: Patch::Absent, gift_wrap: None };
         orders.push(client.create_order(&input).await.unwrap());
     }
     assert!(orders.iter().all(|o| o.status == OrderStatus::Pending && o.owner_id == ann.id));
@@ -108,9 +109,12 @@ async fn every_shop_operation_works_through_the_client(s: Server) {
     assert!(client.list_orders().status(OrderStatus::Paid).send().await.unwrap().items.is_empty());
     let order = &orders[0];
     assert_eq!(&client.get_order(order.id).await.unwrap(), order);
-    let noted = client.update_order(order.id, &PatchOrder { note: Patch::Value("ring twice".into()) }).await.unwrap();
+    let noted = client
+        .update_order(order.id, &PatchOrder { note: Patch::Value("ring twice".into()), gift_wrap: None })
+        .await
+        .unwrap();
     assert_eq!(noted.note.as_deref(), Some("ring twice"));
-    let cleared = client.replace_order(order.id, &ReplaceOrder { note: Patch::Absent }).await.unwrap();
+    let cleared = client.replace_order(order.id, &ReplaceOrder { note: Patch::Absent, gift_wrap: None }).await.unwrap();
     assert_eq!(cleared.note, None, "PUT clears what it omits");
     client.delete_order(order.id).await.unwrap();
     let gone = client.get_order(order.id).await.unwrap_err();

@@ -21,8 +21,10 @@ async fn preflight(s: &Server, path: &str, origin: &str) -> Reply {
     .await
 }
 
+/// Every value of a list header, over all its lines (`Vary` may come in several).
 fn list(r: &Reply, name: &str) -> Vec<String> {
-    r.header(name).unwrap_or("").split(',').map(|v| v.trim().to_ascii_lowercase()).collect()
+    let lines = r.headers.get_all(name).iter().filter_map(|v| v.to_str().ok());
+    lines.flat_map(|line| line.split(',')).map(|v| v.trim().to_ascii_lowercase()).collect()
 }
 
 backends!(an_allowed_origin_passes_preflight_and_reads_every_answer, shop::service());

@@ -16,3 +16,4 @@ mod redirects;
 mod retries;
 mod security;
 mod upstream;
+mod versions;

@@ -100,7 +100,9 @@ async fn body_for(s: &Server, owner: &Account, spec: &ResourceSpec, op: Operatio
             Operation::Replace => f.replace,
             _ => f.patch,
         };
-        if settable && f.kind != FieldKind::Roles {
+        // Requests go to the unprefixed paths, which serve the newest version.
+        let newest = shop::generated::resources::VERSIONING.and_then(|v| v.newest()).map(|v| v.number);
+        if settable && f.kind != FieldKind::Roles && f.gate.includes(newest) {
             body.insert(f.name.into(), sample(s, owner, f).await);
         }
     }

@@ -127,7 +127,8 @@ async fn a_client_calls_the_derived_resource_with_its_own_types(s: Server) {
     use derive_service::{CreateOrder, LineItem, Order, OrderStatus, PatchOrder};
     use futures_util::TryStreamExt;
     use restgen_client::{Builder, ServiceInfo, Transport};
-    let info = ServiceInfo { base_path: "/api", login_path: None, login_identifier: "", api_key_header: None };
+    let info =
+        ServiceInfo { base_path: "/api", login_path: None, login_identifier: "", api_key_header: None, versions: None };
     let client: Transport = Builder::new(info, &s.base).build().unwrap();
     let orders = client.collection::<Order>();
     let line = |quantity| LineItem { sku: "bun".into(), quantity, unit_cents: 10 };

@@ -5,7 +5,7 @@
 use crate::backends;
 use crate::support::accounts::{PASSWORD, call, register};
 use crate::support::harness::Server;
-use restgen::spec::{RateAlgorithm, RateKey, RateSpec, Scheme};
+use restgen::spec::{RateAlgorithm, RateKey, RateSpec, Scheme, VersionSpec, VersioningSpec};
 use restgen::{Accounts, App};
 use serde_json::json;
 use std::time::Duration;
@@ -35,6 +35,7 @@ pub(crate) fn service() -> restgen::serve::Service {
         .base_path("/api")
         .auth(accounts)
         .rate_limit(limit)
+        .versions(&VERSIONS)
         .resource::<User>()
         .resource::<Customer>()
         .resource::<Order>()
@@ -133,9 +134,27 @@ async fn admins_see_every_record_and_set_roles(s: Server) {
     call(&s, &ann, "PATCH", &user, Some(json!({ "roles": ["member"] }))).await.assert_problem(400);
 }
 
+/// The shop's versions, as a hand-written service declares them: 1 deprecated from
+/// 2026-12-01 with its sunset on 2027-06-30, and 2.
+static VERSIONS: VersioningSpec = VersioningSpec {
+    versions: &[
+        VersionSpec {
+            number: 1,
+            deprecated: Some(1_796_083_200),
+            sunset: Some(1_814_313_600),
+            media_type: "application/vnd.shop.v1+json",
+        },
+        VersionSpec { number: 2, deprecated: None, sunset: None, media_type: "application/vnd.shop.v2+json" },
+    ],
+    path: true,
+    header: true,
+    media_type: true,
+    vendor: "shop",
+};
+
 /// The derived shop documents itself from the same models through the same emitter as
-/// the schema's shop: with the App set as the schema's top level is, the two documents
-/// are one, but for the API version (an `App` has no versions yet).
+/// the schema's shop: with the App set as the schema's top level is, the documents are
+/// the same, the unprefixed one and each version's.
 #[test]
 fn the_derived_shop_serves_the_schema_shops_document() {
     use restgen::serve::CorsSpec;
@@ -158,17 +177,21 @@ fn the_derived_shop_serves_the_schema_shops_document() {
         .cors(CorsSpec { allowed_origins: &["https://shop.example.com"], max_age: Some(Duration::from_secs(600)) })
         .trusted_proxies(&["127.0.0.1", "10.0.0.0/8"])
         .limits(1024 * 1024, Duration::from_secs(30), Some(512))
+        .versions(&VERSIONS)
         .resource::<User>()
         .resource::<Customer>()
         .resource::<Order>()
         .resource::<Invoice>()
         .into_service();
-    let mut derived: serde_json::Value = serde_json::from_str(service.openapi.expect("served")).unwrap();
-    let mut schema: serde_json::Value =
-        serde_json::from_str(include_str!("../../../../examples/shop/service/openapi.json")).unwrap();
-    for doc in [&mut derived, &mut schema] {
-        doc["info"]["version"] = serde_json::Value::Null;
-    }
+    assert_same(service.openapi.expect("served"), include_str!("../../../../examples/shop/service/openapi.json"));
+    let [(1, v1), (2, v2)] = service.openapi_versions else { panic!("a document per version") };
+    assert_same(v1, include_str!("../../../../examples/shop/service/openapi.v1.json"));
+    assert_same(v2, include_str!("../../../../examples/shop/service/openapi.v2.json"));
+}
+
+fn assert_same(derived: &str, schema: &str) {
+    let derived: serde_json::Value = serde_json::from_str(derived).unwrap();
+    let schema: serde_json::Value = serde_json::from_str(schema).unwrap();
     let (d, s) = (serde_json::to_string_pretty(&derived).unwrap(), serde_json::to_string_pretty(&schema).unwrap());
     let first = d.lines().zip(s.lines()).position(|(a, b)| a != b);
     let around = |text: &str, at: usize| text.lines().skip(at.saturating_sub(4)).take(8).collect::<Vec<_>>().join("\n");

@@ -135,7 +135,8 @@ async fn time_types_read_and_write_the_wire_forms(s: Server) {
 backends!(a_client_sends_time_types_in_every_input_shape, service());
 async fn a_client_sends_time_types_in_every_input_shape(s: Server) {
     use restgen_client::{Builder, ServiceInfo, Transport};
-    let info = ServiceInfo { base_path: "/api", login_path: None, login_identifier: "", api_key_header: None };
+    let info =
+        ServiceInfo { base_path: "/api", login_path: None, login_identifier: "", api_key_header: None, versions: None };
     let client: Transport = Builder::new(info, &s.base).build().unwrap();
     let bookings = client.collection::<Booking>();
     let day = Date::from_calendar_date(2027, Month::January, 5).unwrap();

@@ -37,6 +37,7 @@ CREATE TABLE "order" (
     "date" TEXT NOT NULL,
     "customer_id" TEXT,
     "note" TEXT,
+    "gift_wrap" BOOLEAN NOT NULL,
     "created_at" TEXT NOT NULL,
     "updated_at" TEXT NOT NULL
 );
@@ -45,6 +46,7 @@ CREATE INDEX "order_created_at_idx" ON "order" ("created_at", "id");
 CREATE INDEX "order_status_idx" ON "order" ("status", "id");
 CREATE INDEX "order_date_idx" ON "order" ("date", "id");
 CREATE INDEX "order_customer_id_idx" ON "order" (("customer_id" IS NULL), "customer_id", "id");
+CREATE INDEX "order_gift_wrap_idx" ON "order" ("gift_wrap", "id");
 
 CREATE TABLE "invoice" (
     "id" TEXT PRIMARY KEY NOT NULL,

@@ -38,6 +38,7 @@ CREATE TABLE "order" (
     "date" TEXT NOT NULL,
     "customer_id" TEXT,
     "note" TEXT,
+    "gift_wrap" INTEGER NOT NULL,
     "created_at" TEXT NOT NULL,
     "updated_at" TEXT NOT NULL,
     CONSTRAINT "order_owner_id_fkey" FOREIGN KEY ("owner_id") REFERENCES "user" ("id") ON DELETE CASCADE,
@@ -48,6 +49,7 @@ CREATE INDEX "order_created_at_idx" ON "order" ("created_at", "id");
 CREATE INDEX "order_status_idx" ON "order" ("status", "id");
 CREATE INDEX "order_date_idx" ON "order" ("date", "id");
 CREATE INDEX "order_customer_id_idx" ON "order" (("customer_id" IS NULL), "customer_id", "id");
+CREATE INDEX "order_gift_wrap_idx" ON "order" ("gift_wrap", "id");
 
 CREATE TABLE "invoice" (
     "id" TEXT PRIMARY KEY NOT NULL,

@@ -20,6 +20,10 @@ pub fn service() -> ::restgen::serve::Service {
         sample_path: "/api/users",
         auth: resources::AUTH.as_ref(),
         openapi: ::core::option::Option::Some(include_str!("../../openapi.json")),
+        openapi_versions: &[
+            (1, include_str!("../../openapi.v1.json")),
+            (2, include_str!("../../openapi.v2.json")),
+        ],
         cors: ::core::option::Option::Some(::restgen::serve::CorsSpec {
             allowed_origins: &["https://shop.example.com"],
             max_age: ::core::option::Option::Some(::std::time::Duration::from_secs(600)),
@@ -28,5 +32,6 @@ pub fn service() -> ::restgen::serve::Service {
         resources: resources::RESOURCES,
         rate_limit: resources::RATE_LIMIT,
         trusted_proxies: &["127.0.0.1", "10.0.0.0/8"],
+        versioning: resources::VERSIONING,
     }
 }

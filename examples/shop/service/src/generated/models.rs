@@ -295,7 +295,10 @@ pub struct Order {
     pub total_cents: i64,
     pub date: ::restgen::__private::chrono::DateTime<::restgen::__private::chrono::Utc>,
     pub customer_id: ::core::option::Option<::restgen::__private::uuid::Uuid>,
+    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
     pub note: ::core::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+    pub gift_wrap: ::core::option::Option<bool>,
     /// When the record was created.
     pub created_at: ::restgen::__private::chrono::DateTime<
         ::restgen::__private::chrono::Utc,
@@ -321,6 +324,12 @@ pub struct CreateOrder {
     pub customer_id: ::restgen::Patch<::restgen::__private::uuid::Uuid>,
     #[serde(default, skip_serializing_if = "::restgen::Patch::is_absent")]
     pub note: ::restgen::Patch<::std::string::String>,
+    #[serde(
+        default,
+        deserialize_with = "::restgen::input::not_null",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub gift_wrap: ::core::option::Option<bool>,
 }
 /// Input of the `order` replace operation: every field a client may set there; an omitted one is cleared.
 #[derive(
@@ -335,6 +344,12 @@ pub struct CreateOrder {
 pub struct ReplaceOrder {
     #[serde(default, skip_serializing_if = "::restgen::Patch::is_absent")]
     pub note: ::restgen::Patch<::std::string::String>,
+    #[serde(
+        default,
+        deserialize_with = "::restgen::input::not_null",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub gift_wrap: ::core::option::Option<bool>,
 }
 /// Input of the `order` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
 #[derive(
@@ -350,6 +365,12 @@ pub struct ReplaceOrder {
 pub struct PatchOrder {
     #[serde(default, skip_serializing_if = "::restgen::Patch::is_absent")]
     pub note: ::restgen::Patch<::std::string::String>,
+    #[serde(
+        default,
+        deserialize_with = "::restgen::input::not_null",
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub gift_wrap: ::core::option::Option<bool>,
 }
 /// A record of the `invoice` resource, as clients see it.
 #[derive(

@@ -174,6 +174,24 @@ pub static ORDER: ResourceSpec = ResourceSpec {
             replace: true,
             patch: true,
             max_length: ::core::option::Option::Some(2000),
+            gate: Gate {
+                since: ::core::option::Option::Some(2),
+                until: ::core::option::Option::None,
+            },
+            ..FieldSpec::DEFAULT
+        },
+        FieldSpec {
+            name: "gift_wrap",
+            kind: FieldKind::Boolean,
+            default: ::core::option::Option::Some(DefaultValue::Value("false")),
+            create: true,
+            replace: true,
+            patch: true,
+            filter: true,
+            gate: Gate {
+                since: ::core::option::Option::None,
+                until: ::core::option::Option::Some(2),
+            },
             ..FieldSpec::DEFAULT
         },
     ],
@@ -290,3 +308,26 @@ pub const RATE_LIMIT: ::core::option::Option<RateSpec> = ::core::option::Option:
     },
     key: RateKey::Principal,
 });
+/// The API versions served side by side, and how a request names one.
+pub static VERSIONING: ::core::option::Option<&VersioningSpec> = ::core::option::Option::Some(
+    &VersioningSpec {
+        versions: &[
+            VersionSpec {
+                number: 1,
+                deprecated: ::core::option::Option::Some(1796083200),
+                sunset: ::core::option::Option::Some(1814313600),
+                media_type: "application/vnd.shop.v1+json",
+            },
+            VersionSpec {
+                number: 2,
+                deprecated: ::core::option::Option::None,
+                sunset: ::core::option::Option::None,
+                media_type: "application/vnd.shop.v2+json",
+            },
+        ],
+        path: true,
+        header: true,
+        media_type: true,
+        vendor: "shop",
+    },
+);

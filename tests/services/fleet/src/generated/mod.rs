@@ -20,10 +20,12 @@ pub fn service() -> ::restgen::serve::Service {
         sample_path: "/v0/depots",
         auth: resources::AUTH.as_ref(),
         openapi: ::core::option::Option::Some(include_str!("../../openapi.json")),
+        openapi_versions: &[],
         cors: ::core::option::Option::None,
         max_in_flight: ::core::option::Option::None,
         resources: resources::RESOURCES,
         rate_limit: resources::RATE_LIMIT,
         trusted_proxies: &[],
+        versioning: resources::VERSIONING,
     }
 }

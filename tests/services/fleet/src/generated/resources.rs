@@ -409,3 +409,5 @@ pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::None
 /// The service's `rate_limit`: routes of no resource, and resources without
 /// their own.
 pub const RATE_LIMIT: ::core::option::Option<RateSpec> = ::core::option::Option::None;
+/// The API versions served side by side, and how a request names one.
+pub static VERSIONING: ::core::option::Option<&VersioningSpec> = ::core::option::Option::None;
