@@ -70,9 +70,13 @@ impl<T> List<T> {
         self
     }
 
-    /// The `sort` parameter: keys most significant first.
-    pub fn sort<K: AsRef<str>>(self, keys: impl IntoIterator<Item = K>) -> List<T> {
+    /// The `sort` parameter: keys most significant first; none is the default order.
+    pub fn sort<K: AsRef<str>>(mut self, keys: impl IntoIterator<Item = K>) -> List<T> {
         let keys: Vec<String> = keys.into_iter().map(|k| k.as_ref().to_owned()).collect();
+        if keys.is_empty() {
+            self.query.retain(|(k, _)| k != "sort");
+            return self;
+        }
         self.param("sort", keys.join(","))
     }
 

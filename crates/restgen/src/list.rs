@@ -85,6 +85,8 @@ pub fn parse(
             }
             "cursor" if style == PageStyle::Cursor => cursor = Some(value.clone()),
             "starting_after" if style == PageStyle::Cursor => starting_after = Some(value.clone()),
+            // The array the OpenAPI document describes has no empty key, so `sort=` names none.
+            "sort" if value.trim().is_empty() => bad("is empty: leave it out for the default order".into()),
             "sort" => sort_param = value.clone(),
             name => match spec.fields.iter().find(|f| f.name == name && f.filter && view.has(&f.gate)) {
                 Some(f) => match filter_value(f, value) {
@@ -149,7 +151,7 @@ fn canonical_sort(keys: &[SortKey]) -> String {
 /// Returns the keys, and how many of them the request named.
 fn sort_keys(spec: &ResourceSpec, view: &View, param: &str) -> Result<(Vec<SortKey>, usize), FieldError> {
     let mut keys = Vec::new();
-    // `sort=` is no sort; an empty key among others (`sort=,,`) names nothing.
+    // No `sort` is the default order; an empty key among others (`sort=a_asc,`) names nothing.
     let parts: Vec<&str> = if param.is_empty() { Vec::new() } else { param.split(',').map(str::trim).collect() };
     if parts.iter().any(|p| p.is_empty()) {
         return Err(FieldError { field: "sort".into(), message: "lists an empty key".into() });

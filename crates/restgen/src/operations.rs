@@ -15,18 +15,32 @@ use crate::table;
 use crate::validate;
 use crate::version::View;
 use axum::body::Bytes;
+use axum::extract::FromRequestParts;
 use axum::extract::rejection::BytesRejection;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use std::convert::Infallible;
 
-/// Who asks, in which version, of which store: what every operation is given.
-pub struct Context<'a> {
-    pub store: &'a Store,
-    pub caller: &'a Caller,
+/// Who asks, in which version, of which store: what every operation is given, taken from
+/// the request (the caller and version the middleware found) and the router's store.
+pub struct Context {
+    pub store: Store,
+    pub caller: Caller,
     pub view: View,
+}
+
+impl FromRequestParts<Store> for Context {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, store: &Store) -> Result<Context, Infallible> {
+        let caller = Caller::from_request_parts(parts, store).await?;
+        let view = View::from_request_parts(parts, store).await?;
+        Ok(Context { store: store.clone(), caller, view })
+    }
 }
 
 /// The business rules a write runs: the operation's own on its typed input, and the
@@ -38,13 +52,13 @@ pub struct Rules<'a, T: ?Sized> {
 
 pub async fn create<C: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
-    cx: &Context<'_>,
+    cx: &Context,
     uri: &Uri,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
     rules: Rules<'_, CreateRule<C>>,
 ) -> Result<Response, Problem> {
-    let (store, caller, view) = (cx.store, cx.caller, &cx.view);
+    let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
     let Rules { before: hook, compute } = rules;
     view.admits(spec)?;
     access::collection(spec.access.create, caller)?;
@@ -131,11 +145,11 @@ pub(crate) async fn insert(
 
 pub async fn get(
     spec: &'static ResourceSpec,
-    cx: &Context<'_>,
+    cx: &Context,
     id: &str,
     headers: &HeaderMap,
 ) -> Result<Response, Problem> {
-    let (store, caller, view) = (cx.store, cx.caller, &cx.view);
+    let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
     view.admits(spec)?;
     let format = negotiate::choose(spec, view, headers)?;
     let (_, record) = authorized(spec, spec.access.read, store, caller, id).await?;
@@ -197,13 +211,13 @@ fn take_roles(
 
 pub async fn replace<R: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
-    cx: &Context<'_>,
+    cx: &Context,
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
     rules: Rules<'_, UpdateRule<R>>,
 ) -> Result<Response, Problem> {
-    let (store, caller, view) = (cx.store, cx.caller, &cx.view);
+    let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
     let Rules { before: hook, compute } = rules;
     view.admits(spec)?;
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
@@ -348,13 +362,13 @@ fn computed(spec: &ResourceSpec, rule: &ComputeRule, mut record: Record, before:
 
 pub async fn patch<P: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
-    cx: &Context<'_>,
+    cx: &Context,
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
     rules: Rules<'_, UpdateRule<P>>,
 ) -> Result<Response, Problem> {
-    let (store, caller, view) = (cx.store, cx.caller, &cx.view);
+    let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
     let Rules { before: hook, compute } = rules;
     view.admits(spec)?;
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
@@ -380,12 +394,12 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
 
 pub async fn delete(
     spec: &'static ResourceSpec,
-    cx: &Context<'_>,
+    cx: &Context,
     id: &str,
     headers: &HeaderMap,
     hook: Option<&DeleteRule>,
 ) -> Result<Response, Problem> {
-    let (store, caller, view) = (cx.store, cx.caller, &cx.view);
+    let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
     // The rule sees only records that exist, the caller may delete, and the condition
     // admits.
     view.admits(spec)?;
@@ -408,12 +422,12 @@ pub async fn delete(
 
 pub async fn list(
     spec: &'static ResourceSpec,
-    cx: &Context<'_>,
+    cx: &Context,
     uri: &Uri,
     headers: &HeaderMap,
     parent: Option<(&'static crate::spec::ParentSpec, &str)>,
 ) -> Result<Response, Problem> {
-    let (store, caller, view) = (cx.store, cx.caller, &cx.view);
+    let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
     view.admits(spec)?;
     let format = negotiate::choose(spec, view, headers)?;
     let scope = access::collection(spec.access.read, caller)?;

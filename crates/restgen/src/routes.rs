@@ -7,11 +7,10 @@ use crate::operations;
 use crate::problem::Problem;
 use crate::spec::{Operation, ParentSpec, ResourceSpec};
 use crate::store::{Record, Store};
-use crate::version::View;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{OriginalUri, Path, State};
+use axum::extract::{OriginalUri, Path};
 use axum::http::{HeaderMap, Method};
 use axum::routing::MethodRouter;
 use serde::Serialize;
@@ -114,33 +113,19 @@ pub fn resource<C: Input, R: Input, P: Input>(
     let mut collection: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::List) {
         collection = collection.get(
-            move |State(store): State<Store>,
-                  caller: Caller,
-                  view: View,
-                  OriginalUri(uri): OriginalUri,
-                  headers: HeaderMap| async move {
-                operations::list(
-                    spec,
-                    &operations::Context { store: &store, caller: &caller, view },
-                    &uri,
-                    &headers,
-                    None,
-                )
-                .await
+            move |cx: operations::Context, OriginalUri(uri): OriginalUri, headers: HeaderMap| async move {
+                operations::list(spec, &cx, &uri, &headers, None).await
             },
         );
     }
     if spec.has(Operation::Create) {
         collection = collection.post(
-            move |State(store): State<Store>,
-                  caller: Caller,
-                  view: View,
+            move |cx: operations::Context,
                   keeper: Keeper,
                   OriginalUri(uri): OriginalUri,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
                 let bytes = body.as_ref().ok().cloned();
-                let cx = operations::Context { store: &store, caller: &caller, view };
                 let create = operations::create::<C>(
                     spec,
                     &cx,
@@ -149,34 +134,25 @@ pub fn resource<C: Input, R: Input, P: Input>(
                     body,
                     operations::Rules { before: before_create.as_deref(), compute: compute_create.as_deref() },
                 );
-                idempotency::once(&store, &keeper, &caller, uri.path(), &headers, bytes.as_ref(), create).await
+                idempotency::once(&cx.store, &keeper, &cx.caller, uri.path(), &headers, bytes.as_ref(), create).await
             },
         );
     }
     let mut item: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::Get) {
-        item = item.get(
-            move |State(store): State<Store>,
-                  caller: Caller,
-                  view: View,
-                  Path(id): Path<String>,
-                  headers: HeaderMap| async move {
-                operations::get(spec, &operations::Context { store: &store, caller: &caller, view }, &id, &headers)
-                    .await
-            },
-        );
+        item = item.get(move |cx: operations::Context, Path(id): Path<String>, headers: HeaderMap| async move {
+            operations::get(spec, &cx, &id, &headers).await
+        });
     }
     if spec.has(Operation::Replace) {
         item = item.put(
-            move |State(store): State<Store>,
-                  caller: Caller,
-                  view: View,
+            move |cx: operations::Context,
                   Path(id): Path<String>,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
                 operations::replace::<R>(
                     spec,
-                    &operations::Context { store: &store, caller: &caller, view },
+                    &cx,
                     &id,
                     &headers,
                     body,
@@ -188,15 +164,13 @@ pub fn resource<C: Input, R: Input, P: Input>(
     }
     if spec.has(Operation::Patch) {
         item = item.patch(
-            move |State(store): State<Store>,
-                  caller: Caller,
-                  view: View,
+            move |cx: operations::Context,
                   Path(id): Path<String>,
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
                 operations::patch::<P>(
                     spec,
-                    &operations::Context { store: &store, caller: &caller, view },
+                    &cx,
                     &id,
                     &headers,
                     body,
@@ -207,22 +181,9 @@ pub fn resource<C: Input, R: Input, P: Input>(
         );
     }
     if spec.has(Operation::Delete) {
-        item = item.delete(
-            move |State(store): State<Store>,
-                  caller: Caller,
-                  view: View,
-                  Path(id): Path<String>,
-                  headers: HeaderMap| async move {
-                operations::delete(
-                    spec,
-                    &operations::Context { store: &store, caller: &caller, view },
-                    &id,
-                    &headers,
-                    before_delete.as_deref(),
-                )
-                .await
-            },
-        );
+        item = item.delete(move |cx: operations::Context, Path(id): Path<String>, headers: HeaderMap| async move {
+            operations::delete(spec, &cx, &id, &headers, before_delete.as_deref()).await
+        });
     }
     let mut router = Router::new();
     let lists = spec.has(Operation::List);
@@ -266,20 +227,11 @@ pub fn resource<C: Input, R: Input, P: Input>(
             router = router.route(
                 &nested_path(spec, parent, base),
                 axum::routing::get(
-                    move |State(store): State<Store>,
-                          caller: Caller,
-                          view: View,
+                    move |cx: operations::Context,
                           Path(parent_id): Path<String>,
                           OriginalUri(uri): OriginalUri,
                           headers: HeaderMap| async move {
-                        operations::list(
-                            spec,
-                            &operations::Context { store: &store, caller: &caller, view },
-                            &uri,
-                            &headers,
-                            Some((parent, &parent_id)),
-                        )
-                        .await
+                        operations::list(spec, &cx, &uri, &headers, Some((parent, &parent_id))).await
                     },
                 ),
             );

@@ -217,3 +217,84 @@ async fn the_client_picks_its_version_at_construction(s: Server) {
     }
     assert!(matches!(in_version(Some(3)), Err(Error::Config(_))), "version 3 is not served");
 }
+
+/// A catalogue whose versions are named by header and media type only (no path prefix):
+/// `reviews` exist from version 2 on, and `blurb` only in version 1.
+mod catalogue {
+    use restgen::__private::uuid::Uuid;
+    use restgen::Resource;
+    use restgen::spec::{VersionSpec, VersioningSpec};
+
+    #[derive(Resource, serde::Deserialize)]
+    #[resource(path = "/books", access(all = [anyone]))]
+    pub struct Book {
+        pub id: Uuid,
+        #[field(settable, max_length = 100)]
+        pub title: String,
+        #[field(settable, max_length = 200, until = 2)]
+        pub blurb: Option<String>,
+    }
+
+    #[derive(Resource, serde::Deserialize)]
+    #[resource(path = "/reviews", access(all = [anyone]), since = 2)]
+    pub struct Review {
+        pub id: Uuid,
+        #[field(settable, max_length = 100)]
+        pub text: String,
+    }
+
+    static VERSIONS: VersioningSpec = VersioningSpec {
+        versions: &[
+            VersionSpec { number: 1, deprecated: None, sunset: None, media_type: "application/vnd.books.v1+json" },
+            VersionSpec { number: 2, deprecated: None, sunset: None, media_type: "application/vnd.books.v2+json" },
+        ],
+        path: false,
+        header: true,
+        media_type: true,
+        vendor: "books",
+    };
+
+    pub fn service() -> restgen::serve::Service {
+        restgen::App::new("books")
+            .base_path("/api")
+            .versions(&VERSIONS)
+            .resource::<Book>()
+            .resource::<Review>()
+            .into_service()
+    }
+}
+
+backends!(a_resource_outside_a_version_is_not_there, catalogue::service());
+async fn a_resource_outside_a_version_is_not_there(s: Server) {
+    let v1 = [("x-api-version", "1")];
+    let book = s.send_with("POST", "/api/books", Some(json!({ "title": "Emma", "blurb": "A match" })), &v1).await;
+    assert_eq!(book.status, 201, "{}", book.text);
+    assert_current(&book);
+    let path = book.header("location").unwrap().to_owned();
+    assert_eq!(path, format!("/api/books/{}", book.body["id"].as_str().unwrap()), "no prefix: versions by header");
+    // Version 2 (the newest) has reviews and no blurb; version 1 no reviews.
+    let newest = s.get(&path).await;
+    assert!(!keys(&newest.body).contains(&"blurb"), "{}", newest.text);
+    let review = s.post("/api/reviews", json!({ "text": "Lovely" })).await;
+    assert_eq!(review.status, 201, "{}", review.text);
+    let review: catalogue::Review = serde_json::from_value(review.body).expect("a review");
+    assert_eq!((review.id.get_version_num(), review.text.as_str()), (7, "Lovely"));
+    let gone = s.send_with("GET", "/api/reviews", None, &v1).await;
+    gone.assert_problem(404);
+    assert!(gone.body["detail"].as_str().unwrap().contains("version 1"), "{}", gone.text);
+    let by_media = s.send_with("GET", "/api/reviews", None, &[("accept", "application/vnd.books.v1+json")]).await;
+    by_media.assert_problem(404);
+    let in_v1 = s.send_with("GET", &path, None, &[("accept", "application/vnd.books.v1+json")]).await;
+    assert_eq!(in_v1.header("content-type"), Some("application/vnd.books.v1+json"));
+    let typed: catalogue::Book = serde_json::from_value(in_v1.body.clone()).expect("version 1's book");
+    assert_eq!((typed.title.as_str(), typed.blurb.as_deref()), ("Emma", Some("A match")));
+    assert_eq!(typed.id.to_string(), book.body["id"].as_str().unwrap());
+    // Paths do not name versions in this service.
+    s.get("/api/v1/books").await.assert_problem(404);
+    // Its documents: one per version, each with what the version has.
+    let v1_doc = s.get("/openapi.v1.json").await.body;
+    assert!(v1_doc["paths"].get("/api/reviews").is_none() && v1_doc["paths"].get("/api/books").is_some());
+    let v2_doc = s.get("/openapi.v2.json").await.body;
+    assert!(v2_doc["paths"].get("/api/reviews").is_some());
+    assert!(v2_doc["components"]["schemas"]["Book"]["properties"].get("blurb").is_none());
+}

@@ -488,6 +488,12 @@ async fn list_parameters_are_held_to_what_the_document_says(s: Server) {
     let five = s.get("/v0/depots?sort=name_asc,city_asc,id_asc,created_at_asc,name_desc").await;
     five.assert_problem(400);
     assert_eq!(five.error_fields(), ["sort"]);
+    // An empty key names nothing the document offers: leaving `sort` out is the default order.
+    for empty in ["sort=", "sort=%20", "sort=name_asc,", "sort=,,"] {
+        let r = s.get(&format!("/v0/depots?{empty}")).await;
+        r.assert_problem(400);
+        assert_eq!(r.error_fields(), ["sort"], "{empty}");
+    }
 
     // A filter value no record could hold breaks the field's own rules.
     for (bad, field) in [
