@@ -237,7 +237,7 @@ pub(crate) fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
     }
     let mut sort = query(
         "sort",
-        "Sort keys, most significant first, comma separated; ties are broken by id. Leave it out for the default order (an empty `sort=` is a 400).",
+        "Sort keys, most significant first, comma separated (the parameter repeated, `sort=a&sort=b`, is the same list); ties are broken by id. Leave it out for the default order (an empty `sort=` is a 400).",
         json!({ "type": "array", "minItems": 1, "maxItems": sorts.len() / 2, "items": { "type": "string", "enum": sorts } }),
     );
     sort["style"] = json!("form");

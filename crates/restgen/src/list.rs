@@ -55,7 +55,20 @@ pub fn parse(
     let mut seen: Vec<&str> = Vec::new();
     for (key, value) in params {
         let mut bad = |message: String| errors.push(FieldError { field: key.clone(), message });
-        // Every parameter is one value, as the OpenAPI document says.
+        // `sort` is an array: `sort=a,b` and `sort=a&sort=b` (what generated clients send)
+        // are one list. The array the document describes has no empty key, so `sort=`
+        // names none.
+        if key == "sort" {
+            if value.trim().is_empty() {
+                bad("is empty: leave it out for the default order".into());
+            } else if sort_param.is_empty() {
+                sort_param = value.clone();
+            } else {
+                sort_param = format!("{sort_param},{value}");
+            }
+            continue;
+        }
+        // Every other parameter is one value, as the OpenAPI document says.
         if seen.contains(&key.as_str()) {
             bad("is given more than once".into());
             continue;
@@ -85,9 +98,6 @@ pub fn parse(
             }
             "cursor" if style == PageStyle::Cursor => cursor = Some(value.clone()),
             "starting_after" if style == PageStyle::Cursor => starting_after = Some(value.clone()),
-            // The array the OpenAPI document describes has no empty key, so `sort=` names none.
-            "sort" if value.trim().is_empty() => bad("is empty: leave it out for the default order".into()),
-            "sort" => sort_param = value.clone(),
             name => match spec.fields.iter().find(|f| f.name == name && f.filter && view.has(&f.gate)) {
                 Some(f) => match filter_value(f, value) {
                     Ok(v) => filters.push(Filter { column: f.name, value: v }),

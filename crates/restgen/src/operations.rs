@@ -377,12 +377,24 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     let roles = take_roles(spec, caller, &mut object, |f| f.patch)?;
     let mut input = settable_values::<P>(spec, view, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
     input.extend(roles);
-    let changes: Record = spec
+    let mut changes: Record = spec
         .fields
         .iter()
         .filter(|f| f.patch || f.kind == FieldKind::Roles)
         .filter_map(|f| Some((f.name.to_owned(), input.get(f.name)?.clone())))
         .collect();
+    // JSON Merge Patch reaches inside a `json` field: an object there is merged into what
+    // the field holds, member by member, at every depth (RFC 7396 §2).
+    let mut merged = Map::new();
+    for f in spec.fields.iter().filter(|f| f.kind == FieldKind::Json) {
+        if let Some(patch @ Value::Object(_)) = changes.get(f.name) {
+            let value = merge_patch(stored_record.get(f.name).cloned().unwrap_or(Value::Null), patch);
+            merged.insert(f.name.to_owned(), value);
+        }
+    }
+    // What the merge made is held to the fields' rules like any value sent whole.
+    check(spec, &merged)?;
+    changes.extend(merged);
     let mut values = changed_values(spec, &stored_record, changes, compute)?;
     if spec.timestamps && !values.is_empty() {
         values.push(("updated_at", SqlValue::Text(Some(now()))));
@@ -473,6 +485,27 @@ pub async fn list(
     let (records, more) = store.list(spec, &request.query).await?;
     let items: Vec<Value> = records.into_iter().map(|r| Value::Object(representation(spec, view, r))).collect();
     list::respond(spec, view, uri, headers, format, &request, items, more)
+}
+
+/// RFC 7396's MergePatch: an object patch merges into the target (made an object if it is
+/// not), a `null` member removing the target's, any other value replacing it.
+fn merge_patch(target: Value, patch: &Value) -> Value {
+    let Value::Object(members) = patch else { return patch.clone() };
+    let mut target = match target {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    for (name, value) in members {
+        if value.is_null() {
+            target.shift_remove(name);
+        } else if let Some(slot) = target.get_mut(name) {
+            // In place, so the members keep their order.
+            *slot = merge_patch(slot.take(), value);
+        } else {
+            target.insert(name.clone(), merge_patch(Value::Null, value));
+        }
+    }
+    Value::Object(target)
 }
 
 /// The answer for a record that does not exist, the same as for one that is hidden.
@@ -603,4 +636,20 @@ pub(crate) fn representation(spec: &ResourceSpec, view: &View, mut record: Recor
         record.shift_remove(f.name);
     }
     record
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    #[test]
+    fn merge_patch_does_what_rfc_7396_appendix_a_says() {
+        // `[target, patch, result]`, each example of the RFC's Appendix A.
+        let examples: Vec<(Value, Value, Value)> =
+            serde_json::from_str(include_str!("../../../tests/fixtures/rfc7396-appendix-a.json")).expect("examples");
+        assert_eq!(examples.len(), 15);
+        for (target, patch, want) in examples {
+            assert_eq!(super::merge_patch(target.clone(), &patch), want, "{target} patched with {patch}");
+        }
+    }
 }

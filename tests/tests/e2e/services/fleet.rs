@@ -488,6 +488,14 @@ async fn list_parameters_are_held_to_what_the_document_says(s: Server) {
     let five = s.get("/v0/depots?sort=name_asc,city_asc,id_asc,created_at_asc,name_desc").await;
     five.assert_problem(400);
     assert_eq!(five.error_fields(), ["sort"]);
+    // `sort` is an array: given once with commas or repeated (as generated clients send
+    // it), it is the same list; a parameter that is one value stays one.
+    let commas = s.get("/v0/depots?sort=city_asc,name_desc").await;
+    let repeated = s.get("/v0/depots?sort=city_asc&sort=name_desc").await;
+    assert_eq!((repeated.status, names(&repeated)), (200, names(&commas)), "{}", repeated.text);
+    let twice = s.get("/v0/depots?limit=1&limit=2").await;
+    twice.assert_problem(400);
+    assert_eq!(twice.error_fields(), ["limit"]);
     // An empty key names nothing the document offers: leaving `sort` out is the default order.
     for empty in ["sort=", "sort=%20", "sort=name_asc,", "sort=,,"] {
         let r = s.get(&format!("/v0/depots?{empty}")).await;
@@ -606,4 +614,21 @@ async fn beyond_max_in_flight_requests_are_shed_with_retry_after(s: Server) {
         }
     }
     assert!(served, "requests are served again once the first is done");
+}
+
+// PATCH is JSON Merge Patch all the way down: every example of RFC 7396 Appendix A, run
+// on a vehicle's `json` field, gives the RFC's result, answered and stored.
+backends!(patch_merges_inside_json_fields_as_rfc_7396_says, fleet::service());
+async fn patch_merges_inside_json_fields_as_rfc_7396_says(s: Server) {
+    let examples: Vec<(Value, Value, Value)> =
+        serde_json::from_str(include_str!("../../../fixtures/rfc7396-appendix-a.json")).expect("examples");
+    for (i, (target, patch, want)) in examples.into_iter().enumerate() {
+        let made = s.post("/v0/vehicles", json!({ "plate": format!("RFC{i}"), "kind": "van", "specs": target })).await;
+        assert_eq!((made.status, &made.body["specs"]), (201, &target), "{}", made.text);
+        let path = made.header("location").unwrap().to_owned();
+        let body = serde_json::to_vec(&json!({ "specs": patch })).unwrap();
+        let patched = s.raw("PATCH", &path, "application/merge-patch+json", body).await;
+        assert_eq!((patched.status, &patched.body["specs"]), (200, &want), "{target} patched with {patch}");
+        assert_eq!(s.get(&path).await.body["specs"], want, "as stored");
+    }
 }
