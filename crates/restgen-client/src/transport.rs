@@ -31,13 +31,11 @@ pub struct ServiceInfo {
 /// A service's API versions, as its client names one ([`Builder::version`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Versions {
-    /// Oldest first.
-    pub served: &'static [u32],
+    /// Each version served, oldest first, with its media type.
+    pub served: &'static [(u32, &'static str)],
     /// How the client names the version it chose: the first way the service takes, in
     /// the order path, header, media type.
     pub by: VersionBy,
-    /// `{vendor}` of `application/vnd.{vendor}.v{n}+json`.
-    pub vendor: &'static str,
 }
 
 /// A way of naming a version.
@@ -45,8 +43,8 @@ pub struct Versions {
 pub enum VersionBy {
     /// `{base_path}/v{n}/...`
     Path,
-    /// `X-API-Version: n`
-    Header,
+    /// `<header>: n`, the header the service names (`X-API-Version`)
+    Header(&'static str),
     /// `Accept: application/vnd.{vendor}.v{n}+json`
     MediaType,
 }
@@ -182,22 +180,23 @@ impl<C: From<Transport>> Builder<C> {
         let root = format!("{origin}{}", self.info.base_path);
         let version = match (self.version, self.info.versions) {
             (None, _) => None,
-            (Some(n), Some(v)) if v.served.contains(&n) => Some((n, v)),
-            (Some(n), Some(v)) => {
-                let served: Vec<String> = v.served.iter().map(u32::to_string).collect();
-                return Err(Error::Config(format!("the service serves no version {n}; served: {}", served.join(", "))));
-            }
+            (Some(n), Some(v)) => match v.served.iter().find(|(m, _)| *m == n) {
+                Some((_, media)) => Some((n, *media, v.by)),
+                None => {
+                    let served: Vec<String> = v.served.iter().map(|(m, _)| m.to_string()).collect();
+                    let served = served.join(", ");
+                    return Err(Error::Config(format!("the service serves no version {n}; served: {served}")));
+                }
+            },
             (Some(_), None) => return Err(Error::Config("this service has no API versions".into())),
         };
         let resources = match version {
-            Some((n, Versions { by: VersionBy::Path, .. })) => format!("{root}/v{n}"),
+            Some((n, _, VersionBy::Path)) => format!("{root}/v{n}"),
             _ => root.clone(),
         };
         let version_header = match version {
-            Some((n, Versions { by: VersionBy::Header, .. })) => Some(("X-API-Version", n.to_string())),
-            Some((n, Versions { by: VersionBy::MediaType, vendor, .. })) => {
-                Some(("Accept", format!("application/vnd.{vendor}.v{n}+json")))
-            }
+            Some((n, _, VersionBy::Header(name))) => Some((name, n.to_string())),
+            Some((_, media, VersionBy::MediaType)) => Some(("Accept", media.to_owned())),
             _ => None,
         };
         Ok(C::from(Transport(Arc::new(Inner {

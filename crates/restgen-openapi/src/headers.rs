@@ -142,10 +142,11 @@ pub(crate) fn write_errors(r: &Resource, errors: &[u16]) -> Vec<u16> {
     out
 }
 
-/// A deprecated version's document: every operation under `resource_base` marked
-/// deprecated, and every answer of it documenting `Deprecation`, `Sunset` (where the
-/// version has one) and the `Link` to its successor.
-pub(crate) fn deprecation(doc: &mut Value, v: &ApiVersion, resource_base: &str) {
+/// A deprecated version's document: every operation of its resources (`resource_paths`;
+/// login, API keys and `/healthz` are no version's) marked deprecated, and every answer of
+/// them documenting `Deprecation`, `Sunset` (where the version has one) and the `Link` to
+/// its successor.
+pub(crate) fn deprecation(doc: &mut Value, v: &ApiVersion, resource_paths: &[&String]) {
     let mut headers = Map::new();
     if v.deprecated.is_some() {
         headers.insert(
@@ -178,7 +179,7 @@ pub(crate) fn deprecation(doc: &mut Value, v: &ApiVersion, resource_base: &str) 
     }
     let Some(Value::Object(paths)) = doc.get_mut("paths") else { return };
     for (path, item) in paths.iter_mut() {
-        if !path.starts_with(resource_base) || resource_base.is_empty() && !path.starts_with('/') {
+        if !resource_paths.contains(&path) {
             continue;
         }
         for op in item.as_object_mut().into_iter().flat_map(|i| i.values_mut()).filter_map(Value::as_object_mut) {

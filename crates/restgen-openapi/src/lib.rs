@@ -67,7 +67,7 @@ fn version_document(service: &Service, v: &ApiVersion, prefixed: bool) -> Value 
         .iter()
         .map(|scheme| match scheme.value {
             Versioning::Path => format!("the path `{base}/v{n}/...`"),
-            Versioning::Header => format!("`X-API-Version: {n}`"),
+            Versioning::Header => format!("`{VERSION_HEADER}: {n}`"),
             Versioning::MediaType => format!("`Accept: {}`", service.api.media_type(n)),
         })
         .collect();
@@ -138,7 +138,8 @@ fn build_at(service: &Service, base: &str, resource_base: &str, deprecated: Opti
         doc["components"]["headers"] = json!({ "ETag": etag_header() });
     }
     if let Some(v) = deprecated {
-        headers::deprecation(&mut doc, v, resource_base);
+        let resource_paths: Vec<&String> = per_resource.iter().flat_map(|(_, paths)| paths).collect();
+        headers::deprecation(&mut doc, v, &resource_paths);
     }
     rate::document(&mut doc, service, &limited);
     if let Some(cors) = &service.cors {

@@ -275,8 +275,7 @@ impl Gate {
 
     /// Whether version `n` has it; a service without versions has everything.
     pub fn includes(&self, n: Option<u32>) -> bool {
-        let Some(n) = n else { return true };
-        self.since.is_none_or(|s| n >= s) && self.until.is_none_or(|u| n < u)
+        n.is_none_or(|n| restgen_model::model::gate_includes(self.since, self.until, n))
     }
 }
 

@@ -14,11 +14,12 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use mediatype::MediaTypeList;
+use restgen_model::model::version_of_media_type;
 use std::convert::Infallible;
 use std::sync::Arc;
 
 /// The header that names a version (`versioning: [header]`).
-pub const HEADER: &str = "x-api-version";
+pub use restgen_model::model::VERSION_HEADER as HEADER;
 
 /// The version a request is answered in, and whether it named it by media type (then its
 /// JSON answers carry that type).
@@ -130,6 +131,10 @@ pub(crate) async fn resolve(versions: Arc<Versions>, mut request: Request, next:
     let mut response = next.run(request).await;
     let headers = response.headers_mut();
     for (name, value) in &marks {
+        // A read that negotiated its format already varies by `Accept`.
+        if name == header::VARY && headers.get_all(header::VARY).iter().any(|v| v == value) {
+            continue;
+        }
         headers.append(name, value.clone());
     }
     response
@@ -159,7 +164,7 @@ fn choose(versions: &Versions, by_path: Option<&str>, headers: &HeaderMap) -> Re
     }
     if spec.header {
         let lines: Vec<&HeaderValue> = headers.get_all(HEADER).iter().collect();
-        let bad = |message: String| Problem::validation(vec![FieldError { field: "X-API-Version".into(), message }]);
+        let bad = |message: String| Problem::validation(vec![FieldError { field: HEADER.into(), message }]);
         match lines.as_slice() {
             [] => {}
             [one] => {
@@ -196,20 +201,19 @@ fn choose(versions: &Versions, by_path: Option<&str>, headers: &HeaderMap) -> Re
 /// naming a served version (the newest on a tie). One that names only the vendor's types,
 /// none of them served, is a 406 listing those that are.
 fn media_version(versions: &Versions, headers: &HeaderMap) -> Result<Option<u32>, Problem> {
-    let prefix = format!("vnd.{}.v", versions.spec.vendor);
     let mut best: Option<(u16, u32)> = None;
     let (mut members, mut vendor_members) = (0, 0);
     for line in headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()) {
         for range in MediaTypeList::new(line).flatten() {
             members += 1;
-            let subtype = range.subty.as_str().to_ascii_lowercase();
-            let json = range.suffix.as_ref().is_some_and(|s| s.as_str().eq_ignore_ascii_case("json"));
-            let Some(digits) = subtype.strip_prefix(&prefix).filter(|_| json && range.ty == "application") else {
-                continue;
+            let essence = match &range.suffix {
+                Some(suffix) => format!("{}/{}+{}", range.ty, range.subty, suffix),
+                None => format!("{}/{}", range.ty, range.subty),
             };
+            let Some(n) = version_of_media_type(versions.spec.vendor, &essence) else { continue };
             vendor_members += 1;
             let q = crate::negotiate::weight_of(&range).unwrap_or(0);
-            let Some(v) = digits.parse().ok().and_then(|n| versions.spec.version(n)) else { continue };
+            let Some(v) = versions.spec.version(n) else { continue };
             if q > 0 && best.is_none_or(|(bq, bn)| q > bq || (q == bq && v.number > bn)) {
                 best = Some((q, v.number));
             }
@@ -229,7 +233,7 @@ fn media_version(versions: &Versions, headers: &HeaderMap) -> Result<Option<u32>
 /// them, with a `Link` to its successor; and `Vary` on the headers that name a version.
 fn mark(versions: &Versions, version: &VersionSpec, rest: &str, out: &mut HeaderMap) {
     if versions.spec.header {
-        out.append(header::VARY, HeaderValue::from_static(HEADER));
+        out.append(header::VARY, HeaderValue::from_static("x-api-version"));
     }
     if versions.spec.media_type {
         out.append(header::VARY, HeaderValue::from_static("accept"));

@@ -56,20 +56,23 @@ pub(crate) fn lib(service: &Service) -> RustFile {
     let versions = if service.api.versions.is_empty() {
         quote!(::core::option::Option::None)
     } else {
-        let served = service.api.versions.iter().map(|v| proc_macro2::Literal::u32_unsuffixed(v.number.value));
+        let served = service.api.versions.iter().map(|v| {
+            let (n, media) =
+                (proc_macro2::Literal::u32_unsuffixed(v.number.value), service.api.media_type(v.number.value));
+            quote!((#n, #media))
+        });
         let takes = |scheme: Versioning| service.api.versioning.iter().any(|v| v.value == scheme);
         let by = if takes(Versioning::Path) {
             quote!(Path)
         } else if takes(Versioning::Header) {
-            quote!(Header)
+            let name = crate::model::VERSION_HEADER;
+            quote!(Header(#name))
         } else {
             quote!(MediaType)
         };
-        let vendor = &service.api.vendor;
         quote!(::core::option::Option::Some(::restgen_client::Versions {
             served: &[#(#served),*],
             by: ::restgen_client::VersionBy::#by,
-            vendor: #vendor,
         }))
     };
     let login_method = login.map(|_| {

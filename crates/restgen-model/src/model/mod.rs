@@ -89,11 +89,31 @@ pub struct Api {
 }
 
 impl Api {
-    /// `application/vnd.{vendor}.v{n}+json`: the media type of version `n`.
+    /// The media type of version `n` (`versioning: [media_type]`).
     pub fn media_type(&self, n: u32) -> String {
-        format!("application/vnd.{}.v{n}+json", self.vendor)
+        version_media_type(&self.vendor, n)
     }
 }
+
+/// `application/vnd.{vendor}.v{n}+json`: how a request names version `n` by media type,
+/// and the `Content-Type` it is answered with.
+pub fn version_media_type(vendor: &str, n: u32) -> String {
+    format!("application/vnd.{vendor}.v{n}+json")
+}
+
+/// The version a media type names in `vendor`'s form (`application/vnd.shop.v2+json` is
+/// 2; case-insensitive, as media types are), whether or not it is served; `None` for any
+/// other type.
+pub fn version_of_media_type(vendor: &str, media: &str) -> Option<u32> {
+    let media = media.to_ascii_lowercase();
+    let rest = media.strip_prefix("application/vnd.")?.strip_prefix(&vendor.to_ascii_lowercase())?;
+    let digits = rest.strip_prefix(".v")?.strip_suffix("+json")?;
+    let canonical = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && !digits.starts_with('0');
+    canonical.then(|| digits.parse().ok()).flatten()
+}
+
+/// The header that names a version (`versioning: [header]`).
+pub const VERSION_HEADER: &str = "X-API-Version";
 
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ApiVersion {
@@ -316,5 +336,31 @@ pub fn parse_duration(text: &str) -> Option<Duration> {
         "h" => n.checked_mul(3600).map(Duration::from_secs),
         "d" => n.checked_mul(86400).map(Duration::from_secs),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod version_media_type_tests {
+    use super::{version_media_type, version_of_media_type};
+
+    #[test]
+    fn a_version_media_type_reads_back_as_its_version_and_nothing_else_does() {
+        assert_eq!(version_media_type("shop", 2), "application/vnd.shop.v2+json");
+        for n in [1, 2, 10] {
+            assert_eq!(version_of_media_type("shop", &version_media_type("shop", n)), Some(n));
+        }
+        assert_eq!(version_of_media_type("shop", "Application/VND.Shop.V3+JSON"), Some(3));
+        for other in [
+            "application/json",
+            "application/vnd.shop.v02+json",
+            "application/vnd.shop.v+json",
+            "application/vnd.shop.vx+json",
+            "application/vnd.shop.v2+xml",
+            "application/vnd.shopping.v2+json",
+            "application/vnd.other.v2+json",
+            "text/vnd.shop.v2+json",
+        ] {
+            assert_eq!(version_of_media_type("shop", other), None, "{other}");
+        }
     }
 }

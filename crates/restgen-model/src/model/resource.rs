@@ -345,6 +345,13 @@ pub struct Gate {
 
 impl Gate {
     pub fn includes(&self, version: u32) -> bool {
-        self.since.as_ref().is_none_or(|s| version >= s.value) && self.until.as_ref().is_none_or(|u| version < u.value)
+        gate_includes(self.since.as_ref().map(|s| s.value), self.until.as_ref().map(|u| u.value), version)
     }
+}
+
+/// What `since` and `until` mean: version `n` has what is gated from `since` (the first
+/// version that has it) up to, not including, `until` (the first that no longer does).
+/// The runtime's static gates ask the same question here.
+pub fn gate_includes(since: Option<u32>, until: Option<u32>, n: u32) -> bool {
+    since.is_none_or(|s| n >= s) && until.is_none_or(|u| n < u)
 }

@@ -240,7 +240,7 @@ impl App {
         let mut previous = 0;
         for v in versioning.versions {
             assert!(v.number > previous, "versions are listed oldest first, each once, from 1");
-            let media = format!("application/vnd.{}.v{}+json", versioning.vendor, v.number);
+            let media = restgen_model::model::version_media_type(versioning.vendor, v.number);
             assert_eq!(v.media_type, media, "version {}'s media type", v.number);
             previous = v.number;
         }

@@ -20,9 +20,11 @@ pub const SERVICE: ::restgen_client::ServiceInfo = ::restgen_client::ServiceInfo
     login_identifier: "email",
     api_key_header: ::core::option::Option::Some("X-API-Key"),
     versions: ::core::option::Option::Some(::restgen_client::Versions {
-        served: &[1, 2],
+        served: &[
+            (1, "application/vnd.shop.v1+json"),
+            (2, "application/vnd.shop.v2+json"),
+        ],
         by: ::restgen_client::VersionBy::Path,
-        vendor: "shop",
     }),
 };
 /// A client of the service: one method per operation. Cheap to clone; clones share
