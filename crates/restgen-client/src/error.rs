@@ -29,6 +29,10 @@ pub struct Problem {
     /// The invalid inputs, for a 400.
     #[serde(default)]
     pub errors: Vec<FieldError>,
+    /// Extension members: what else the service said (on a 409 from a transition, the
+    /// record's `state` and the `transitions` open from it).
+    #[serde(flatten)]
+    pub extensions: serde_json::Map<String, serde_json::Value>,
     /// How long the service asked callers to wait (`Retry-After`), when it said.
     #[serde(skip)]
     pub retry_after: Option<Duration>,
@@ -65,6 +69,7 @@ impl Problem {
                     .to_owned(),
                 detail: text[..end].trim().to_owned(),
                 errors: Vec::new(),
+                extensions: serde_json::Map::new(),
                 retry_after: None,
                 etag: None,
             }

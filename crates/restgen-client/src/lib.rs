@@ -22,7 +22,7 @@ pub use error::{Error, FieldError, Problem};
 pub use list::{Envelope, List, Page, Paging, Style};
 pub use restgen_wire::{Endpoint, Enum, Patch, input};
 pub use retry::Retry;
-pub use tagged::Tagged;
+pub use tagged::{Status, Tagged};
 pub use transport::{ApiKey, ApiKeyCreated, Builder, ServiceInfo, Token, Transport, VersionBy, Versions};
 
 /// Re-exports for generated code. Not a public API: names here may change in any release.

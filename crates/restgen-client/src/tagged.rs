@@ -26,3 +26,11 @@ impl<T> Tagged<T> {
         self.value
     }
 }
+
+/// What a status endpoint answers (`GET {item}/status`): the record's state and when it
+/// last changed.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct Status<S> {
+    pub status: S,
+    pub updated_at: chrono::DateTime<chrono::Utc>,
+}

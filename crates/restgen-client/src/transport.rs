@@ -321,6 +321,19 @@ impl Transport {
         self.send(&call).await.map(drop)
     }
 
+    /// POST a transition (`{item}/{name}`), which takes no input, with a new
+    /// `Idempotency-Key` (the same on every retry): the record as it now stands.
+    pub async fn transition<T: DeserializeOwned>(&self, path: &str) -> Result<T, Error> {
+        self.json(&self.call(Method::POST, path, None, true)).await
+    }
+
+    /// A transition only if the record is still the one `etag` names.
+    pub async fn transition_if<T: DeserializeOwned>(&self, path: &str, etag: &str) -> Result<Tagged<T>, Error> {
+        let mut call = self.call(Method::POST, path, None, true);
+        call.if_match = Some(etag.to_owned());
+        self.tagged(&call).await
+    }
+
     /// A list request on `path`; see [`List`].
     pub fn list<T>(&self, path: String, paging: Paging) -> List<T> {
         List::new(self.clone(), path, paging)

@@ -194,7 +194,6 @@ impl Key {
     }
 }
 
-const LIFECYCLE: &str = "no `POST {item}/{transition}` route exists: records stay in their initial state";
 const EVENTS: &str = "there are no webhook endpoints, and nothing is published";
 
 pub const SERVICE: Table = Table {
@@ -562,14 +561,14 @@ pub const RESOURCE: Table = Table {
             "PUT, PATCH and DELETE must send `If-Match` with the record's ETag: 428 without, 412 when it changed",
         )
         .json(r##"{"type":"boolean"}"##),
-        key("states", "[states](#states)", Default::None, "lifecycle").pending(LIFECYCLE).json(r##"{"$ref":"#/$defs/states"}"##),
+        key("states", "[states](#states)", Default::None, "lifecycle: `POST {item}/{transition}`").json(r##"{"$ref":"#/$defs/states"}"##),
         key(
             "status_endpoint",
             "boolean",
             Default::Bool(false),
-            "`GET {item}/status` → `{status, updated_at}`; needs `states`",
+            "`GET {item}/status` → `{status, updated_at}`; needs `states` and timestamps",
         )
-        .pending("`GET {item}/status` answers 404").json(r##"{"type":"boolean"}"##),
+        .json(r##"{"type":"boolean"}"##),
         key(
             "events",
             "list of `created`, `updated`, `deleted`, transition names",

@@ -89,12 +89,7 @@ pub(crate) fn conditional(
     parameters: &mut Vec<Value>,
     answers: &mut Value,
 ) {
-    parameters.push(json!({
-        "name": "If-None-Match",
-        "in": "header",
-        "description": "`*` or entity tags of representations the caller holds; 304 when one is current. A value that is neither names no representation and is ignored.",
-        "schema": { "type": "string", "maxLength": MAX_IF_NONE_MATCH },
-    }));
+    parameters.push(if_none_match());
     if let Some(ok) = answers.get_mut("200") {
         if r.formats.value.contains(&Format::Csv) {
             ok["content"]["text/csv"] = json!({ "schema": {
@@ -113,6 +108,30 @@ pub(crate) fn conditional(
         "description": "The representation the caller holds (named in `If-None-Match`) is current; no body.",
         "headers": Value::Object(read_headers(r)),
     });
+}
+
+/// A status endpoint's read: JSON only, its tag, `Cache-Control: no-cache` (private where
+/// reading needs credentials), `If-None-Match` and the 304 it may bring.
+pub(crate) fn conditional_status(r: &Resource, parameters: &mut Vec<Value>, answers: &mut Value) {
+    parameters.push(if_none_match());
+    let cache = if r.cache_control().starts_with("private") { "private, no-cache" } else { "no-cache" };
+    let headers = json!({
+        "ETag": { "$ref": "#/components/headers/ETag" },
+        "Cache-Control": { "description": "Caches must ask again before each use.", "required": true,
+            "schema": { "type": "string", "enum": [cache], "maxLength": cache.len() } },
+    });
+    answers["200"]["headers"] = headers.clone();
+    answers["406"] = json!({ "$ref": "#/components/responses/Error406" });
+    answers["304"] = json!({ "description": "The state the caller holds (named in `If-None-Match`) is current; no body.", "headers": headers });
+}
+
+fn if_none_match() -> Value {
+    json!({
+        "name": "If-None-Match",
+        "in": "header",
+        "description": "`*` or entity tags of representations the caller holds; 304 when one is current. A value that is neither names no representation and is ignored.",
+        "schema": { "type": "string", "maxLength": MAX_IF_NONE_MATCH },
+    })
 }
 
 /// `If-Match` on a write (PUT, PATCH, DELETE): required where the resource says

@@ -10,6 +10,7 @@
 //! 429s); this file assembles the document.
 
 mod headers;
+mod lifecycle;
 mod paths;
 mod problems;
 mod rate;

@@ -427,12 +427,13 @@ pub(crate) fn resource_paths(
         added.push(path.clone());
         paths.insert(path, Value::Object(collection));
     }
+    let item_path = format!("{base}{}/{{{id_param}}}", r.path.value);
     if !item.is_empty() {
         item.insert("parameters".into(), json!([path_param(&id_param, r.id)]));
-        let path = format!("{base}{}/{{{id_param}}}", r.path.value);
-        added.push(path.clone());
-        paths.insert(path, Value::Object(item));
+        added.push(item_path.clone());
+        paths.insert(item_path.clone(), Value::Object(item));
     }
+    added.extend(crate::lifecycle::lifecycle_paths(service, r, &item_path, paths, schemas));
 
     if r.has(Operation::List) {
         for parent in r.nested_under.iter().filter_map(|p| service.resource(&p.value)) {

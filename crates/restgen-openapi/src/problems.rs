@@ -82,8 +82,10 @@ pub(crate) fn error_responses(service: &Service) -> Value {
                 },
             });
         }
+        // Transitions are writes too, conditional and hooked as the others.
+        let transitions = service.resources.iter().any(|r| r.states.is_some());
         let writes = [Operation::Replace, Operation::Patch, Operation::Delete];
-        if status == "412" && !service.resources.iter().any(|r| writes.iter().any(|op| r.has(*op))) {
+        if status == "412" && !transitions && !service.resources.iter().any(|r| writes.iter().any(|op| r.has(*op))) {
             continue;
         }
         if status == "412" {
@@ -92,6 +94,7 @@ pub(crate) fn error_responses(service: &Service) -> Value {
         // Hooks run before writes; a service without writes runs none.
         let written = [Operation::Create, Operation::Replace, Operation::Patch, Operation::Delete];
         if (status == "502" || status == "504")
+            && !transitions
             && !service.resources.iter().any(|r| written.iter().any(|op| r.has(*op)))
         {
             continue;

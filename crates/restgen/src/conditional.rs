@@ -73,17 +73,29 @@ pub(crate) fn read(
     request: &HeaderMap,
     format: Format,
     bytes: Vec<u8>,
-    extra: HeaderMap,
+    mut extra: HeaderMap,
 ) -> Result<Response, Problem> {
     let content_type = match format {
         Format::Json => view.json_type(),
         other => negotiate::offer(other).content_type,
     };
+    negotiate::vary(spec, &mut extra);
+    read_as(view, request, content_type, bytes, spec.cache_control, extra)
+}
+
+/// `bytes` as `content_type`, answered as [`read`] answers, with `cache_control`.
+pub(crate) fn read_as(
+    view: &View,
+    request: &HeaderMap,
+    content_type: &'static str,
+    bytes: Vec<u8>,
+    cache_control: &'static str,
+    extra: HeaderMap,
+) -> Result<Response, Problem> {
     let mut response = with_tag(StatusCode::OK, view, bytes, content_type);
     let tag = response.headers().get(header::ETAG).cloned();
     let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(spec.cache_control));
-    negotiate::vary(spec, headers);
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
     headers.extend(extra);
     let matched = match (if_none_match(request)?, tag) {
         (Some(Tags::Any), Some(_)) => true,

@@ -12,6 +12,7 @@ pub mod conditional;
 mod cors;
 mod derived;
 pub mod idempotency;
+pub mod lifecycle;
 pub mod list;
 mod negotiate;
 mod operations;

@@ -43,16 +43,21 @@ pub(crate) fn offer(format: Format) -> &'static Offer {
 /// The representation the request asks for among those `spec` offers. In a version named
 /// by media type, JSON is also that type (`application/vnd.shop.v2+json`).
 pub(crate) fn choose(spec: &ResourceSpec, view: &View, request: &HeaderMap) -> Result<Format, Problem> {
+    choose_among(spec.formats, view, request)
+}
+
+/// The representation the request asks for among `formats` (JSON first).
+pub(crate) fn choose_among(formats: &[Format], view: &View, request: &HeaderMap) -> Result<Format, Problem> {
     let lines: Vec<&str> = request.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).collect();
     let accept = lines.join(",");
-    let first = spec.formats.first().copied().unwrap_or(Format::Json);
+    let first = formats.first().copied().unwrap_or(Format::Json);
     if accept.trim().is_empty() {
         return Ok(first);
     }
     let ranges: Vec<Range> = MediaTypeList::new(&accept).filter_map(|m| Range::of(m.ok()?)).collect();
     let mut best: Option<(Format, u16)> = None;
     let vendor = view.version.map(|v| v.media_type);
-    for format in spec.formats {
+    for format in formats {
         let mut q = weight(&ranges, offer(*format));
         if let (Format::Json, Some(media)) = (format, vendor) {
             q = q.max(vendor_weight(&ranges, media));
@@ -61,7 +66,7 @@ pub(crate) fn choose(spec: &ResourceSpec, view: &View, request: &HeaderMap) -> R
             best = Some((*format, q));
         }
     }
-    best.map(|(f, _)| f).ok_or_else(|| not_acceptable(spec))
+    best.map(|(f, _)| f).ok_or_else(|| not_acceptable(formats))
 }
 
 /// `Vary: Accept`, which an answer carries wherever `Accept` could have changed it.
@@ -72,13 +77,13 @@ pub(crate) fn vary(spec: &ResourceSpec, headers: &mut HeaderMap) {
 }
 
 /// 406: no representation of the resource is acceptable.
-fn not_acceptable(spec: &ResourceSpec) -> Problem {
-    let offered: Vec<&str> = spec.formats.iter().map(|f| offer(*f).content_type).collect();
+fn not_acceptable(formats: &[Format]) -> Problem {
+    let offered: Vec<&str> = formats.iter().map(|f| offer(*f).content_type).collect();
     let p = Problem::new(
         StatusCode::NOT_ACCEPTABLE,
         format!("`Accept` admits none of the types this resource offers: {}", offered.join(", ")),
     );
-    if spec.formats.len() > 1 { p.with_header(header::VARY, HeaderValue::from_static("accept")) } else { p }
+    if formats.len() > 1 { p.with_header(header::VARY, HeaderValue::from_static("accept")) } else { p }
 }
 
 /// One media range of `Accept`: its type and subtype (`*` for any), parameters, and

@@ -97,7 +97,9 @@ pub(crate) async fn insert(
     for f in spec.fields {
         let value = match input.get(f.name) {
             Some(v) => v.clone(),
-            None if spec.state.is_some_and(|(field, _)| field == f.name) => Value::from(spec.state.map(|(_, s)| s)),
+            None if spec.lifecycle.as_ref().is_some_and(|l| l.field == f.name) => {
+                Value::from(spec.lifecycle.as_ref().map(|l| l.initial))
+            }
             None => default_of(f, &now),
         };
         fields.insert(f.name.to_owned(), value);
@@ -163,7 +165,7 @@ pub async fn get(
 
 /// The record an item operation acts on, once the caller is admitted to it: refused
 /// callers learn nothing of whether it exists.
-async fn authorized(
+pub(crate) async fn authorized(
     spec: &'static ResourceSpec,
     rules: &[crate::spec::Rule],
     store: &Store,
@@ -254,7 +256,7 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
 /// The write's `If-Match`, held first against the record as read (so a stale write is a
 /// 412 before its body is even looked at, as RFC 9110 §13.2.2 orders it) and then again,
 /// atomically, where the write happens.
-fn precondition(
+pub(crate) fn precondition(
     spec: &ResourceSpec,
     view: &View,
     headers: &HeaderMap,
@@ -272,7 +274,7 @@ fn precondition(
 
 /// What a conditional write asks of the record as it stands: the tag of its
 /// representation is one the condition names.
-fn admit<'a>(
+pub(crate) fn admit<'a>(
     spec: &'a ResourceSpec,
     view: &'a View,
     condition: &'a Precondition,
@@ -283,7 +285,7 @@ fn admit<'a>(
 }
 
 /// A record whose condition failed where the write happens: 412 with its current tag.
-fn changed(spec: &ResourceSpec, view: &View, record: Record) -> Problem {
+pub(crate) fn changed(spec: &ResourceSpec, view: &View, record: Record) -> Problem {
     conditional::failed(conditional::tag_of(view, &representation(spec, view, record)))
 }
 
@@ -509,7 +511,7 @@ fn merge_patch(target: Value, patch: &Value) -> Value {
 }
 
 /// The answer for a record that does not exist, the same as for one that is hidden.
-fn missing(spec: &ResourceSpec) -> Problem {
+pub(crate) fn missing(spec: &ResourceSpec) -> Problem {
     Problem::not_found(format!("no {} with this id", spec.name))
 }
 
@@ -611,7 +613,7 @@ pub(crate) fn format_time(t: chrono::DateTime<chrono::Utc>) -> String {
     t.format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
 }
 
-fn now() -> String {
+pub(crate) fn now() -> String {
     format_time(chrono::Utc::now())
 }
 

@@ -38,6 +38,11 @@ pub struct Problem {
     pub detail: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldError>,
+    /// Extension members (RFC 9457 §3.2) that say more of this problem to a program: the
+    /// current `state` of a record a transition cannot start from, say.
+    /// Boxed: most problems have none, and every `Result` carries the size of a problem.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<Box<serde_json::Map<String, serde_json::Value>>>,
     /// Extra response headers (`Allow`, `Retry-After`, `WWW-Authenticate`).
     #[serde(skip)]
     pub headers: Vec<(header::HeaderName, HeaderValue)>,
@@ -56,6 +61,7 @@ impl Problem {
             status,
             detail: detail.into(),
             errors: Vec::new(),
+            extensions: None,
             headers: Vec::new(),
         }
     }
@@ -110,6 +116,12 @@ impl Problem {
     /// 500 with a fixed detail; what went wrong is logged, never sent.
     pub fn internal() -> Self {
         Problem::new(StatusCode::INTERNAL_SERVER_ERROR, "the server failed to answer; the fault is logged")
+    }
+
+    /// The problem with the extension member `name` set to `value`.
+    pub fn with(mut self, name: &str, value: impl Into<serde_json::Value>) -> Self {
+        self.extensions.get_or_insert_default().insert(name.to_owned(), value.into());
+        self
     }
 
     pub fn with_header(mut self, name: header::HeaderName, value: HeaderValue) -> Self {

@@ -33,6 +33,7 @@ pub type DeleteRule = dyn Fn(&str) -> Result<(), Problem> + Send + Sync;
 /// may change any field; the id, the owner and the timestamps stay as the server set
 /// them, and what it changes is held to the fields' rules (422 otherwise).
 pub type ComputeRule = dyn Fn(&mut Record) -> Result<(), Problem> + Send + Sync;
+pub use crate::lifecycle::TransitionRule;
 
 /// The hooks of one resource (from a generated service's `src/hooks.rs`, or given to
 /// `App::resource_with`).
@@ -41,12 +42,20 @@ pub struct Hooks<C, R, P> {
     pub before_replace: Option<Arc<UpdateRule<R>>>,
     pub before_patch: Option<Arc<UpdateRule<P>>>,
     pub before_delete: Option<Arc<DeleteRule>>,
+    pub before_transition: Option<Arc<TransitionRule>>,
     pub compute: Option<Arc<ComputeRule>>,
 }
 
 impl<C, R, P> Default for Hooks<C, R, P> {
     fn default() -> Self {
-        Hooks { before_create: None, before_replace: None, before_patch: None, before_delete: None, compute: None }
+        Hooks {
+            before_create: None,
+            before_replace: None,
+            before_patch: None,
+            before_delete: None,
+            before_transition: None,
+            compute: None,
+        }
     }
 }
 
@@ -78,6 +87,17 @@ impl<C, R, P> Hooks<C, R, P> {
         self
     }
 
+    /// Runs `rule` before a transition, with the record's id, the transition's name and
+    /// the record as the type `T` (the resource's representation): refuse with a problem
+    /// to keep the record where it is.
+    pub fn before_transition<T: DeserializeOwned>(
+        mut self,
+        rule: impl Fn(&str, &str, &T) -> Result<(), Problem> + Send + Sync + 'static,
+    ) -> Self {
+        self.before_transition = Some(transition_rule(rule));
+        self
+    }
+
     /// Computes fields the server owns on the record as the type `T` (a derived struct,
     /// which is the record's representation): `rule` sees the record about to be stored
     /// and changes what it computes. A record that does not read as `T` is a 400 naming
@@ -99,6 +119,20 @@ impl<C, R, P> Hooks<C, R, P> {
     }
 }
 
+/// A transition rule on the record as the type `T`, as generated routes hand a service's
+/// hooks to the runtime. A stored record that does not read as `T` is a fault (500).
+pub fn transition_rule<T: DeserializeOwned>(
+    rule: impl Fn(&str, &str, &T) -> Result<(), Problem> + Send + Sync + 'static,
+) -> Arc<TransitionRule> {
+    Arc::new(move |id: &str, name: &str, record: &Record| {
+        let typed: T = serde_json::from_value(serde_json::Value::Object(record.clone())).map_err(|e| {
+            tracing::error!(error = %e, "a stored record does not read as the hook's type");
+            Problem::internal()
+        })?;
+        rule(id, name, &typed)
+    })
+}
+
 /// Collection, item and nested-collection routes of `spec`, for the operations it has.
 /// A method a path lacks answers 405 with `Allow`.
 /// Paths start with `base` (the API's `base_path`, `""` for none): routes are registered
@@ -108,7 +142,7 @@ pub fn resource<C: Input, R: Input, P: Input>(
     base: &str,
     hooks: Hooks<C, R, P>,
 ) -> Router<Store> {
-    let Hooks { before_create, before_replace, before_patch, before_delete, compute } = hooks;
+    let Hooks { before_create, before_replace, before_patch, before_delete, before_transition, compute } = hooks;
     let (compute_create, compute_replace, compute_patch) = (compute.clone(), compute.clone(), compute);
     let mut collection: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::List) {
@@ -185,7 +219,7 @@ pub fn resource<C: Input, R: Input, P: Input>(
             operations::delete(spec, &cx, &id, &headers, before_delete.as_deref()).await
         });
     }
-    let mut router = Router::new();
+    let mut router = lifecycle_routes(spec, base, before_transition);
     let lists = spec.has(Operation::List);
     if lists || spec.has(Operation::Create) {
         router = router.route(&collection_path(spec, base), collection);
@@ -240,10 +274,50 @@ pub fn resource<C: Input, R: Input, P: Input>(
     router
 }
 
+/// `POST {item}/{transition}` for each transition (with `Idempotency-Key` replay, as a
+/// create has) and `GET {item}/status` where the resource has them.
+fn lifecycle_routes(spec: &'static ResourceSpec, base: &str, hook: Option<Arc<TransitionRule>>) -> Router<Store> {
+    let mut router = Router::new();
+    let Some(lifecycle) = &spec.lifecycle else { return router };
+    for t in lifecycle.transitions {
+        let hook = hook.clone();
+        router = router.route(
+            &format!("{}/{}", item_path(spec, base), t.name),
+            axum::routing::post(
+                move |cx: operations::Context,
+                      keeper: Keeper,
+                      Path(id): Path<String>,
+                      OriginalUri(uri): OriginalUri,
+                      headers: HeaderMap,
+                      body: Result<Bytes, BytesRejection>| async move {
+                    let bytes = body.as_ref().ok().cloned();
+                    let moved = crate::lifecycle::transition(spec, &cx, &id, t, &headers, body, hook.as_deref());
+                    idempotency::once(&cx.store, &keeper, &cx.caller, uri.path(), &headers, bytes.as_ref(), moved).await
+                },
+            ),
+        );
+    }
+    if lifecycle.status_endpoint {
+        router = router.route(
+            &format!("{}/status", item_path(spec, base)),
+            axum::routing::get(move |cx: operations::Context, Path(id): Path<String>, headers: HeaderMap| async move {
+                crate::lifecycle::status(spec, &cx, &id, &headers).await
+            }),
+        );
+    }
+    router
+}
+
 /// Every route pattern of `spec` under `base`, as axum matches it: the collection, the
-/// item, the list under each parent, and the former paths.
+/// item, its transitions and status, the list under each parent, and the former paths.
 pub(crate) fn paths(spec: &ResourceSpec, base: &str) -> Vec<String> {
     let mut out = vec![collection_path(spec, base), item_path(spec, base)];
+    if let Some(lifecycle) = &spec.lifecycle {
+        out.extend(lifecycle.transitions.iter().map(|t| format!("{}/{}", item_path(spec, base), t.name)));
+        if lifecycle.status_endpoint {
+            out.push(format!("{}/status", item_path(spec, base)));
+        }
+    }
     out.extend(spec.parents.iter().map(|parent| nested_path(spec, parent, base)));
     for former in spec.former_paths {
         out.push(format!("{base}{former}"));

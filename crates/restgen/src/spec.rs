@@ -27,8 +27,14 @@ pub struct ResourceSpec {
     pub envelope: Envelope,
     pub reject_unknown: bool,
     pub operations: &'static [Operation],
-    /// The state field and its initial value, when the resource has a lifecycle.
-    pub state: Option<(&'static str, &'static str)>,
+    /// Its lifecycle (`states`, `status_endpoint`), when it has one.
+    pub lifecycle: Option<LifecycleSpec>,
+    /// Representations carry `_links`: self, parent collections, and the transitions open
+    /// to the caller (`links`).
+    pub links: bool,
+    /// What it publishes to webhook subscribers (`events`): `created`, `updated`,
+    /// `deleted` and transition names.
+    pub events: &'static [&'static str],
     pub access: AccessSpec,
     /// 403 (`false`) or 404 (`true`) for a record of somebody else.
     pub hide_not_owned: bool,
@@ -73,7 +79,9 @@ impl ResourceSpec {
         envelope: Envelope::Key(restgen_model::model::Envelope::DEFAULT_KEY),
         reject_unknown: true,
         operations: &Operation::ALL,
-        state: None,
+        lifecycle: None,
+        links: false,
+        events: &[],
         access: AccessSpec { create: &[], read: &[], write: &[], delete: &[] },
         hide_not_owned: false,
         parents: &[],
@@ -91,6 +99,42 @@ impl ResourceSpec {
 
     pub fn has(&self, op: Operation) -> bool {
         self.operations.contains(&op)
+    }
+}
+
+/// A resource's lifecycle: an enum field that only its transitions move.
+#[derive(Debug)]
+pub struct LifecycleSpec {
+    /// The state field.
+    pub field: &'static str,
+    /// The state of a new record.
+    pub initial: &'static str,
+    /// Each `POST {item}/{name}`.
+    pub transitions: &'static [TransitionSpec],
+    /// `GET {item}/status` answers `{status, updated_at}`.
+    pub status_endpoint: bool,
+}
+
+impl LifecycleSpec {
+    pub fn transition(&self, name: &str) -> Option<&'static TransitionSpec> {
+        self.transitions.iter().find(|t| t.name == name)
+    }
+}
+
+/// One transition: from any of `from` to `to`, for callers who may write the record and
+/// hold one of `roles` (anyone who may write it, when empty).
+#[derive(Debug)]
+pub struct TransitionSpec {
+    pub name: &'static str,
+    pub from: &'static [&'static str],
+    pub to: &'static str,
+    pub roles: &'static [&'static str],
+}
+
+impl TransitionSpec {
+    /// Whether it may start from `state`.
+    pub fn starts_from(&self, state: &str) -> bool {
+        self.from.contains(&state)
     }
 }
 

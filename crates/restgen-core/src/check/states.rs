@@ -11,6 +11,30 @@ pub const CRUD_EVENTS: [&str; 3] = ["created", "updated", "deleted"];
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
     for r in &service.resources {
         resource(r, diags);
+        transitions_clear_of_children(service, r, diags);
+    }
+}
+
+/// A transition is `POST {item}/{name}`; a resource nested under this one lists its
+/// records at `{item}{child path}`: the two must not be one path.
+fn transitions_clear_of_children(service: &Service, resource: &Resource, diags: &mut Diagnostics) {
+    let Some(states) = &resource.states else { return };
+    let children = service.resources.iter().filter(|c| c.nested_under.iter().any(|p| p.value == resource.name.value));
+    for child in children {
+        let segment = child.path.value.trim_start_matches('/');
+        if let Some(t) = states.transitions.iter().find(|t| t.name.value == segment) {
+            diags
+                .error(
+                    codes::PATH_CLASH,
+                    &t.name.origin,
+                    format!(
+                        "transition `{segment}` clashes with the `{}` records nested under `{}`",
+                        child.name.value, resource.name.value
+                    ),
+                )
+                .related(&child.path.origin, "nested collection's path")
+                .hint("rename the transition");
+        }
     }
 }
 
@@ -117,14 +141,38 @@ fn transition_names_free(resource: &Resource, states: &States, diags: &mut Diagn
         if t.name.value == "status" && resource.status_endpoint.value {
             diags.error(codes::PATH_CLASH, &t.name.origin, "transition `status` clashes with the status endpoint");
         }
+        // The client's methods are `{transition}_{resource}`, beside `get_{resource}` and
+        // the others.
+        if ["create", "get", "replace", "update", "delete", "list"].contains(&t.name.value.as_str()) {
+            diags
+                .error(
+                    codes::BAD_NAME,
+                    &t.name.origin,
+                    format!("transition `{}` takes the name of an operation", t.name.value),
+                )
+                .hint("name it for what it does to the record: `approve`, `archive`");
+        }
         if t.from.is_empty() {
             diags.error(codes::MISSING_KEY, &t.origin, format!("transition `{}` has no `from` states", t.name.value));
         }
     }
 }
 
-/// `status_endpoint` reports the state field, so it needs `states`.
+/// `status_endpoint` reports the state field and when it changed, so it needs `states` and
+/// timestamps.
 fn status_needs_states(resource: &Resource, diags: &mut Diagnostics) {
+    if resource.status_endpoint.value && resource.states.is_some() && !resource.timestamps {
+        diags
+            .error(
+                codes::STATUS_WITHOUT_TIMESTAMPS,
+                &resource.status_endpoint.origin,
+                format!(
+                    "`{}` has a status endpoint but no timestamps: the status reports `updated_at`",
+                    resource.name.value
+                ),
+            )
+            .hint("drop `timestamps: false`, or drop `status_endpoint`");
+    }
     if resource.status_endpoint.value && resource.states.is_none() {
         diags
             .error(

@@ -112,7 +112,7 @@ pub(crate) fn lib(service: &Service) -> RustFile {
         pub mod models;
 
         pub use models::*;
-        pub use ::restgen_client::{ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Token};
+        pub use ::restgen_client::{ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Status, Token};
 
         /// Settings of a [`Client`]: credentials, retries, timeouts.
         pub type Builder = ::restgen_client::Builder<Client>;
@@ -166,6 +166,11 @@ pub(crate) fn lib(service: &Service) -> RustFile {
         }
     };
     RustFile { head, sections: service.resources.iter().map(|r| resource(service, r)).collect() }
+}
+
+fn lower_first(s: &str) -> String {
+    let mut chars = s.chars();
+    chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default()
 }
 
 fn resource(service: &Service, r: &Resource) -> TokenStream {
@@ -261,6 +266,49 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
                 self.transport.delete_if(#item_path, etag).await
             }
         });
+    }
+    if let Some(states) = &r.states {
+        for t in &states.transitions {
+            let tname = &t.name.value;
+            let text = format!(
+                "`{}{model}`: moves a {name} from {} to {} (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.",
+                lower_first(&type_name(tname)),
+                t.from.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(" or "),
+                t.to.value,
+            );
+            let doc = doc(&text);
+            let path = quote!(&::std::format!("{}/{}/{}", #path, #id_param, #tname));
+            if unconditional {
+                let method = format_ident!("{}_{name}", tname.to_snake_case());
+                methods.push(quote! {
+                    #doc
+                    pub async fn #method(&self, #id_param: #id_ty) -> ::core::result::Result<models::#model, ::restgen_client::Error> {
+                        self.transport.transition(#path).await
+                    }
+                });
+            }
+            let method = format_ident!("{}_{name}_if", tname.to_snake_case());
+            methods.push(quote! {
+                #doc
+                #condition_doc
+                pub async fn #method(&self, #id_param: #id_ty, etag: &str) -> ::core::result::Result<::restgen_client::Tagged<models::#model>, ::restgen_client::Error> {
+                    self.transport.transition_if(#path, etag).await
+                }
+            });
+        }
+        if r.status_endpoint.value
+            && let Some(field) = r.field(&states.field.value)
+        {
+            let method = format_ident!("get_{name}_status");
+            let state = enum_ident(r, field);
+            let doc = doc(&format!("`get{model}Status`: the state of a {name} and when it last changed."));
+            methods.push(quote! {
+                #doc
+                pub async fn #method(&self, #id_param: #id_ty) -> ::core::result::Result<::restgen_client::Status<models::#state>, ::restgen_client::Error> {
+                    self.transport.get(&::std::format!("{}/{}/status", #path, #id_param)).await
+                }
+            });
+        }
     }
     let list = r.has(Operation::List).then(|| list_builder(service, r));
     if r.has(Operation::List) {

@@ -40,6 +40,16 @@ pub(crate) fn emit(service: &Service) -> RustFile {
             }
         })
     });
+    let transitions = service.resources.iter().filter(|r| r.states.as_ref().is_some_and(|s| !s.transitions.is_empty())).map(|r| {
+        let name = &r.name.value;
+        let method = format_ident!("before_transition_{name}");
+        let record = format_ident!("{}", type_name(name));
+        let doc = format!(" Before a `{name}` record takes a transition (`transition` names it), with the record as stored: refuse with a problem to keep it where it is (422 for a business rule).");
+        quote! {
+            #[doc = #doc]
+            fn #method(&self, _id: &str, _transition: &str, _record: &super::models::#record) -> ::core::result::Result<(), ::restgen::Problem> { ::core::result::Result::Ok(()) }
+        }
+    });
     let head = quote! {
         //! The business-rule hooks of this service. Implement the ones you need in
         //! `src/hooks.rs`; every method not implemented lets the write through unchanged.
@@ -47,6 +57,7 @@ pub(crate) fn emit(service: &Service) -> RustFile {
         /// Rules run before each write, after the input has been checked against the schema.
         pub trait Hooks: Send + Sync + 'static {
             #(#methods)*
+            #(#transitions)*
         }
     };
     RustFile { head, sections: Vec::new() }

@@ -245,13 +245,24 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
     };
     let reject = r.unknown_fields == UnknownFields::Reject;
     let operations = r.operations.iter().map(|op| variant("Operation", op.variant()));
-    let state = match &r.states {
-        Some(s) => {
-            let (field, initial) = (&s.field.value, &s.initial.value);
-            quote!(::core::option::Option::Some((#field, #initial)))
+    let lifecycle = r.states.as_ref().map(|s| {
+        let (field, initial) = (&s.field.value, &s.initial.value);
+        let transitions = s.transitions.iter().map(|t| {
+            let (name, to) = (&t.name.value, &t.to.value);
+            let from = t.from.iter().map(|f| &f.value);
+            let roles = t.roles.iter().map(|r| &r.value);
+            quote!(TransitionSpec { name: #name, from: &[#(#from),*], to: #to, roles: &[#(#roles),*] })
+        });
+        let status_endpoint = r.status_endpoint.value;
+        quote! {
+            ::core::option::Option::Some(LifecycleSpec {
+                field: #field,
+                initial: #initial,
+                transitions: &[#(#transitions),*],
+                status_endpoint: #status_endpoint,
+            })
         }
-        None => quote!(::core::option::Option::None),
-    };
+    });
     let rules = |list: &[crate::Located<AccessRule>]| {
         let items = list.iter().map(|rule| match &rule.value {
             AccessRule::Anyone => quote!(Rule::Anyone),
@@ -303,8 +314,15 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
     if r.operations != Operation::ALL {
         differs.push(quote!(operations: &[#(#operations),*]));
     }
-    if r.states.is_some() {
-        differs.push(quote!(state: #state));
+    if let Some(lifecycle) = lifecycle {
+        differs.push(quote!(lifecycle: #lifecycle));
+    }
+    if r.links.value {
+        differs.push(quote!(links: true));
+    }
+    if !r.events.is_empty() {
+        let events = r.events.iter().map(|e| &e.value);
+        differs.push(quote!(events: &[#(#events),*]));
     }
     if hide {
         differs.push(quote!(hide_not_owned: true));

@@ -35,11 +35,21 @@ pub(crate) fn emit(service: &Service) -> RustFile {
         };
         let (bc, br, bp, bd) =
             (hook(Operation::Create, false), hook(Operation::Replace, true), hook(Operation::Patch, true), hook(Operation::Delete, true));
+        let transition = r.states.as_ref().filter(|s| !s.transitions.is_empty()).map(|_| {
+            let method = format_ident!("before_transition_{name}");
+            let record = format_ident!("{}", type_name(name));
+            quote! {
+                before_transition: ::core::option::Option::Some(::restgen::routes::transition_rule::<super::models::#record>({
+                    let h = hooks.clone();
+                    move |id: &str, transition: &str, record: &super::models::#record| h.#method(id, transition, record)
+                })),
+            }
+        });
         quote! {
             .merge(::restgen::routes::resource::<#c, #rep, #p>(
                 &super::resources::#spec,
                 base,
-                ::restgen::routes::Hooks { before_create: #bc, before_replace: #br, before_patch: #bp, before_delete: #bd, ..::core::default::Default::default() },
+                ::restgen::routes::Hooks { before_create: #bc, before_replace: #br, before_patch: #bp, before_delete: #bd, #transition ..::core::default::Default::default() },
             ))
         }
     });

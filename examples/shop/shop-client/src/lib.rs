@@ -9,7 +9,8 @@
 pub mod models;
 pub use models::*;
 pub use ::restgen_client::{
-    ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Token,
+    ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Status,
+    Token,
 };
 /// Settings of a [`Client`]: credentials, retries, timeouts.
 pub type Builder = ::restgen_client::Builder<Client>;
@@ -683,6 +684,91 @@ impl Client {
         self.transport
             .delete_if(&::std::format!("{}/{}", "/orders", order_id), etag)
             .await
+    }
+    /// `payOrder`: moves a order from pending to paid (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    pub async fn pay_order(
+        &self,
+        order_id: ::restgen_client::__private::uuid::Uuid,
+    ) -> ::core::result::Result<models::Order, ::restgen_client::Error> {
+        self.transport
+            .transition(&::std::format!("{}/{}/{}", "/orders", order_id, "pay"))
+            .await
+    }
+    /// `payOrder`: moves a order from pending to paid (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn pay_order_if(
+        &self,
+        order_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Order>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .transition_if(&::std::format!("{}/{}/{}", "/orders", order_id, "pay"), etag)
+            .await
+    }
+    /// `shipOrder`: moves a order from paid to shipped (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    pub async fn ship_order(
+        &self,
+        order_id: ::restgen_client::__private::uuid::Uuid,
+    ) -> ::core::result::Result<models::Order, ::restgen_client::Error> {
+        self.transport
+            .transition(&::std::format!("{}/{}/{}", "/orders", order_id, "ship"))
+            .await
+    }
+    /// `shipOrder`: moves a order from paid to shipped (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn ship_order_if(
+        &self,
+        order_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Order>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .transition_if(
+                &::std::format!("{}/{}/{}", "/orders", order_id, "ship"),
+                etag,
+            )
+            .await
+    }
+    /// `cancelOrder`: moves a order from pending or paid to cancelled (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    pub async fn cancel_order(
+        &self,
+        order_id: ::restgen_client::__private::uuid::Uuid,
+    ) -> ::core::result::Result<models::Order, ::restgen_client::Error> {
+        self.transport
+            .transition(&::std::format!("{}/{}/{}", "/orders", order_id, "cancel"))
+            .await
+    }
+    /// `cancelOrder`: moves a order from pending or paid to cancelled (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn cancel_order_if(
+        &self,
+        order_id: ::restgen_client::__private::uuid::Uuid,
+        etag: &str,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Order>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .transition_if(
+                &::std::format!("{}/{}/{}", "/orders", order_id, "cancel"),
+                etag,
+            )
+            .await
+    }
+    /// `getOrderStatus`: the state of a order and when it last changed.
+    pub async fn get_order_status(
+        &self,
+        order_id: ::restgen_client::__private::uuid::Uuid,
+    ) -> ::core::result::Result<
+        ::restgen_client::Status<models::OrderStatus>,
+        ::restgen_client::Error,
+    > {
+        self.transport.get(&::std::format!("{}/{}/status", "/orders", order_id)).await
     }
     /// `listOrder`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_orders(&self) -> OrderList {

@@ -9,7 +9,8 @@
 pub mod models;
 pub use models::*;
 pub use ::restgen_client::{
-    ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Token,
+    ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Status,
+    Token,
 };
 /// Settings of a [`Client`]: credentials, retries, timeouts.
 pub type Builder = ::restgen_client::Builder<Client>;
@@ -953,6 +954,58 @@ impl Client {
         etag: &str,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete_if(&::std::format!("{}/{}", "/trips", trip_id), etag).await
+    }
+    /// `departTrip`: moves a trip from planned to underway (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    pub async fn depart_trip(
+        &self,
+        trip_id: i64,
+    ) -> ::core::result::Result<models::Trip, ::restgen_client::Error> {
+        self.transport
+            .transition(&::std::format!("{}/{}/{}", "/trips", trip_id, "depart"))
+            .await
+    }
+    /// `departTrip`: moves a trip from planned to underway (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn depart_trip_if(
+        &self,
+        trip_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Trip>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .transition_if(
+                &::std::format!("{}/{}/{}", "/trips", trip_id, "depart"),
+                etag,
+            )
+            .await
+    }
+    /// `arriveTrip`: moves a trip from underway to done (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    pub async fn arrive_trip(
+        &self,
+        trip_id: i64,
+    ) -> ::core::result::Result<models::Trip, ::restgen_client::Error> {
+        self.transport
+            .transition(&::std::format!("{}/{}/{}", "/trips", trip_id, "arrive"))
+            .await
+    }
+    /// `arriveTrip`: moves a trip from underway to done (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
+    pub async fn arrive_trip_if(
+        &self,
+        trip_id: i64,
+        etag: &str,
+    ) -> ::core::result::Result<
+        ::restgen_client::Tagged<models::Trip>,
+        ::restgen_client::Error,
+    > {
+        self.transport
+            .transition_if(
+                &::std::format!("{}/{}/{}", "/trips", trip_id, "arrive"),
+                etag,
+            )
+            .await
     }
     /// `listTrip`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_trips(&self) -> TripList {

@@ -7,7 +7,7 @@
 //! `restgen::Problem::unprocessable("...")` (422).
 
 use crate::generated::hooks::Hooks;
-use crate::models::{CreateVehicle, PatchVehicle, VehicleKind};
+use crate::models::{CreateVehicle, PatchVehicle, Trip, VehicleKind};
 use restgen::Problem;
 
 /// This service's rules.
@@ -25,6 +25,14 @@ impl Hooks for Rules {
 
     fn before_patch_vehicle(&self, _id: &str, input: &mut PatchVehicle) -> Result<(), Problem> {
         bike_capacity(input.kind, input.capacity)
+    }
+
+    /// A trip arrives only once its distance is recorded.
+    fn before_transition_trip(&self, _id: &str, transition: &str, trip: &Trip) -> Result<(), Problem> {
+        if transition == "arrive" && trip.distance_km.is_zero() {
+            return Err(Problem::unprocessable("record the trip's `distance_km` before it arrives"));
+        }
+        Ok(())
     }
 }
 

@@ -9,7 +9,8 @@
 pub mod models;
 pub use models::*;
 pub use ::restgen_client::{
-    ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Token,
+    ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Status,
+    Token,
 };
 /// Settings of a [`Client`]: credentials, retries, timeouts.
 pub type Builder = ::restgen_client::Builder<Client>;

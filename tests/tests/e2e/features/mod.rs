@@ -9,6 +9,7 @@ mod cors;
 mod formats;
 mod idempotency;
 mod keys;
+mod lifecycle;
 mod nested;
 pub(crate) mod openapi;
 mod rate;

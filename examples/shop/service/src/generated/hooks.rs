@@ -95,4 +95,13 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
+    /// Before a `order` record takes a transition (`transition` names it), with the record as stored: refuse with a problem to keep it where it is (422 for a business rule).
+    fn before_transition_order(
+        &self,
+        _id: &str,
+        _transition: &str,
+        _record: &super::models::Order,
+    ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::core::result::Result::Ok(())
+    }
 }

@@ -209,7 +209,33 @@ pub static ORDER: ResourceSpec = ResourceSpec {
     },
     cache_control: "private, max-age=30",
     owner: ::core::option::Option::Some(("user", IdKind::Uuid)),
-    state: ::core::option::Option::Some(("status", "pending")),
+    lifecycle: ::core::option::Option::Some(LifecycleSpec {
+        field: "status",
+        initial: "pending",
+        transitions: &[
+            TransitionSpec {
+                name: "pay",
+                from: &["pending"],
+                to: "paid",
+                roles: &[],
+            },
+            TransitionSpec {
+                name: "ship",
+                from: &["paid"],
+                to: "shipped",
+                roles: &["admin"],
+            },
+            TransitionSpec {
+                name: "cancel",
+                from: &["pending", "paid"],
+                to: "cancelled",
+                roles: &[],
+            },
+        ],
+        status_endpoint: true,
+    }),
+    links: true,
+    events: &["created", "updated", "deleted", "pay", "ship", "cancel"],
     parents: &[
         ParentSpec {
             spec: &USER,

@@ -112,6 +112,18 @@ pub fn router<H: super::hooks::Hooks>(
                         let h = hooks.clone();
                         ::std::sync::Arc::new(move |id: &str| h.before_delete_order(id))
                     }),
+                    before_transition: ::core::option::Option::Some(
+                        ::restgen::routes::transition_rule::<
+                            super::models::Order,
+                        >({
+                            let h = hooks.clone();
+                            move |
+                                id: &str,
+                                transition: &str,
+                                record: &super::models::Order|
+                            h.before_transition_order(id, transition, record)
+                        }),
+                    ),
                     ..::core::default::Default::default()
                 },
             ),

@@ -139,4 +139,13 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
+    /// Before a `trip` record takes a transition (`transition` names it), with the record as stored: refuse with a problem to keep it where it is (422 for a business rule).
+    fn before_transition_trip(
+        &self,
+        _id: &str,
+        _transition: &str,
+        _record: &super::models::Trip,
+    ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::core::result::Result::Ok(())
+    }
 }

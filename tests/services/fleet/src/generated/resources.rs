@@ -330,7 +330,25 @@ pub static TRIP: ResourceSpec = ResourceSpec {
     },
     cache_control: "no-cache",
     id: IdKind::Integer,
-    state: ::core::option::Option::Some(("status", "planned")),
+    lifecycle: ::core::option::Option::Some(LifecycleSpec {
+        field: "status",
+        initial: "planned",
+        transitions: &[
+            TransitionSpec {
+                name: "depart",
+                from: &["planned"],
+                to: "underway",
+                roles: &[],
+            },
+            TransitionSpec {
+                name: "arrive",
+                from: &["underway"],
+                to: "done",
+                roles: &[],
+            },
+        ],
+        status_endpoint: false,
+    }),
     parents: &[
         ParentSpec {
             spec: &VEHICLE,

@@ -147,6 +147,18 @@ pub fn router<H: super::hooks::Hooks>(
                         let h = hooks.clone();
                         ::std::sync::Arc::new(move |id: &str| h.before_delete_trip(id))
                     }),
+                    before_transition: ::core::option::Option::Some(
+                        ::restgen::routes::transition_rule::<
+                            super::models::Trip,
+                        >({
+                            let h = hooks.clone();
+                            move |
+                                id: &str,
+                                transition: &str,
+                                record: &super::models::Trip|
+                            h.before_transition_trip(id, transition, record)
+                        }),
+                    ),
                     ..::core::default::Default::default()
                 },
             ),
