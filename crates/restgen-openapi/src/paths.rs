@@ -383,11 +383,12 @@ pub(crate) fn resource_paths(
         stored["headers"] = json!({ "ETag": { "$ref": "#/components/headers/ETag" } });
         let answers =
             responses("200", stored, &write_errors(r, &[400, 401, 403, 404, 409, 413, 415, 422, 500, 502, 504]));
-        let media = if op == WriteOp::Patch { "application/merge-patch+json" } else { "application/json" };
         let mut body = json_body(schema_ref(&input_name));
         if op == WriteOp::Patch {
-            // JSON Merge Patch (RFC 7396), sent as plain JSON or under its own media type.
-            body["content"][media] = json!({ "schema": schema_ref(&input_name) });
+            // JSON Merge Patch (RFC 7396) under its own media type. The service takes it as
+            // plain JSON too, but a body listed under two media types makes generators
+            // (openapi-python-client) treat it as optional: docs/openapi-lint.md.
+            body["content"] = json!({ "application/merge-patch+json": { "schema": schema_ref(&input_name) } });
         }
         item.insert(
             method.into(),
