@@ -155,7 +155,7 @@ fn a_time_field_names_its_serde_form() {
 #[test]
 fn a_key_not_served_yet_is_a_warning_at_the_key() {
     let input: syn::DeriveInput = syn::parse_quote! {
-        #[resource(path = "/notes", links)]
+        #[resource(path = "/notes", events(created))]
         pub struct Note {
             pub id: Uuid,
             #[field(settable)]
@@ -165,7 +165,12 @@ fn a_key_not_served_yet_is_a_warning_at_the_key() {
     let lowered =
         restgen_derive::lower_resource(&input, &restgen_derive::Context::default()).expect("a valid resource");
     let messages: Vec<&str> = lowered.warnings.iter().map(|w| w.message.as_str()).collect();
-    assert_eq!(messages, ["`links` is accepted but not served yet [restgen E0801]; representations carry no `_links`"]);
+    assert_eq!(
+        messages,
+        [
+            "`events` is accepted but not served yet [restgen E0801]; there are no webhook endpoints, and nothing is published"
+        ]
+    );
     let tokens = restgen_derive::resource(quote::quote!(#input)).to_string();
     assert!(tokens.contains("deprecated"), "the warning is in the expansion: {tokens}");
 }

@@ -576,8 +576,8 @@ pub const RESOURCE: Table = Table {
             "published as `<resource>.<event>`",
         )
         .pending(EVENTS).json(r##"{"type":"array","items":{"type":"string"}}"##),
-        key("links", "boolean", Default::Bool(false), "hypermedia links in each representation")
-            .pending("representations carry no `_links`").json(r##"{"type":"boolean"}"##),
+        key("links", "boolean", Default::Bool(false), "`_links` in each representation: self, its lists, status, open transitions")
+            .json(r##"{"type":"boolean"}"##),
         key("rate_limit", "[rate_limit](#rate_limit)", Default::Text("the service's"), "override").json(r##"{"$ref":"#/$defs/rate_limit"}"##),
         key("since", "declared version", Default::None, "first version that has the resource").json(r##"{"type":"integer","minimum":1}"##),
         key("until", "declared version", Default::None, "first version that no longer has it").json(r##"{"type":"integer","minimum":1}"##),

@@ -123,12 +123,54 @@ pub(crate) fn representation(service: &Service, r: &Resource) -> Value {
             json!({ "type": "string", "format": "date-time", "maxLength": DATETIME_CHARS }),
         );
     }
+    if r.links.value {
+        props.insert("_links".into(), links(service, r));
+    }
     let required: Vec<&String> = props.keys().collect();
     let mut s = json!({ "type": "object", "required": required, "properties": props });
     if let Some(d) = &r.description {
         s["description"] = json!(d);
     }
     s
+}
+
+/// `_links` (`links: true`): `self`, and where they exist `collection`, one per parent
+/// (the list of such records under it), `status`, and one per transition (present only
+/// while it is open to the caller, with `method: POST`).
+fn links(service: &Service, r: &Resource) -> Value {
+    let id = |kind: IdKind| if kind == IdKind::Uuid { 36 } else { 20 };
+    // The base path, a version prefix (`/v` and up to ten digits), the longest path to
+    // the record or under a parent, and the longest last segment.
+    let parents: Vec<&Resource> = r.nested_under.iter().filter_map(|p| service.resource(&p.value)).collect();
+    let deepest = parents.iter().map(|p| p.path.value.len() + 1 + id(p.id)).max().unwrap_or(0);
+    let segment = r.states.iter().flat_map(|s| &s.transitions).map(|t| t.name.value.len()).max().unwrap_or(0).max(6);
+    let max = service.api.base_path.value.len() + 12 + r.path.value.len() + (1 + id(r.id)).max(deepest) + 1 + segment;
+    let href = json!({ "type": "string", "format": "uri-reference", "maxLength": max });
+    let link = json!({ "type": "object", "required": ["href"], "properties": { "href": href } });
+    let action = json!({ "type": "object", "required": ["href", "method"], "properties": {
+        "href": href, "method": { "const": "POST" } } });
+    let mut props = Map::new();
+    props.insert("self".into(), link.clone());
+    if r.has(Operation::List) {
+        props.insert("collection".into(), link.clone());
+        for p in &parents {
+            props.insert(p.name.value.clone(), link.clone());
+        }
+    }
+    if let Some(states) = &r.states {
+        if r.status_endpoint.value {
+            props.insert("status".into(), link.clone());
+        }
+        for t in &states.transitions {
+            props.insert(t.name.value.clone(), action.clone());
+        }
+    }
+    json!({
+        "type": "object",
+        "description": "Links from this record (HAL): itself, the lists it is in, its status, and each transition open now to the caller, which is absent while it is not.",
+        "required": ["self"],
+        "properties": props,
+    })
 }
 
 /// The allow-listed input of one write operation.

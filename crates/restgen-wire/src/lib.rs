@@ -5,9 +5,11 @@
 mod endpoint;
 mod enumeration;
 pub mod input;
+mod links;
 mod patch;
 pub mod time;
 
 pub use endpoint::{Endpoint, Paging};
 pub use enumeration::Enum;
+pub use links::{Link, Links};
 pub use patch::Patch;

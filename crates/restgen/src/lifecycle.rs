@@ -89,8 +89,7 @@ pub async fn transition(
         return Err(caller_refused(caller, format!("`{}` is for callers with the role {roles}", t.name)));
     }
     let (key, record) = operations::authorized(spec, spec.access.write, store, caller, id).await?;
-    let condition =
-        operations::precondition(spec, view, headers, &operations::representation(spec, view, record.clone()))?;
+    let condition = operations::precondition(spec, cx, headers, &operations::representation(spec, cx, record.clone()))?;
     if !t.starts_from(state_of(lifecycle, &record)) {
         return Err(wrong_state(spec, lifecycle, t, &record, caller));
     }
@@ -101,17 +100,17 @@ pub async fn transition(
     if spec.timestamps {
         values.push(("updated_at", SqlValue::Text(Some(operations::now()))));
     }
-    let admit_condition = operations::admit(spec, view, &condition);
+    let admit_condition = operations::admit(spec, cx, &condition);
     let admit = |r: &Record| t.starts_from(state_of(lifecycle, r)) && admit_condition(r);
     let record = match store.update_if(spec, &key, values, &admit).await {
         Err(StoreError::Changed(now)) if !t.starts_from(state_of(lifecycle, &now)) => {
             return Err(wrong_state(spec, lifecycle, t, &now, caller));
         }
-        Err(StoreError::Changed(now)) => return Err(operations::changed(spec, view, *now)),
+        Err(StoreError::Changed(now)) => return Err(operations::changed(spec, cx, *now)),
         Err(StoreError::NotFound) => return Err(operations::missing(spec)),
         other => other?,
     };
-    Ok(conditional::tagged(StatusCode::OK, view, &operations::representation(spec, view, record)))
+    Ok(conditional::tagged(StatusCode::OK, view, &operations::representation(spec, cx, record)))
 }
 
 /// 401 for nobody, 403 with `detail` for a caller who is somebody.

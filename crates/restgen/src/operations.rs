@@ -31,6 +31,23 @@ pub struct Context {
     pub store: Store,
     pub caller: Caller,
     pub view: View,
+    /// The service's `base_path`, under which its links are.
+    pub base: &'static str,
+}
+
+/// The service's `base_path`, given to every request (`serve::app`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BasePath(pub &'static str);
+
+impl Context {
+    /// Where the request's resources live: the base path, and the version's prefix where
+    /// the request named its version by path (`/api/v1`), so links lead to the same version.
+    pub fn prefix(&self) -> String {
+        match self.view.number() {
+            Some(n) if self.view.by_path => format!("{}/v{n}", self.base),
+            _ => self.base.to_owned(),
+        }
+    }
 }
 
 impl FromRequestParts<Store> for Context {
@@ -39,7 +56,8 @@ impl FromRequestParts<Store> for Context {
     async fn from_request_parts(parts: &mut Parts, store: &Store) -> Result<Context, Infallible> {
         let caller = Caller::from_request_parts(parts, store).await?;
         let view = View::from_request_parts(parts, store).await?;
-        Ok(Context { store: store.clone(), caller, view })
+        let base = parts.extensions.get::<BasePath>().map_or("", |b| b.0);
+        Ok(Context { store: store.clone(), caller, view, base })
     }
 }
 
@@ -73,7 +91,7 @@ pub async fn create<C: DeserializeOwned + Serialize>(
     input.extend(roles);
     let record = insert(spec, store, input, owner.as_ref().map(|o| (o, caller)), compute).await?;
     let location = format!("{}/{}", uri.path().trim_end_matches('/'), id_text(&record));
-    let mut response = conditional::tagged(StatusCode::CREATED, view, &representation(spec, view, record));
+    let mut response = conditional::tagged(StatusCode::CREATED, view, &representation(spec, cx, record));
     if let Ok(v) = HeaderValue::from_str(&location) {
         response.headers_mut().insert(header::LOCATION, v);
     }
@@ -155,7 +173,7 @@ pub async fn get(
     view.admits(spec)?;
     let format = negotiate::choose(spec, view, headers)?;
     let (_, record) = authorized(spec, spec.access.read, store, caller, id).await?;
-    let record = representation(spec, view, record);
+    let record = representation(spec, cx, record);
     let bytes = match format {
         Format::Json => serde_json::to_vec(&record).map_err(|_| Problem::internal())?,
         Format::Csv => table::csv(spec, view, [&record])?,
@@ -223,8 +241,8 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     let Rules { before: hook, compute } = rules;
     view.admits(spec)?;
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
-    let current = representation(spec, view, stored_record.clone());
-    let condition = precondition(spec, view, headers, &current)?;
+    let current = representation(spec, cx, stored_record.clone());
+    let condition = precondition(spec, cx, headers, &current)?;
     let mut object = body::object(headers, body, false)?;
     let roles = take_roles(spec, caller, &mut object, |f| f.replace)?;
     // A GET-modify-PUT round trip sends the server-controlled fields back: unchanged,
@@ -249,8 +267,8 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
     refs_exist(spec, store, &input).await?;
-    let record = update(spec, view, store, &id_value, values, &condition).await?;
-    Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, view, record)))
+    let record = update(spec, cx, &id_value, values, &condition).await?;
+    Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
 }
 
 /// The write's `If-Match`, held first against the record as read (so a stale write is a
@@ -258,13 +276,13 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
 /// atomically, where the write happens.
 pub(crate) fn precondition(
     spec: &ResourceSpec,
-    view: &View,
+    cx: &Context,
     headers: &HeaderMap,
     current: &Record,
 ) -> Result<Precondition, Problem> {
     let condition = Precondition::of(headers, spec.require_if_match)?;
     if condition.is_some() {
-        let tag = conditional::tag_of(view, current);
+        let tag = conditional::tag_of(&cx.view, current);
         if !condition.admits(tag.as_ref()) {
             return Err(conditional::failed(tag));
         }
@@ -276,34 +294,34 @@ pub(crate) fn precondition(
 /// representation is one the condition names.
 pub(crate) fn admit<'a>(
     spec: &'a ResourceSpec,
-    view: &'a View,
+    cx: &'a Context,
     condition: &'a Precondition,
 ) -> impl Fn(&Record) -> bool + Send + Sync + 'a {
     move |record: &Record| {
-        condition.admits(conditional::tag_of(view, &representation(spec, view, record.clone())).as_ref())
+        condition.admits(conditional::tag_of(&cx.view, &representation(spec, cx, record.clone())).as_ref())
     }
 }
 
 /// A record whose condition failed where the write happens: 412 with its current tag.
-pub(crate) fn changed(spec: &ResourceSpec, view: &View, record: Record) -> Problem {
-    conditional::failed(conditional::tag_of(view, &representation(spec, view, record)))
+pub(crate) fn changed(spec: &ResourceSpec, cx: &Context, record: Record) -> Problem {
+    conditional::failed(conditional::tag_of(&cx.view, &representation(spec, cx, record)))
 }
 
 /// Writes `values`: unconditionally without `If-Match`, else checked and written in one
 /// step, so of writers holding the same tag exactly one wins and the others get 412.
 async fn update(
     spec: &'static ResourceSpec,
-    view: &View,
-    store: &Store,
+    cx: &Context,
     id: &SqlValue,
     values: Vec<(&'static str, SqlValue)>,
     condition: &Precondition,
 ) -> Result<Record, Problem> {
+    let store = &cx.store;
     if !condition.is_some() {
         return Ok(store.update(spec, id, values).await?);
     }
-    match store.update_if(spec, id, values, &admit(spec, view, condition)).await {
-        Err(StoreError::Changed(record)) => Err(changed(spec, view, *record)),
+    match store.update_if(spec, id, values, &admit(spec, cx, condition)).await {
+        Err(StoreError::Changed(record)) => Err(changed(spec, cx, *record)),
         Err(StoreError::NotFound) => Err(missing(spec)),
         other => Ok(other?),
     }
@@ -374,7 +392,7 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     let Rules { before: hook, compute } = rules;
     view.admits(spec)?;
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
-    let condition = precondition(spec, view, headers, &representation(spec, view, stored_record.clone()))?;
+    let condition = precondition(spec, cx, headers, &representation(spec, cx, stored_record.clone()))?;
     let mut object = body::object(headers, body, true)?;
     let roles = take_roles(spec, caller, &mut object, |f| f.patch)?;
     let mut input = settable_values::<P>(spec, view, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
@@ -402,8 +420,8 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
         values.push(("updated_at", SqlValue::Text(Some(now()))));
     }
     refs_exist(spec, store, &input).await?;
-    let record = update(spec, view, store, &id_value, values, &condition).await?;
-    Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, view, record)))
+    let record = update(spec, cx, &id_value, values, &condition).await?;
+    Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
 }
 
 pub async fn delete(
@@ -418,18 +436,18 @@ pub async fn delete(
     // admits.
     view.admits(spec)?;
     let (key, record) = authorized(spec, spec.access.delete, store, caller, id).await?;
-    let condition = precondition(spec, view, headers, &representation(spec, view, record))?;
+    let condition = precondition(spec, cx, headers, &representation(spec, cx, record))?;
     if let Some(h) = hook {
         h(id)?;
     }
     let deleted = if condition.is_some() {
-        store.delete_if(spec, &key, &admit(spec, view, &condition)).await
+        store.delete_if(spec, &key, &admit(spec, cx, &condition)).await
     } else {
         store.delete(spec, &key).await
     };
     match deleted {
         Err(StoreError::NotFound) => Err(missing(spec)),
-        Err(StoreError::Changed(record)) => Err(changed(spec, view, *record)),
+        Err(StoreError::Changed(record)) => Err(changed(spec, cx, *record)),
         other => Ok(other.map(|()| StatusCode::NO_CONTENT.into_response())?),
     }
 }
@@ -485,7 +503,7 @@ pub async fn list(
         request.query.page = crate::store::Page::After(list::cursor_values(spec, &request.query.sort, &record));
     }
     let (records, more) = store.list(spec, &request.query).await?;
-    let items: Vec<Value> = records.into_iter().map(|r| Value::Object(representation(spec, view, r))).collect();
+    let items: Vec<Value> = records.into_iter().map(|r| Value::Object(representation(spec, cx, r))).collect();
     list::respond(spec, view, uri, headers, format, &request, items, more)
 }
 
@@ -631,11 +649,15 @@ pub(crate) fn id_text(record: &Record) -> String {
     }
 }
 
-/// The record as clients of `view`'s version see it: write-only fields, and those the
-/// version lacks, removed.
-pub(crate) fn representation(spec: &ResourceSpec, view: &View, mut record: Record) -> Record {
-    for f in spec.fields.iter().filter(|f| f.write_only || !view.has(&f.gate)) {
+/// The record as the caller sees it in the request's version: write-only fields, and
+/// those the version lacks, removed; its `_links` where the resource has them (they
+/// depend on the caller, as what is open to them does, so the tag does too).
+pub(crate) fn representation(spec: &ResourceSpec, cx: &Context, mut record: Record) -> Record {
+    for f in spec.fields.iter().filter(|f| f.write_only || !cx.view.has(&f.gate)) {
         record.shift_remove(f.name);
+    }
+    if spec.links {
+        crate::links::add(spec, cx, &mut record);
     }
     record
 }

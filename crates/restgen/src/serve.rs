@@ -219,7 +219,8 @@ pub fn app(service: Service, store: Store, settings: &Settings) -> Result<Router
         .layer(DefaultBodyLimit::disable());
     let keeper =
         Keeper { clock: settings.clock.clone(), abandoned_after: service.request_timeout + Duration::from_secs(1) };
-    routes = routes.layer(axum::Extension(keeper));
+    routes =
+        routes.layer(axum::Extension(keeper)).layer(axum::Extension(crate::operations::BasePath(service.base_path)));
     if let Some(limiter) = limiter.clone() {
         // Inside authentication, so that budgets can be the caller's own.
         routes = routes.layer(axum::middleware::from_fn(move |request, next| {

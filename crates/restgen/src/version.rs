@@ -27,11 +27,13 @@ pub use restgen_model::model::VERSION_HEADER as HEADER;
 pub struct View {
     pub version: Option<&'static VersionSpec>,
     pub by_media: bool,
+    /// The request named its version by path (`/api/v1/...`).
+    pub by_path: bool,
 }
 
 impl View {
     /// A service without versions.
-    pub const NONE: View = View { version: None, by_media: false };
+    pub const NONE: View = View { version: None, by_media: false, by_path: false };
 
     pub fn number(&self) -> Option<u32> {
         self.version.map(|v| v.number)
@@ -194,7 +196,7 @@ fn choose(versions: &Versions, by_path: Option<&str>, headers: &HeaderMap) -> Re
         Some((_, n)) => spec.version(*n),
         None => spec.newest(),
     };
-    Ok(View { version, by_media })
+    Ok(View { version, by_media, by_path: by_path.is_some() })
 }
 
 /// The version `Accept` names by media type: that of the heaviest of the vendor's types

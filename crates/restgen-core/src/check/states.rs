@@ -16,9 +16,24 @@ pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
 }
 
 /// A transition is `POST {item}/{name}`; a resource nested under this one lists its
-/// records at `{item}{child path}`: the two must not be one path.
+/// records at `{item}{child path}`: the two must not be one path. With `links`, each
+/// transition is a relation of `_links` beside `self`, `collection` and the parents'.
 fn transitions_clear_of_children(service: &Service, resource: &Resource, diags: &mut Diagnostics) {
     let Some(states) = &resource.states else { return };
+    if resource.links.value {
+        let parents = resource.nested_under.iter().map(|p| p.value.as_str());
+        let taken: Vec<&str> = ["self", "collection"].into_iter().chain(parents).collect();
+        for t in states.transitions.iter().filter(|t| taken.contains(&t.name.value.as_str())) {
+            diags
+                .error(
+                    codes::PATH_CLASH,
+                    &t.name.origin,
+                    format!("transition `{}` clashes with the `_links` relation of that name", t.name.value),
+                )
+                .related(&resource.links.origin, "links declared here")
+                .hint("rename the transition");
+        }
+    }
     let children = service.resources.iter().filter(|c| c.nested_under.iter().any(|p| p.value == resource.name.value));
     for child in children {
         let segment = child.path.value.trim_start_matches('/');

@@ -211,6 +211,14 @@ fn representation(service: &Service, resource: &Resource, side: Side) -> TokenSt
             pub updated_at: #ts,
         }
     });
+    let links = resource.links.value.then(|| {
+        quote! {
+            /// Links from this record: itself, its lists, its status, and each transition
+            /// open now to the caller (absent while it is not).
+            #[serde(rename = "_links", default, skip_serializing_if = "::std::collections::BTreeMap::is_empty")]
+            pub links: #root::Links,
+        }
+    });
     let doc = self::doc(&doc);
     let derives = side.derives();
     quote! {
@@ -222,6 +230,7 @@ fn representation(service: &Service, resource: &Resource, side: Side) -> TokenSt
             #owner
             #(#fields)*
             #timestamps
+            #links
         }
     }
 }

@@ -158,3 +158,57 @@ backends!(derived_status_polls_alike, crate::services::derived_shop::service());
 async fn derived_status_polls_alike(s: Server) {
     the_status_endpoint_answers_a_poll_with_304_until_the_state_changes(s).await
 }
+
+backends!(links_lead_to_the_record_its_lists_and_the_transitions_open_to_the_caller, shop::service());
+async fn links_lead_to_the_record_its_lists_and_the_transitions_open_to_the_caller(s: Server) {
+    let ann = register(&s, "ann").await;
+    let created = call(&s, &ann, "POST", "/api/orders", Some(json!({ "total_cents": 100 }))).await;
+    let order = created.header("location").unwrap().to_owned();
+    let links = &created.body["_links"];
+    assert_eq!(links["self"], json!({ "href": order }));
+    assert_eq!(links["collection"], json!({ "href": "/api/orders" }));
+    assert_eq!(links["user"], json!({ "href": format!("/api/users/{}/orders", ann.id) }));
+    assert_eq!(links["status"], json!({ "href": format!("{order}/status") }));
+    // Open from `pending` to ann: pay and cancel; `ship` needs a role and another state.
+    assert_eq!(links["pay"], json!({ "href": format!("{order}/pay"), "method": "POST" }));
+    assert_eq!(links["cancel"]["method"], "POST");
+    assert!(links.get("ship").is_none(), "{links}");
+
+    // Following a link moves the record, and the answer offers what is open now.
+    let paid = call(&s, &ann, "POST", links["pay"]["href"].as_str().unwrap(), None).await;
+    let names: Vec<&String> = paid.body["_links"].as_object().unwrap().keys().collect();
+    assert_eq!(names, ["self", "collection", "user", "status", "cancel"]);
+    // Lists carry them too, and a tag read with links is one a conditional write accepts.
+    let page = call(&s, &ann, "GET", "/api/orders", None).await;
+    assert_eq!(page.body["data"][0]["_links"], paid.body["_links"]);
+    let read = call(&s, &ann, "GET", &order, None).await;
+    let etag = read.header("etag").unwrap().to_owned();
+    let auth = ann.bearer();
+    let patched = s
+        .send_with("PATCH", &order, Some(json!({ "note": "n" })), &[("authorization", &auth), ("if-match", &etag)])
+        .await;
+    assert_eq!(patched.status, 200, "{}", patched.text);
+    // A request that names its version by path is led within that version.
+    let v1 = call(&s, &ann, "GET", &order.replace("/api/", "/api/v1/"), None).await;
+    assert_eq!(v1.body["_links"]["self"]["href"], order.replace("/api/", "/api/v1/"));
+    assert_eq!(v1.body["_links"]["cancel"]["href"], format!("{}/cancel", order.replace("/api/", "/api/v1/")));
+}
+
+backends!(links_offer_a_transition_to_the_roles_it_names, shop::service());
+async fn links_offer_a_transition_to_the_roles_it_names(s: Server) {
+    let ann = register(&s, "ann").await;
+    let created = call(&s, &ann, "POST", "/api/orders", Some(json!({ "total_cents": 100 }))).await;
+    let order = created.header("location").unwrap().to_owned();
+    call(&s, &ann, "POST", &format!("{order}/pay"), None).await;
+    let boss = admin(&s, "boss").await;
+    let seen = call(&s, &boss, "GET", &order, None).await;
+    assert!(seen.body["_links"]["ship"].is_object() && seen.body["_links"]["cancel"].is_object(), "{}", seen.text);
+    let own = call(&s, &ann, "GET", &order, None).await;
+    assert!(own.body["_links"].get("ship").is_none());
+    assert_ne!(own.header("etag"), seen.header("etag"), "what is open differs, so the representation does");
+}
+
+backends!(derived_links_alike, crate::services::derived_shop::service());
+async fn derived_links_alike(s: Server) {
+    links_lead_to_the_record_its_lists_and_the_transitions_open_to_the_caller(s).await
+}

@@ -307,6 +307,14 @@ pub struct Order {
     pub updated_at: ::restgen::__private::chrono::DateTime<
         ::restgen::__private::chrono::Utc,
     >,
+    /// Links from this record: itself, its lists, its status, and each transition
+    /// open now to the caller (absent while it is not).
+    #[serde(
+        rename = "_links",
+        default,
+        skip_serializing_if = "::std::collections::BTreeMap::is_empty"
+    )]
+    pub links: ::restgen::Links,
 }
 /// Input of the `order` create operation: only the fields a client may set there.
 #[derive(
