@@ -165,3 +165,18 @@ pub fn link_max(service: &Service, r: &Resource, path_len: usize) -> usize {
     let paging = "cursor=".len() + (cursor_max(service, r) as usize).max(20);
     "<?>; rel=\"next\"".len() + path_len + filters + sort + size + paging
 }
+
+/// The most webhook subscriptions one account may have (409 beyond).
+pub const MAX_WEBHOOKS: u32 = 100;
+
+/// The longest URL a webhook subscription takes.
+pub const MAX_WEBHOOK_URL: usize = 2048;
+
+/// The longest `description` of a webhook subscription, in characters.
+pub const MAX_WEBHOOK_DESCRIPTION: usize = 500;
+
+/// The most deliveries `GET /webhooks/{id}/deliveries` lists: the newest.
+pub const MAX_DELIVERIES: u32 = 100;
+
+/// The longest `last_error` a delivery keeps, in characters.
+pub const MAX_DELIVERY_ERROR: usize = 512;

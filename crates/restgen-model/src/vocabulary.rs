@@ -188,13 +188,15 @@ impl Key {
         self
     }
 
+    /// Marks a key the format accepts before generated services serve it: `restgen check`
+    /// and the derive warn at it (E0801) with `what` the service does instead. None is
+    /// pending today; the next key the format takes ahead of the runtime uses it.
+    #[allow(dead_code)]
     const fn pending(mut self, what: &'static str) -> Key {
         self.pending = Some(what);
         self
     }
 }
-
-const EVENTS: &str = "there are no webhook endpoints, and nothing is published";
 
 pub const SERVICE: Table = Table {
     name: "service",
@@ -221,7 +223,7 @@ pub const SERVICE: Table = Table {
             "delivery settings; endpoints exist when a resource has `events`",
         )
         .yaml()
-        .pending("nothing is delivered: these settings have no effect yet").json(r##"{"$ref":"#/$defs/webhooks"}"##),
+        .json(r##"{"$ref":"#/$defs/webhooks"}"##),
         key("cors", "[cors](#cors)", Default::Text("absent: no CORS headers"), "cross-origin settings").yaml().json(r##"{"$ref":"#/$defs/cors"}"##),
         key(
             "trusted_proxies",
@@ -575,7 +577,7 @@ pub const RESOURCE: Table = Table {
             Default::List(&[]),
             "published as `<resource>.<event>`",
         )
-        .pending(EVENTS).json(r##"{"type":"array","items":{"type":"string"}}"##),
+        .json(r##"{"type":"array","items":{"type":"string"}}"##),
         key("links", "boolean", Default::Bool(false), "`_links` in each representation: self, its lists, status, open transitions")
             .json(r##"{"type":"boolean"}"##),
         key("rate_limit", "[rate_limit](#rate_limit)", Default::Text("the service's"), "override").json(r##"{"$ref":"#/$defs/rate_limit"}"##),

@@ -7,6 +7,7 @@ mod enumeration;
 pub mod input;
 mod links;
 mod patch;
+pub mod signature;
 pub mod time;
 
 pub use endpoint::{Endpoint, Paging};

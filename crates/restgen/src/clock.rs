@@ -61,7 +61,7 @@ impl Clock {
     }
 
     /// Microseconds since the Unix epoch.
-    pub(crate) fn now(&self) -> i64 {
+    pub fn now(&self) -> i64 {
         match self {
             Clock::System => SystemTime::now()
                 .duration_since(UNIX_EPOCH)

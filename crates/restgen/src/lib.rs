@@ -27,6 +27,7 @@ pub mod store;
 mod table;
 mod validate;
 pub mod version;
+pub mod webhooks;
 
 pub use body::forms::{Payload, Valid};
 pub use derived::{Accounts, App, Principal, Resource};

@@ -102,7 +102,7 @@ pub async fn transition(
     }
     let admit_condition = operations::admit(spec, cx, &condition);
     let admit = |r: &Record| t.starts_from(state_of(lifecycle, r)) && admit_condition(r);
-    let record = match store.update_if(spec, &key, values, &admit).await {
+    let record = match store.update_if(spec, &key, values, &admit, Some(t.name)).await {
         Err(StoreError::Changed(now)) if !t.starts_from(state_of(lifecycle, &now)) => {
             return Err(wrong_state(spec, lifecycle, t, &now, caller));
         }

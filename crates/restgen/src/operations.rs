@@ -150,7 +150,7 @@ pub(crate) async fn insert(
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
     refs_exist(spec, store, &input).await?;
-    match store.insert(spec, values).await {
+    match store.insert(spec, values, Some("created")).await {
         // Refs were checked above, so a foreign key that still refuses (SQLite does not say
         // which) is the owner's: a bearer token outlived its account.
         Err(StoreError::MissingRef { field }) => match (spec.owner, owner) {
@@ -318,9 +318,9 @@ async fn update(
 ) -> Result<Record, Problem> {
     let store = &cx.store;
     if !condition.is_some() {
-        return Ok(store.update(spec, id, values).await?);
+        return Ok(store.update(spec, id, values, Some("updated")).await?);
     }
-    match store.update_if(spec, id, values, &admit(spec, cx, condition)).await {
+    match store.update_if(spec, id, values, &admit(spec, cx, condition), Some("updated")).await {
         Err(StoreError::Changed(record)) => Err(changed(spec, cx, *record)),
         Err(StoreError::NotFound) => Err(missing(spec)),
         other => Ok(other?),
@@ -441,9 +441,9 @@ pub async fn delete(
         h(id)?;
     }
     let deleted = if condition.is_some() {
-        store.delete_if(spec, &key, &admit(spec, cx, &condition)).await
+        store.delete_if(spec, &key, &admit(spec, cx, &condition), Some("deleted")).await
     } else {
-        store.delete(spec, &key).await
+        store.delete(spec, &key, Some("deleted")).await
     };
     match deleted {
         Err(StoreError::NotFound) => Err(missing(spec)),

@@ -6,8 +6,9 @@ use crate::clock::Clock;
 use crate::idempotency::Keeper;
 use crate::problem::Problem;
 use crate::rate::{Limiter, Limits, RateSettings};
-use crate::spec::{AuthSpec, RateSpec, ResourceSpec, VersioningSpec};
+use crate::spec::{AuthSpec, RateSpec, ResourceSpec, VersioningSpec, WebhooksSpec};
 use crate::store::{MigrationSpec, Store};
+use crate::webhooks::WebhookSettings;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{StatusCode, header};
@@ -51,6 +52,8 @@ pub struct Service {
     pub trusted_proxies: &'static [&'static str],
     /// `api.versions` and `api.versioning`; `None` for a service without versions.
     pub versioning: Option<&'static VersioningSpec>,
+    /// Where resources publish `events`: subscriptions and deliveries.
+    pub webhooks: Option<WebhooksSpec>,
 }
 
 /// What a deployment decides beside the schema: key material, how rate limits run, and
@@ -60,6 +63,7 @@ pub struct Settings {
     pub secrets: Secrets,
     pub rate: RateSettings,
     pub clock: Clock,
+    pub webhooks: WebhookSettings,
 }
 
 /// Which browser origins may call the service (`cors` in the schema).
@@ -146,13 +150,25 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
         }
         None => Secrets::default(),
     };
+    let mut secrets = secrets;
+    if let Some(spec) = &service.webhooks {
+        secrets.webhook_keys = crate::webhooks::keys_from_lookup(spec, |name| std::env::var(name).ok())?;
+    }
     let rate = RateSettings::from_lookup(service.name, |name| std::env::var(name).ok())?;
+    let webhooks = WebhookSettings::from_lookup(service.name, |name| std::env::var(name).ok())?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (name, sample) = (service.name, service.sample_path);
-    let app = app(service, store, &Settings { secrets, rate, clock: Clock::System })?;
+    let settings = Settings { secrets, rate, clock: Clock::System, webhooks };
+    let (app, background) = build(service, store, &settings)?;
     println!("{name} listening on http://{addr}");
     println!("try: curl -i http://{addr}{sample}");
-    serve_until(listener, app, shutdown()).await.map_err(|e| e.to_string())
+    serve_until(listener, app, shutdown()).await.map_err(|e| e.to_string())?;
+    // Deliveries in flight finish (each within its timeout); claimed ones not yet
+    // attempted are released to the other instances.
+    if let Some(background) = background {
+        background.shutdown().await;
+    }
+    Ok(())
 }
 
 /// Serves `app` until `signal` completes, then stops accepting connections and finishes
@@ -182,7 +198,41 @@ async fn bootstrap_from_env(store: &Store, spec: &'static AuthSpec) -> Result<()
 /// `/healthz`, and the middleware every route shares. Fails when the key material in
 /// `settings` is unusable.
 pub fn app(service: Service, store: Store, settings: &Settings) -> Result<Router, String> {
+    let (router, background) = build(service, store, settings)?;
+    // The worker lives as long as the router: it stops when the last clone is dropped.
+    Ok(match background {
+        Some(b) => router.layer(axum::Extension(Arc::new(b))),
+        None => router,
+    })
+}
+
+/// The service's router and, where it publishes events and this instance delivers, its
+/// webhook worker, already running.
+fn build(
+    service: Service,
+    store: Store,
+    settings: &Settings,
+) -> Result<(Router, Option<crate::webhooks::Background>), String> {
     let mut routes = Router::new().merge(service.routes);
+    let mut background = None;
+    if let Some(spec) = service.webhooks {
+        let keys = match settings.secrets.webhook_keys.as_slice() {
+            [] => crate::webhooks::keys_from_lookup(&spec, |_| None)?,
+            keys => keys.to_vec(),
+        };
+        let webhooks = Arc::new(crate::webhooks::Webhooks::new(
+            spec,
+            service.resources,
+            service.auth,
+            keys,
+            settings.webhooks.clone(),
+            settings.clock.clone(),
+        ));
+        routes = routes.merge(crate::webhooks::routes(webhooks.clone(), service.base_path));
+        if settings.webhooks.worker {
+            background = Some(crate::webhooks::start(webhooks, store.clone())?);
+        }
+    }
     if let Some(openapi) = service.openapi {
         routes = routes.route(
             "/openapi.json",
@@ -270,11 +320,12 @@ pub fn app(service: Service, store: Store, settings: &Settings) -> Result<Router
         }
         None => routes,
     };
-    Ok(routes
+    let router = routes
         // Outermost but for tracing: a preflight is answered before routing or auth, and
         // every answer, errors included, carries the CORS headers a browser needs to read it.
         .layer(tower::util::option_layer(cors))
-        .layer(TraceLayer::new_for_http()))
+        .layer(TraceLayer::new_for_http());
+    Ok((router, background))
 }
 
 /// 503 for a request beyond `max_in_flight`.

@@ -323,6 +323,19 @@ impl Gate {
     }
 }
 
+/// `webhooks`: how events reach subscribers. A service has it when a resource publishes
+/// `events`.
+#[derive(Clone, Copy, Debug)]
+pub struct WebhooksSpec {
+    /// The variable holding the signing secret (`whsec_...`); `<secret_env>_PREVIOUS`
+    /// holds the one being rotated out.
+    pub secret_env: &'static str,
+    /// Attempts of one delivery before it fails.
+    pub max_attempts: u32,
+    /// How long one attempt may take, connection to last byte read.
+    pub timeout: std::time::Duration,
+}
+
 /// `api.versions` and `api.versioning`: the versions served side by side and how a
 /// request names one.
 #[derive(Debug)]

@@ -29,6 +29,7 @@ fn service(routes: Router<Store>) -> Service {
         rate_limit: None,
         trusted_proxies: &[],
         versioning: None,
+        webhooks: None,
         openapi_versions: &[],
     }
 }

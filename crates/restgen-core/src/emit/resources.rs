@@ -31,6 +31,22 @@ pub(crate) fn emit(service: &Service) -> RustFile {
         /// The API versions served side by side, and how a request names one.
         pub static VERSIONING: ::core::option::Option<&VersioningSpec> = #versioning;
     });
+    let webhooks = if service.resources.iter().any(|r| !r.events.is_empty()) {
+        let w = &service.webhooks;
+        let (env, attempts) = (&w.secret_env.value, w.max_attempts);
+        let millis = Literal::u64_unsuffixed(u64::try_from(w.timeout.as_millis()).unwrap_or(u64::MAX));
+        quote!(::core::option::Option::Some(WebhooksSpec {
+            secret_env: #env,
+            max_attempts: #attempts,
+            timeout: ::core::time::Duration::from_millis(#millis),
+        }))
+    } else {
+        quote!(::core::option::Option::None)
+    };
+    sections.push(quote! {
+        /// How events reach webhook subscribers: where resources publish `events`.
+        pub const WEBHOOKS: ::core::option::Option<WebhooksSpec> = #webhooks;
+    });
     RustFile { head, sections }
 }
 

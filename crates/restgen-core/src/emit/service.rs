@@ -66,6 +66,7 @@ pub(crate) fn emit(service: &crate::model::Service) -> RustFile {
                 rate_limit: resources::RATE_LIMIT,
                 trusted_proxies: &[#(#proxies),*],
                 versioning: resources::VERSIONING,
+                webhooks: resources::WEBHOOKS,
             }
         }
     };

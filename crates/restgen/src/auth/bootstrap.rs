@@ -40,7 +40,7 @@ pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str)
             SqlValue::id(resource.id, &crate::operations::id_text(&record)).ok_or("the account's id is unreadable")?;
         let f = resource.field(roles_field).ok_or("the roles field is missing")?;
         store
-            .update(resource, &id, vec![(f.name, SqlValue::from_json(f, &Value::Array(roles)))])
+            .update(resource, &id, vec![(f.name, SqlValue::from_json(f, &Value::Array(roles)))], Some("updated"))
             .await
             .map_err(|e| e.to_string())?;
         return Ok(format!("account {identifier} now holds the {role} role"));

@@ -97,6 +97,9 @@ pub struct Secrets {
     pub public_key_pem: Option<Vec<u8>>,
     /// Public key of the previous rotation, still accepted for verification.
     pub previous_public_key_pem: Option<Vec<u8>>,
+    /// Webhook signing keys, current first (`webhooks::keys_from_lookup`); none makes a
+    /// random one for this process.
+    pub webhook_keys: Vec<Vec<u8>>,
 }
 
 impl std::fmt::Debug for Secrets {
@@ -140,6 +143,7 @@ impl Secrets {
             private_key_pem: file(jwt.private_key_env.map(str::to_owned))?,
             public_key_pem: file(jwt.public_key_env.map(str::to_owned))?,
             previous_public_key_pem: file(jwt.public_key_env.map(|e| format!("{e}_PREVIOUS")))?,
+            webhook_keys: Vec::new(),
         })
     }
 }
@@ -295,20 +299,7 @@ impl Authenticator {
 
     /// The principal a stored account stands for, with its roles (or the default role).
     fn principal_of(&self, record: &Record) -> Principal {
-        let id = crate::operations::id_text(record);
-        let mut roles: Vec<String> = self
-            .spec
-            .principal
-            .as_ref()
-            .and_then(|p| p.roles)
-            .and_then(|field| record.get(field))
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_owned)).collect())
-            .unwrap_or_default();
-        if roles.is_empty() {
-            roles.extend(self.spec.default_role.map(str::to_owned));
-        }
-        self.principal(id, roles)
+        principal_of(self.spec, record)
     }
 
     fn invalid(&self, error: Option<&str>, detail: &str) -> Problem {
@@ -316,6 +307,33 @@ impl Authenticator {
         p.detail = detail.to_owned();
         p
     }
+}
+
+/// The principal a stored account stands for, with its roles (or the default role).
+fn principal_of(spec: &AuthSpec, record: &Record) -> Principal {
+    let id = crate::operations::id_text(record);
+    let mut roles: Vec<String> = spec
+        .principal
+        .as_ref()
+        .and_then(|p| p.roles)
+        .and_then(|field| record.get(field))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_owned)).collect())
+        .unwrap_or_default();
+    if roles.is_empty() {
+        roles.extend(spec.default_role.map(str::to_owned));
+    }
+    let admin = roles.iter().any(|r| spec.admin_roles.contains(&r.as_str()));
+    Principal { id, roles, admin, api_key: None }
+}
+
+/// The caller an account is, as it stands now (a webhook's subscriber when an event is
+/// matched to it): `None` when the account no longer exists.
+pub(crate) async fn caller_of(spec: &'static AuthSpec, store: &Store, id: &str) -> Option<Caller> {
+    let principal = spec.principal.as_ref()?;
+    let key = SqlValue::id(principal.resource.id, id)?;
+    let record = store.get(principal.resource, &key).await.ok()?;
+    Some(Caller { principal: Some(principal_of(spec, &record)), auth: Some(spec) })
 }
 
 /// 401 for valid credentials of an account deleted since they were issued (a bearer

@@ -192,6 +192,7 @@ pub struct App {
     request_timeout: Duration,
     max_in_flight: Option<usize>,
     versioning: Option<&'static VersioningSpec>,
+    webhooks: Option<crate::spec::WebhooksSpec>,
 }
 
 impl App {
@@ -215,6 +216,7 @@ impl App {
             request_timeout: Duration::from_secs(30),
             max_in_flight: None,
             versioning: None,
+            webhooks: None,
         }
     }
 
@@ -282,6 +284,14 @@ impl App {
     }
 
     /// Which browser origins may call the service.
+    /// How events are delivered (`webhooks`): the secret's variable, attempts, timeout.
+    /// Without it, a service whose resources publish `events` delivers with the format's
+    /// defaults (`<NAME>_WEBHOOK_SECRET`, 8 attempts, 5 s).
+    pub fn webhooks(mut self, webhooks: crate::spec::WebhooksSpec) -> App {
+        self.webhooks = Some(webhooks);
+        self
+    }
+
     pub fn cors(mut self, cors: CorsSpec) -> App {
         self.cors = Some(cors);
         self
@@ -338,6 +348,16 @@ impl App {
             postgres: Box::leak(postgres.into_boxed_str()),
         }]));
         let sample = self.specs.first().map_or("/healthz".to_owned(), |s| format!("{}{}", self.base_path, s.path));
+        let publishes = self.specs.iter().any(|s| !s.events.is_empty());
+        let webhooks = self.webhooks.or_else(|| {
+            publishes.then(|| crate::spec::WebhooksSpec {
+                secret_env: Box::leak(
+                    format!("{}_WEBHOOK_SECRET", crate::serve::env_prefix(self.name)).into_boxed_str(),
+                ),
+                max_attempts: restgen_model::model::Webhooks::MAX_ATTEMPTS,
+                timeout: restgen_model::model::Webhooks::TIMEOUT,
+            })
+        });
         Service {
             name: self.name,
             base_path: self.base_path,
@@ -355,6 +375,7 @@ impl App {
             rate_limit: self.rate_limit,
             trusted_proxies: self.trusted_proxies,
             versioning: self.versioning,
+            webhooks,
         }
     }
 

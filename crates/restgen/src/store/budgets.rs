@@ -24,6 +24,7 @@ impl Store {
     /// databases, rate limit budgets where they live in the database (PostgreSQL).
     pub(crate) async fn create_runtime_tables(&self) -> Result<(), sqlx::Error> {
         self.create_idempotency_table().await?;
+        self.create_outbox_tables().await?;
         if self.dialect == Dialect::Postgres {
             on_pool!(self, pool => {
                 bind(CREATE, Vec::new()).execute(pool).await?;

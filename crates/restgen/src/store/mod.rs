@@ -108,6 +108,9 @@ impl From<sqlx::Error> for StoreError {
 pub struct Store {
     pool: Pool,
     dialect: Dialect,
+    /// Told when a write put an event in the outbox, so this instance's webhook worker
+    /// goes to it at once rather than at its next poll.
+    pub(crate) outbox: std::sync::Arc<tokio::sync::Notify>,
 }
 
 /// The native pool of each database: one query builder, two drivers, no conversion layer
@@ -132,6 +135,7 @@ macro_rules! on_pool {
 // After the macro, which they use.
 mod budgets;
 mod idempotency;
+pub(crate) mod outbox;
 
 pub(crate) use idempotency::KeyRecord;
 
@@ -141,7 +145,7 @@ impl Store {
     pub async fn connect(url: &str) -> Result<Store, sqlx::Error> {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new().max_connections(16).connect(url).await?;
-            Ok(Store { pool: Pool::Postgres(pool), dialect: Dialect::Postgres })
+            Ok(Store { pool: Pool::Postgres(pool), dialect: Dialect::Postgres, outbox: Default::default() })
         } else if url.starts_with("sqlite:") {
             let options = SqliteConnectOptions::from_str(url)?
                 .create_if_missing(true)
@@ -149,7 +153,7 @@ impl Store {
                 .foreign_keys(true)
                 .busy_timeout(std::time::Duration::from_secs(5));
             let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
-            Ok(Store { pool: Pool::Sqlite(pool), dialect: Dialect::Sqlite })
+            Ok(Store { pool: Pool::Sqlite(pool), dialect: Dialect::Sqlite, outbox: Default::default() })
         } else {
             Err(sqlx::Error::Configuration("DATABASE_URL must start with sqlite: or postgres:".into()))
         }
@@ -188,12 +192,50 @@ impl Store {
         on_pool!(self, pool => sqlx::query("SELECT 1").execute(pool).await.is_ok())
     }
 
-    pub async fn insert(&self, spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> Result<Record, StoreError> {
+    /// Stores a new record; `event` (`created`) goes to the outbox in the same
+    /// transaction where the resource publishes it.
+    pub async fn insert(
+        &self,
+        spec: &ResourceSpec,
+        values: Vec<(&str, SqlValue)>,
+        event: Option<&str>,
+    ) -> Result<Record, StoreError> {
         let (sql, args) = sql::insert(spec, values);
-        on_pool!(self, pool => {
-            let row = bind(&sql, args).fetch_one(pool).await.map_err(|e| classify(spec, e))?;
-            Ok(value::record(self.dialect, spec, &row)?)
-        })
+        self.write(spec, &sql, args, event).await?.ok_or(StoreError::NotFound)
+    }
+
+    /// Runs `sql`, which returns the row it wrote, in a transaction with the event it
+    /// makes (when the resource publishes `event`), and tells this instance's worker.
+    async fn write(
+        &self,
+        spec: &ResourceSpec,
+        sql: &str,
+        args: Vec<SqlValue>,
+        event: Option<&str>,
+    ) -> Result<Option<Record>, StoreError> {
+        let publishes = event.is_some_and(|e| spec.events.contains(&e));
+        if !publishes {
+            // One statement needs no transaction of its own.
+            return on_pool!(self, pool => match bind(sql, args).fetch_optional(pool).await.map_err(|e| classify(spec, e))? {
+                Some(row) => Ok(Some(value::record(self.dialect, spec, &row)?)),
+                None => Ok(None),
+            });
+        }
+        let written = on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            let row = bind(sql, args).fetch_optional(&mut *tx).await.map_err(|e| classify(spec, e))?;
+            let Some(row) = row else { return Ok(None) };
+            let record = value::record(self.dialect, spec, &row)?;
+            if let Some((sql, args)) = outbox::event_insert(spec, event, &record) {
+                bind(sql, args).execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+            record
+        });
+        if publishes {
+            self.outbox.notify_one();
+        }
+        Ok(Some(written))
     }
 
     pub async fn get(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Record, StoreError> {
@@ -204,18 +246,16 @@ impl Store {
         })
     }
 
-    /// Sets the given columns of one record and returns it as stored.
+    /// Sets the given columns of one record and returns it as stored, with its `event`.
     pub async fn update(
         &self,
         spec: &ResourceSpec,
         id: &SqlValue,
         values: Vec<(&str, SqlValue)>,
+        event: Option<&str>,
     ) -> Result<Record, StoreError> {
         let (sql, args) = sql::update(spec, id.clone(), values);
-        on_pool!(self, pool => match bind(&sql, args).fetch_optional(pool).await.map_err(|e| classify(spec, e))? {
-            Some(row) => Ok(value::record(self.dialect, spec, &row)?),
-            None => Err(StoreError::NotFound),
-        })
+        self.write(spec, &sql, args, event).await?.ok_or(StoreError::NotFound)
     }
 
     /// Sets the given columns of one record if `admit` admits it as it stands, judged and
@@ -227,16 +267,23 @@ impl Store {
         id: &SqlValue,
         values: Vec<(&str, SqlValue)>,
         admit: Admit<'_>,
+        event: Option<&str>,
     ) -> Result<Record, StoreError> {
         let (sql, args) = sql::update(spec, id.clone(), values);
-        self.write_if(spec, id, admit, &sql, args).await?.ok_or(StoreError::NotFound)
+        self.write_if(spec, id, admit, &sql, args, event).await?.ok_or(StoreError::NotFound)
     }
 
     /// Deletes one record if `admit` admits it as it stands, in one transaction as
     /// [`Store::update_if`] writes.
-    pub async fn delete_if(&self, spec: &ResourceSpec, id: &SqlValue, admit: Admit<'_>) -> Result<(), StoreError> {
-        let sql = format!("DELETE FROM {} WHERE \"id\" = $1", sql::ident(spec.name));
-        self.write_if(spec, id, admit, &sql, vec![id.clone()]).await.map(drop)
+    pub async fn delete_if(
+        &self,
+        spec: &ResourceSpec,
+        id: &SqlValue,
+        admit: Admit<'_>,
+        event: Option<&str>,
+    ) -> Result<(), StoreError> {
+        let sql = format!("DELETE FROM {} WHERE \"id\" = $1 RETURNING *", sql::ident(spec.name));
+        self.write_if(spec, id, admit, &sql, vec![id.clone()], event).await.map(drop)
     }
 
     /// Runs `sql` on one record if `admit` admits the record as it stands: the row is read
@@ -248,8 +295,9 @@ impl Store {
         admit: Admit<'_>,
         sql: &str,
         args: Vec<SqlValue>,
+        event: Option<&str>,
     ) -> Result<Option<Record>, StoreError> {
-        on_pool!(self, pool => {
+        let written = on_pool!(self, pool => {
             let mut tx = pool.begin_with(AssertSqlSafe(self.begin_write())).await?;
             let current = match bind(&self.select_locked(spec), vec![id.clone()]).fetch_optional(&mut *tx).await? {
                 Some(row) => value::record(self.dialect, spec, &row)?,
@@ -260,9 +308,18 @@ impl Store {
             }
             let row = bind(sql, args).fetch_optional(&mut *tx).await.map_err(|e| classify(spec, e))?;
             let written = row.map(|r| value::record(self.dialect, spec, &r)).transpose()?;
+            if let Some(record) = &written
+                && let Some((sql, args)) = outbox::event_insert(spec, event, record)
+            {
+                bind(sql, args).execute(&mut *tx).await?;
+            }
             tx.commit().await?;
-            Ok(written)
-        })
+            written
+        });
+        if event.is_some_and(|e| spec.events.contains(&e)) && written.is_some() {
+            self.outbox.notify_one();
+        }
+        Ok(written)
     }
 
     /// How a transaction that will write begins: SQLite's `IMMEDIATE` takes the write lock
@@ -282,12 +339,10 @@ impl Store {
         format!("SELECT * FROM {} WHERE \"id\" = $1{lock}", sql::ident(spec.name))
     }
 
-    pub async fn delete(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<(), StoreError> {
-        let sql = format!("DELETE FROM {} WHERE \"id\" = $1", sql::ident(spec.name));
-        let affected = on_pool!(self, pool => {
-            bind(&sql, vec![id.clone()]).execute(pool).await.map_err(|e| classify(spec, e))?.rows_affected()
-        });
-        if affected == 0 { Err(StoreError::NotFound) } else { Ok(()) }
+    /// Deletes one record, with its `event` (the record as it was is the event's data).
+    pub async fn delete(&self, spec: &ResourceSpec, id: &SqlValue, event: Option<&str>) -> Result<(), StoreError> {
+        let sql = format!("DELETE FROM {} WHERE \"id\" = $1 RETURNING *", sql::ident(spec.name));
+        self.write(spec, &sql, vec![id.clone()], event).await?.map(drop).ok_or(StoreError::NotFound)
     }
 
     /// The record whose `column` holds `value` (a unique column: the login identifier).

@@ -18,3 +18,4 @@ mod retries;
 mod security;
 mod upstream;
 mod versions;
+mod webhooks;

@@ -353,7 +353,7 @@ async fn insert(
         values.push(("created_at", SqlValue::Text(Some(at.clone()))));
         values.push(("updated_at", SqlValue::Text(Some(at))));
     }
-    Value::Object(s.store.insert(spec, values).await.expect("a seeded record is stored"))
+    Value::Object(s.store.insert(spec, values, None).await.expect("a seeded record is stored"))
 }
 
 /// Every record of `spec` whose `column` holds `parent`, from the database.

@@ -10,10 +10,8 @@ use restgen::{Accounts, App};
 use serde_json::json;
 use std::time::Duration;
 
-// The derived shop writes every key the schema shop does, those not served yet included;
-// the derive warns at each (as `deprecated`), which is what it should do and not what this
-// suite is about.
-#[allow(dead_code, deprecated)]
+// The derived shop writes every key the schema shop does.
+#[allow(dead_code)]
 mod shop {
     include!("../../../derive/shop.rs");
 }

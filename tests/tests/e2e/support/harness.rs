@@ -86,18 +86,34 @@ macro_rules! backends {
 
 /// The keys services under test sign with.
 pub fn secrets() -> Secrets {
-    Secrets { jwt_secret: Some(JWT_SECRET.to_vec()), ..Secrets::default() }
+    Secrets {
+        jwt_secret: Some(JWT_SECRET.to_vec()),
+        // One key for every instance of a test's service, as a deployment shares its secret.
+        webhook_keys: vec![b"e2e-webhook-signing-key-0123456789".to_vec()],
+        ..Secrets::default()
+    }
 }
 
 /// `secrets`, with rate limits too wide to meet.
 pub fn unthrottled(secrets: Secrets) -> Settings {
-    Settings { secrets, rate: RateSettings { scale: UNTHROTTLED }, clock: Clock::System }
+    Settings { secrets, rate: RateSettings { scale: UNTHROTTLED }, clock: Clock::System, webhooks: loopback_webhooks() }
+}
+
+/// Webhooks to receivers on this machine only (plain http, loopback, as
+/// `<SERVICE>_WEBHOOK_ALLOW_HTTP` and `_ALLOW_LOOPBACK` admit them), looked for often.
+pub fn loopback_webhooks() -> restgen::webhooks::WebhookSettings {
+    restgen::webhooks::WebhookSettings {
+        allow_http: true,
+        allow_loopback: true,
+        poll: std::time::Duration::from_millis(20),
+        ..Default::default()
+    }
 }
 
 /// The test's keys, the schema's rate limits scaled by `scale`, and a clock that moves
 /// only when the test says (`server.settings.clock.advance`).
 pub fn manual_clock(scale: f64) -> Settings {
-    Settings { secrets: secrets(), rate: RateSettings { scale }, clock: Clock::manual() }
+    Settings { secrets: secrets(), rate: RateSettings { scale }, clock: Clock::manual(), webhooks: loopback_webhooks() }
 }
 
 /// The shop with every credential scheme the format has: Basic, and API keys in the query

@@ -33,5 +33,6 @@ pub fn service() -> ::restgen::serve::Service {
         rate_limit: resources::RATE_LIMIT,
         trusted_proxies: &["127.0.0.1", "10.0.0.0/8"],
         versioning: resources::VERSIONING,
+        webhooks: resources::WEBHOOKS,
     }
 }

@@ -357,3 +357,9 @@ pub static VERSIONING: ::core::option::Option<&VersioningSpec> = ::core::option:
         vendor: "shop",
     },
 );
+/// How events reach webhook subscribers: where resources publish `events`.
+pub const WEBHOOKS: ::core::option::Option<WebhooksSpec> = ::core::option::Option::Some(WebhooksSpec {
+    secret_env: "SHOP_WEBHOOK_SECRET",
+    max_attempts: 8u32,
+    timeout: ::core::time::Duration::from_millis(5000),
+});

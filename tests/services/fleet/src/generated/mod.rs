@@ -27,5 +27,6 @@ pub fn service() -> ::restgen::serve::Service {
         rate_limit: resources::RATE_LIMIT,
         trusted_proxies: &[],
         versioning: resources::VERSIONING,
+        webhooks: resources::WEBHOOKS,
     }
 }

@@ -722,3 +722,5 @@ pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::Some
 pub const RATE_LIMIT: ::core::option::Option<RateSpec> = ::core::option::Option::None;
 /// The API versions served side by side, and how a request names one.
 pub static VERSIONING: ::core::option::Option<&VersioningSpec> = ::core::option::Option::None;
+/// How events reach webhook subscribers: where resources publish `events`.
+pub const WEBHOOKS: ::core::option::Option<WebhooksSpec> = ::core::option::Option::None;

@@ -1,0 +1,169 @@
+//! Webhooks: subscriptions (`/webhooks`), the events the resources publish, and their
+//! signed delivery. A write's event goes to the outbox in the write's own transaction
+//! (`store::outbox`); a worker in every instance matches new events to the subscriptions
+//! whose owners may read the record, and delivers each to its URL, signed as Standard
+//! Webhooks says (`restgen_wire::signature`), retrying with backoff until it is answered
+//! 2xx or its attempts run out.
+
+mod api;
+pub mod target;
+mod worker;
+
+pub use target::{Policy, Resolver, SystemResolver};
+
+use crate::clock::Clock;
+use crate::spec::{AuthSpec, ResourceSpec, WebhooksSpec};
+use hmac::{Hmac, Mac};
+use sha2::Sha256;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// How this deployment delivers: what it admits as a target, and whether this instance
+/// runs a worker.
+#[derive(Clone, Debug)]
+pub struct WebhookSettings {
+    /// Plain http targets (`<SERVICE>_WEBHOOK_ALLOW_HTTP=1`).
+    pub allow_http: bool,
+    /// Loopback targets, and only those (`<SERVICE>_WEBHOOK_ALLOW_LOOPBACK=1`).
+    pub allow_loopback: bool,
+    /// How target names are resolved; the system's resolver when `None`.
+    pub resolver: Option<Arc<dyn Resolver>>,
+    /// Whether this instance delivers (`<SERVICE>_WEBHOOK_WORKER=0` leaves it to others).
+    pub worker: bool,
+    /// How often an idle worker looks for work another instance wrote.
+    pub poll: Duration,
+}
+
+impl Default for WebhookSettings {
+    fn default() -> Self {
+        WebhookSettings { allow_http: false, allow_loopback: false, resolver: None, worker: true, poll: POLL }
+    }
+}
+
+/// How often an idle worker looks for work; its own instance's writes wake it at once.
+const POLL: Duration = Duration::from_secs(1);
+
+impl WebhookSettings {
+    /// `<SERVICE>_WEBHOOK_ALLOW_HTTP`, `_ALLOW_LOOPBACK` and `_WORKER`, looked up by `var`.
+    pub fn from_lookup(service: &str, var: impl Fn(&str) -> Option<String>) -> Result<WebhookSettings, String> {
+        let prefix = crate::serve::env_prefix(service);
+        let flag = |name: &str, default: bool| -> Result<bool, String> {
+            let name = format!("{prefix}_WEBHOOK_{name}");
+            match var(&name).as_deref().map(str::trim) {
+                None | Some("") => Ok(default),
+                Some("1" | "true") => Ok(true),
+                Some("0" | "false") => Ok(false),
+                Some(other) => Err(format!("{name} is `{other}`: use 1 or 0")),
+            }
+        };
+        Ok(WebhookSettings {
+            allow_http: flag("ALLOW_HTTP", false)?,
+            allow_loopback: flag("ALLOW_LOOPBACK", false)?,
+            worker: flag("WORKER", true)?,
+            ..WebhookSettings::default()
+        })
+    }
+
+    fn policy(&self) -> Policy {
+        Policy {
+            allow_http: self.allow_http,
+            allow_loopback: self.allow_loopback,
+            resolver: self.resolver.clone().unwrap_or_else(|| Arc::new(SystemResolver)),
+        }
+    }
+}
+
+/// The signing keys: `<secret_env>` and, during a rotation, `<secret_env>_PREVIOUS`, each
+/// `whsec_` and base64. Without the first, a random key for this process (with a warning):
+/// subscribers' secrets then change at every start.
+pub fn keys_from_lookup(spec: &WebhooksSpec, var: impl Fn(&str) -> Option<String>) -> Result<Vec<Vec<u8>>, String> {
+    let read = |name: &str| -> Result<Option<Vec<u8>>, String> {
+        match var(name).filter(|v| !v.is_empty()) {
+            None => Ok(None),
+            Some(text) => match restgen_wire::signature::key_of(&text) {
+                Ok(key) if key.len() >= 24 => Ok(Some(key)),
+                Ok(_) => Err(format!("{name} is too short: use at least 24 random bytes (whsec_ and base64)")),
+                Err(e) => Err(format!("{name}: {e}")),
+            },
+        }
+    };
+    let mut keys = Vec::new();
+    match read(spec.secret_env)? {
+        Some(key) => keys.push(key),
+        None => {
+            tracing::warn!(
+                "{} is unset: webhooks are signed with a random key for this process, and subscribers' secrets change at every start",
+                spec.secret_env
+            );
+            keys.push(crate::auth::random_bytes(32));
+        }
+    }
+    keys.extend(read(&format!("{}_PREVIOUS", spec.secret_env))?);
+    Ok(keys)
+}
+
+/// Everything the webhook routes and worker share.
+pub(crate) struct Webhooks {
+    pub spec: WebhooksSpec,
+    pub resources: &'static [&'static ResourceSpec],
+    pub auth: Option<&'static AuthSpec>,
+    /// The service's signing keys, current first.
+    keys: Vec<Vec<u8>>,
+    pub policy: Policy,
+    pub clock: Clock,
+    pub settings: WebhookSettings,
+}
+
+/// The most subscriptions one account may have (409 beyond).
+pub const MAX_WEBHOOKS: u32 = restgen_model::bounds::MAX_WEBHOOKS;
+
+impl Webhooks {
+    pub(crate) fn new(
+        spec: WebhooksSpec,
+        resources: &'static [&'static ResourceSpec],
+        auth: Option<&'static AuthSpec>,
+        keys: Vec<Vec<u8>>,
+        settings: WebhookSettings,
+        clock: Clock,
+    ) -> Webhooks {
+        Webhooks { spec, resources, auth, keys, policy: settings.policy(), clock, settings }
+    }
+
+    /// Every event type the service publishes (`order.pay`), in schema order.
+    pub(crate) fn types(&self) -> Vec<String> {
+        self.resources.iter().flat_map(|r| r.events.iter().map(move |e| format!("{}.{e}", r.name))).collect()
+    }
+
+    /// The key of one subscription under each service key: its own, so that a subscriber
+    /// can verify its deliveries and forge nobody else's.
+    fn subscription_keys(&self, webhook: &str) -> Vec<Vec<u8>> {
+        self.keys
+            .iter()
+            .map(|key| {
+                let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes a key of any length");
+                mac.update(b"restgen webhook subscription ");
+                mac.update(webhook.as_bytes());
+                mac.finalize().into_bytes().to_vec()
+            })
+            .collect()
+    }
+
+    /// The subscription's secret, as its subscriber verifies with it (`whsec_...`).
+    pub(crate) fn secret(&self, webhook: &str) -> String {
+        restgen_wire::signature::secret_of(&self.subscription_keys(webhook)[0])
+    }
+
+    /// `webhook-signature`: the delivery signed with the subscription's key under each
+    /// service key, space-separated (both during a rotation).
+    pub(crate) fn signature(&self, webhook: &str, id: &str, timestamp: i64, body: &[u8]) -> String {
+        let signatures: Vec<String> = self
+            .subscription_keys(webhook)
+            .iter()
+            .map(|key| restgen_wire::signature::sign(key, id, timestamp, body))
+            .collect();
+        signatures.join(" ")
+    }
+}
+
+pub(crate) use api::routes;
+pub(crate) use worker::{Background, start};

@@ -1,0 +1,331 @@
+//! The worker every instance runs (unless told not to): it matches new events of the
+//! outbox to the subscriptions whose owners may read the record, then makes the
+//! deliveries that are due. Rows are claimed for a while before they are worked on, so
+//! instances sharing a database never make the same delivery twice, and one that dies
+//! mid-work leaves its claims to expire for another to take.
+//!
+//! A delivery succeeds on a 2xx answer; anything else (3xx included: redirects are not
+//! followed) is a failed attempt, retried on Standard Webhooks' example schedule (at once,
+//! 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h), each delay varied by up to a tenth
+//! so that retries of many deliveries spread out, and lengthened to a `Retry-After` the
+//! endpoint gave with 429, 502, 503 or 504. After `max_attempts` the delivery fails and its
+//! subscription is disabled, saying why; a 410 disables it at once.
+
+use super::Webhooks;
+use super::target::Guarded;
+use crate::auth::Caller;
+use crate::auth::access;
+use crate::store::Store;
+use crate::store::outbox::{DeliveryRow, EventRow};
+use restgen_model::bounds::MAX_DELIVERY_ERROR;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+
+/// Delays before the second, third, ... attempt.
+const SCHEDULE: [Duration; 9] = [
+    Duration::from_secs(5),
+    Duration::from_secs(5 * 60),
+    Duration::from_secs(30 * 60),
+    Duration::from_secs(2 * 3600),
+    Duration::from_secs(5 * 3600),
+    Duration::from_secs(10 * 3600),
+    Duration::from_secs(14 * 3600),
+    Duration::from_secs(20 * 3600),
+    Duration::from_secs(24 * 3600),
+];
+
+/// The longest wait an endpoint's `Retry-After` can ask for.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
+
+/// Events matched per round, and deliveries made at once per instance.
+const EVENTS_PER_ROUND: u32 = 50;
+const DELIVERIES_PER_ROUND: u32 = 16;
+
+/// The most of an answer's body read (and thrown away): an endpoint that streams cannot
+/// hold a worker.
+const MAX_ANSWER_BYTES: usize = 64 * 1024;
+
+/// A running worker. Dropped, it stops; [`Background::shutdown`] also waits for the
+/// deliveries in flight to finish (each is bounded by the timeout).
+pub(crate) struct Background {
+    stop: watch::Sender<bool>,
+    task: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Background {
+    pub(crate) async fn shutdown(mut self) {
+        let _ = self.stop.send(true);
+        if let Some(task) = self.task.take() {
+            let _ = task.await;
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+    }
+}
+
+/// Starts this instance's worker.
+pub(crate) fn start(webhooks: Arc<Webhooks>, store: Store) -> Result<Background, String> {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .timeout(webhooks.spec.timeout)
+        .dns_resolver(Arc::new(Guarded(webhooks.policy.clone())))
+        .user_agent(concat!("restgen-webhooks/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .map_err(|e| format!("cannot build the webhook client: {e}"))?;
+    let (stop, stopped) = watch::channel(false);
+    let task = tokio::spawn(run(webhooks, store, http, stopped));
+    Ok(Background { stop, task: Some(task) })
+}
+
+async fn run(w: Arc<Webhooks>, store: Store, http: reqwest::Client, mut stopped: watch::Receiver<bool>) {
+    loop {
+        if *stopped.borrow() {
+            return;
+        }
+        let busy = match round(&w, &store, &http, &stopped).await {
+            Ok(busy) => busy,
+            Err(e) => {
+                tracing::warn!(error = %e, "webhook worker");
+                false
+            }
+        };
+        if busy {
+            continue;
+        }
+        tokio::select! {
+            _ = store.outbox.notified() => {}
+            _ = tokio::time::sleep(w.settings.poll) => {}
+            _ = stopped.changed() => {}
+        }
+    }
+}
+
+/// One round: match new events, make the deliveries that are due. Whether there was work.
+async fn round(
+    w: &Webhooks,
+    store: &Store,
+    http: &reqwest::Client,
+    stopped: &watch::Receiver<bool>,
+) -> Result<bool, crate::store::StoreError> {
+    let now = w.clock.now();
+    let lease = i64::try_from((w.spec.timeout * 2 + Duration::from_secs(30)).as_micros()).unwrap_or(i64::MAX);
+    let events = store.claim_events(now, now + lease, EVENTS_PER_ROUND).await?;
+    for event in &events {
+        let recipients = recipients(w, store, event).await?;
+        store.dispatch(&event.id, &recipients, now).await?;
+    }
+    let due = store.claim_deliveries(now, now + lease, DELIVERIES_PER_ROUND).await?;
+    if *stopped.borrow() {
+        // Stopping: what was claimed is left for another worker at once.
+        store.release_deliveries(&due.iter().map(|(d, _, _)| d.id.clone()).collect::<Vec<_>>()).await?;
+        return Ok(false);
+    }
+    let busy = !events.is_empty() || !due.is_empty();
+    let attempts = due.into_iter().map(|(delivery, payload, url)| attempt(w, store, http, delivery, payload, url));
+    for result in futures_util::future::join_all(attempts).await {
+        result?;
+    }
+    Ok(busy)
+}
+
+/// The subscriptions that receive `event`: enabled, listing its type, and owned by
+/// somebody who may read the record as it was at the event (as they are now).
+async fn recipients(w: &Webhooks, store: &Store, event: &EventRow) -> Result<Vec<String>, crate::store::StoreError> {
+    let Some(spec) = w.resources.iter().find(|r| r.name == event.resource) else { return Ok(Vec::new()) };
+    let payload: Value = serde_json::from_str(&event.payload).unwrap_or(Value::Null);
+    let Some(record) = payload.get("data").and_then(Value::as_object) else { return Ok(Vec::new()) };
+    let mut out = Vec::new();
+    let subscribed =
+        |s: &crate::store::outbox::WebhookRow| s.events.contains(&event.kind) && s.enabled_since <= event.created_at;
+    for sub in store.enabled_webhooks().await?.into_iter().filter(subscribed) {
+        let caller = match (w.auth, sub.owner_id.as_deref()) {
+            (Some(auth), Some(owner)) => match crate::auth::caller_of(auth, store, owner).await {
+                Some(caller) => caller,
+                // The account is gone: it reads nothing.
+                None => continue,
+            },
+            _ => Caller::default(),
+        };
+        let may_read = access::collection(spec.access.read, &caller)
+            .is_ok_and(|scope| access::record(spec, scope, &caller, record).is_ok());
+        if may_read {
+            out.push(sub.id);
+        }
+    }
+    Ok(out)
+}
+
+/// One attempt of one delivery, and what it leads to.
+async fn attempt(
+    w: &Webhooks,
+    store: &Store,
+    http: &reqwest::Client,
+    delivery: DeliveryRow,
+    payload: String,
+    url: String,
+) -> Result<(), crate::store::StoreError> {
+    let started = Instant::now();
+    let at = w.clock.now();
+    let outcome = send(w, http, &delivery, &payload, &url).await;
+    let number = delivery.attempts + 1;
+    let mut history: Vec<Value> = serde_json::from_str(&delivery.history).unwrap_or_default();
+    let (answer, error) = match &outcome {
+        Outcome::Answered { status, .. } => (Some(i64::from(*status)), None),
+        Outcome::Failed(e) => (None, Some(e.clone())),
+    };
+    history.push(json!({
+        "attempt": number,
+        "at": chrono::DateTime::from_timestamp_micros(at).map(crate::operations::format_time),
+        "status": answer,
+        "error": error,
+        "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    }));
+    let history = Value::Array(history).to_string();
+    let now_text = crate::operations::now();
+    let record = |status: &'static str, next: Option<i64>, error: Option<String>| {
+        let history = history.clone();
+        async move { store.record_attempt(&delivery.id, status, number, next, answer, error.as_deref(), &history, at).await }
+    };
+    match outcome {
+        Outcome::Answered { status, .. } if (200..300).contains(&status) => record("succeeded", None, None).await,
+        // The subscription is disabled before the delivery says it failed, so whoever
+        // sees the failure sees why deliveries stopped.
+        Outcome::Answered { status: 410, .. } => {
+            store
+                .disable_webhook(
+                    &delivery.webhook_id,
+                    "the endpoint answered 410 Gone: it asked for no more deliveries",
+                    &now_text,
+                )
+                .await?;
+            record("failed", None, Some("the endpoint answered 410 Gone".into())).await
+        }
+        outcome => {
+            let why = match &outcome {
+                Outcome::Answered { status, .. } if (300..400).contains(status) => {
+                    format!("answered {status}: redirects are not followed")
+                }
+                Outcome::Answered { status, .. } => format!("answered {status}"),
+                Outcome::Failed(e) => e.clone(),
+            };
+            if number >= i64::from(w.spec.max_attempts) {
+                let reason = format!(
+                    "{number} attempts of a delivery failed (the last: {why}); enable it again once the endpoint answers"
+                );
+                store.disable_webhook(&delivery.webhook_id, &cut(&reason), &now_text).await?;
+                return record("failed", None, Some(why)).await;
+            }
+            let wait = delay(number, outcome.retry_after());
+            record("pending", Some(at + i64::try_from(wait.as_micros()).unwrap_or(i64::MAX)), Some(why)).await
+        }
+    }
+}
+
+enum Outcome {
+    Answered { status: u16, retry_after: Option<Duration> },
+    Failed(String),
+}
+
+impl Outcome {
+    fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Outcome::Answered { status: 429 | 502 | 503 | 504, retry_after } => *retry_after,
+            _ => None,
+        }
+    }
+}
+
+async fn send(w: &Webhooks, http: &reqwest::Client, delivery: &DeliveryRow, payload: &str, url: &str) -> Outcome {
+    // The URL was checked when it was given; the address is checked again now. A name is
+    // checked as it resolves, by the client's resolver; an address literal here.
+    let url = match w.policy.form(url) {
+        Ok(url) => url,
+        Err(why) => return Outcome::Failed(format!("refused: the URL {why}")),
+    };
+    if let Some(host) = url.host_str().map(|h| h.trim_start_matches('[').trim_end_matches(']'))
+        && host.parse::<std::net::IpAddr>().is_ok()
+        && let Err(why) = w.policy.addresses(host).await
+    {
+        return Outcome::Failed(format!("refused: {why}"));
+    }
+    let timestamp = w.clock.now() / 1_000_000;
+    let signature = w.signature(&delivery.webhook_id, &delivery.event_id, timestamp, payload.as_bytes());
+    let request = http
+        .post(url)
+        .header("content-type", "application/json")
+        .header("webhook-id", &delivery.event_id)
+        .header("webhook-timestamp", timestamp.to_string())
+        .header("webhook-signature", signature)
+        .body(payload.to_owned());
+    let mut response = match request.send().await {
+        Ok(r) => r,
+        Err(e) => return Outcome::Failed(describe(&e, w.spec.timeout)),
+    };
+    let status = response.status().as_u16();
+    let retry_after = response
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map(|s| Duration::from_secs(s).min(MAX_RETRY_AFTER));
+    // Read what the endpoint sends, up to a bound, so the connection can be reused.
+    let mut read = 0;
+    while read < MAX_ANSWER_BYTES {
+        match response.chunk().await {
+            Ok(Some(chunk)) => read += chunk.len(),
+            _ => break,
+        }
+    }
+    Outcome::Answered { status, retry_after }
+}
+
+/// What went wrong, for the subscriber: every cause, cut to a bound.
+fn describe(e: &reqwest::Error, timeout: Duration) -> String {
+    if e.is_timeout() {
+        return format!("no answer within {} ms", timeout.as_millis());
+    }
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        text.push_str(": ");
+        text.push_str(&s.to_string());
+        source = s.source();
+    }
+    cut(&text)
+}
+
+fn cut(text: &str) -> String {
+    text.chars().take(MAX_DELIVERY_ERROR).collect()
+}
+
+/// The wait after attempt `number` (1 for the first): the schedule's, varied by up to a
+/// tenth either way, at least what the endpoint asked for.
+fn delay(number: i64, asked: Option<Duration>) -> Duration {
+    let index = usize::try_from(number - 1).unwrap_or(0).min(SCHEDULE.len() - 1);
+    let base = SCHEDULE[index];
+    let mut byte = [0u8; 1];
+    let _ = getrandom::fill(&mut byte);
+    let factor = 0.9 + 0.2 * f64::from(byte[0]) / 255.0;
+    base.mul_f64(factor).max(asked.unwrap_or_default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_follow_the_schedule_within_a_tenth_and_honour_retry_after() {
+        for (number, base) in [(1, 5), (2, 300), (3, 1800), (9, 86400), (20, 86400)] {
+            let d = delay(number, None).as_secs_f64();
+            assert!((base as f64 * 0.9..=base as f64 * 1.1).contains(&d), "attempt {number}: {d}");
+        }
+        assert!(delay(1, Some(Duration::from_secs(120))) >= Duration::from_secs(120));
+    }
+}
