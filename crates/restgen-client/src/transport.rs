@@ -253,6 +253,12 @@ impl Call<'_> {
     }
 }
 
+/// A list answer: `{"data": [...]}`.
+#[derive(serde::Deserialize)]
+struct Data<T> {
+    data: Vec<T>,
+}
+
 impl Transport {
     pub fn info(&self) -> &ServiceInfo {
         &self.0.info
@@ -368,6 +374,36 @@ impl Transport {
         self.delete(&format!("/auth/api-keys/{}", segment(id))).await
     }
 
+    /// Subscribes to events (`POST /webhooks`).
+    pub async fn create_webhook(&self, webhook: &crate::NewWebhook) -> Result<crate::WebhookCreated, Error> {
+        self.json(&self.call(Method::POST, "/webhooks", Some(json(webhook, "application/json")?), false)).await
+    }
+
+    pub async fn list_webhooks(&self) -> Result<Vec<crate::Webhook>, Error> {
+        self.get::<Data<crate::Webhook>>("/webhooks").await.map(|d| d.data)
+    }
+
+    pub async fn get_webhook(&self, id: &str) -> Result<crate::Webhook, Error> {
+        self.get(&format!("/webhooks/{}", segment(id))).await
+    }
+
+    pub async fn update_webhook(&self, id: &str, changes: &crate::WebhookChanges) -> Result<crate::Webhook, Error> {
+        self.patch(&format!("/webhooks/{}", segment(id)), changes).await
+    }
+
+    pub async fn delete_webhook(&self, id: &str) -> Result<(), Error> {
+        self.delete(&format!("/webhooks/{}", segment(id))).await
+    }
+
+    pub async fn list_webhook_deliveries(&self, id: &str) -> Result<Vec<crate::Delivery>, Error> {
+        self.get::<Data<crate::Delivery>>(&format!("/webhooks/{}/deliveries", segment(id))).await.map(|d| d.data)
+    }
+
+    pub async fn resend_webhook_delivery(&self, id: &str, delivery: &str) -> Result<crate::Delivery, Error> {
+        let path = format!("/webhooks/{}/deliveries/{}/resend", segment(id), segment(delivery));
+        self.json(&self.call(Method::POST, &path, None, false)).await
+    }
+
     /// `GET /healthz` (at the origin, not under the base path): `Ok` when the service and
     /// its database answer.
     pub async fn healthz(&self) -> Result<(), Error> {
@@ -391,7 +427,8 @@ impl Transport {
         keyed: bool,
     ) -> Call<'static> {
         // Logging in and API keys never change with versions; resources do.
-        let unversioned = Some(path) == self.0.info.login_path || path.starts_with("/auth/api-keys");
+        let unversioned =
+            Some(path) == self.0.info.login_path || path.starts_with("/auth/api-keys") || path.starts_with("/webhooks");
         let root = if unversioned { &self.0.root } else { &self.0.resources };
         Call { method, url: format!("{root}{path}"), query: &[], body, keyed, signed: true, if_match: None }
     }

@@ -1,6 +1,74 @@
-//! For receivers of the service's webhooks: checking that a delivery is the service's.
+//! Webhooks: the subscriptions a caller holds and their deliveries, and for receivers,
+//! checking that a delivery is the service's.
 
 pub use restgen_wire::signature::Invalid;
+use serde::{Deserialize, Serialize};
+
+/// A subscription to events.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct Webhook {
+    pub id: String,
+    pub url: String,
+    /// Event types (`order.pay`).
+    pub events: Vec<String>,
+    pub description: Option<String>,
+    pub enabled: bool,
+    /// Why deliveries stopped, when the service disabled it.
+    pub disabled_reason: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// A subscription just made, with its signing secret (shown this once).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+pub struct WebhookCreated {
+    #[serde(flatten)]
+    pub webhook: Webhook,
+    /// `whsec_...`: what [`verify`] checks deliveries with.
+    pub secret: String,
+}
+
+/// A new subscription.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NewWebhook {
+    pub url: String,
+    pub events: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// Changes to a subscription: what is `None` stays.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct WebhookChanges {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub events: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// `false` pauses deliveries, `true` resumes them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+}
+
+/// One event for one subscription, with its attempts.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+pub struct Delivery {
+    pub id: String,
+    /// The `webhook-id` of every attempt.
+    pub event_id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// `pending`, `succeeded` or `failed`.
+    pub status: String,
+    pub attempts: i64,
+    pub last_status: Option<u16>,
+    pub last_error: Option<String>,
+    pub next_attempt_at: Option<String>,
+    pub history: Vec<serde_json::Value>,
+    pub created_at: String,
+    pub updated_at: String,
+}
 
 /// Checks a delivery the service sent to a receiver: the request's headers and its body,
 /// exactly as received, against the subscription's `secret` (`whsec_...`, given when the

@@ -16,6 +16,7 @@ mod problems;
 mod rate;
 mod schemas;
 mod security;
+mod webhooks;
 
 use crate::headers::{cors_headers, etag_header};
 use crate::paths::{auth_paths, healthz, resource_paths};
@@ -98,6 +99,9 @@ fn build_at(service: &Service, base: &str, resource_base: &str, deprecated: Opti
     if let Some(auth) = &service.auth {
         auth_paths(service, auth, base, &mut paths, &mut schemas);
     }
+    if webhooks::published(service) {
+        webhooks::paths(service, base, &mut paths, &mut schemas);
+    }
     let per_resource: Vec<(String, Vec<String>)> = service
         .resources
         .iter()
@@ -115,6 +119,9 @@ fn build_at(service: &Service, base: &str, resource_base: &str, deprecated: Opti
     let mut tags = vec![json!({ "name": "service", "description": "The service itself." })];
     if service.auth.is_some() {
         tags.push(json!({ "name": "auth", "description": "Signing in and API keys." }));
+    }
+    if webhooks::published(service) {
+        tags.push(json!({ "name": "webhooks", "description": "Subscriptions to the events the service publishes, and their deliveries." }));
     }
     for r in &service.resources {
         let description = r.description.clone().unwrap_or_else(|| format!("The {} collection.", r.path.value));
@@ -134,6 +141,9 @@ fn build_at(service: &Service, base: &str, resource_base: &str, deprecated: Opti
     });
     if let Some(auth) = &service.auth {
         doc["components"]["securitySchemes"] = security_schemes(auth);
+    }
+    if webhooks::published(service) {
+        doc["webhooks"] = webhooks::events(service);
     }
     if !service.resources.is_empty() {
         doc["components"]["headers"] = json!({ "ETag": etag_header() });

@@ -9,8 +9,8 @@
 pub mod models;
 pub use models::*;
 pub use ::restgen_client::{
-    ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Status,
-    Token,
+    ApiKey, ApiKeyCreated, Auth, Delivery, Error, FieldError, NewWebhook, Page, Patch,
+    Problem, Retry, Status, Token, Webhook, WebhookChanges, WebhookCreated, verify,
 };
 /// Settings of a [`Client`]: credentials, retries, timeouts.
 pub type Builder = ::restgen_client::Builder<Client>;
@@ -95,6 +95,66 @@ impl Client {
         key_id: &str,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.revoke_api_key(key_id).await
+    }
+    /// `createWebhook`: subscribes to events at `url`; the answer's `secret` (shown
+    /// only here) is what [`verify`] checks deliveries with.
+    pub async fn create_webhook(
+        &self,
+        webhook: &::restgen_client::NewWebhook,
+    ) -> ::core::result::Result<
+        ::restgen_client::WebhookCreated,
+        ::restgen_client::Error,
+    > {
+        self.transport.create_webhook(webhook).await
+    }
+    /// `listWebhooks`: the caller's subscriptions, newest first.
+    pub async fn list_webhooks(
+        &self,
+    ) -> ::core::result::Result<
+        ::std::vec::Vec<::restgen_client::Webhook>,
+        ::restgen_client::Error,
+    > {
+        self.transport.list_webhooks().await
+    }
+    /// `getWebhook`: one subscription.
+    pub async fn get_webhook(
+        &self,
+        webhook_id: &str,
+    ) -> ::core::result::Result<::restgen_client::Webhook, ::restgen_client::Error> {
+        self.transport.get_webhook(webhook_id).await
+    }
+    /// `updateWebhook`: changes a subscription, or pauses or resumes it.
+    pub async fn update_webhook(
+        &self,
+        webhook_id: &str,
+        changes: &::restgen_client::WebhookChanges,
+    ) -> ::core::result::Result<::restgen_client::Webhook, ::restgen_client::Error> {
+        self.transport.update_webhook(webhook_id, changes).await
+    }
+    /// `deleteWebhook`: unsubscribes.
+    pub async fn delete_webhook(
+        &self,
+        webhook_id: &str,
+    ) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport.delete_webhook(webhook_id).await
+    }
+    /// `listWebhookDeliveries`: the newest deliveries of a subscription, with their attempts.
+    pub async fn list_webhook_deliveries(
+        &self,
+        webhook_id: &str,
+    ) -> ::core::result::Result<
+        ::std::vec::Vec<::restgen_client::Delivery>,
+        ::restgen_client::Error,
+    > {
+        self.transport.list_webhook_deliveries(webhook_id).await
+    }
+    /// `resendWebhookDelivery`: sends a delivery again, at once.
+    pub async fn resend_webhook_delivery(
+        &self,
+        webhook_id: &str,
+        delivery_id: &str,
+    ) -> ::core::result::Result<::restgen_client::Delivery, ::restgen_client::Error> {
+        self.transport.resend_webhook_delivery(webhook_id, delivery_id).await
     }
 }
 impl Client {

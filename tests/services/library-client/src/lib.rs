@@ -9,8 +9,8 @@
 pub mod models;
 pub use models::*;
 pub use ::restgen_client::{
-    ApiKey, ApiKeyCreated, Auth, Error, FieldError, Page, Patch, Problem, Retry, Status,
-    Token,
+    ApiKey, ApiKeyCreated, Auth, Delivery, Error, FieldError, NewWebhook, Page, Patch,
+    Problem, Retry, Status, Token, Webhook, WebhookChanges, WebhookCreated, verify,
 };
 /// Settings of a [`Client`]: credentials, retries, timeouts.
 pub type Builder = ::restgen_client::Builder<Client>;

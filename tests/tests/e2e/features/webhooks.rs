@@ -317,3 +317,155 @@ async fn two_instances_deliver_each_event_once_between_them(s: Server) {
     let ids: std::collections::BTreeSet<&str> = seen.iter().map(|d| d.id()).collect();
     assert_eq!((ids.len(), receiver.seen().len()), (20, 20));
 }
+
+backends!(the_client_subscribes_verifies_and_reads_deliveries, shop::service());
+async fn the_client_subscribes_verifies_and_reads_deliveries(s: Server) {
+    use restgen_client::{Auth, Error, Patch};
+    use shop_client::{Client, CreateOrder, NewWebhook, WebhookChanges};
+    let receiver = Receiver::start(&[]).await;
+    let ann = register(&s, "ann").await;
+    let client = Client::builder(&s.base).auth(Auth::Bearer(ann.token.clone())).build().unwrap();
+    let new = NewWebhook {
+        url: receiver.url.clone(),
+        events: vec!["order.created".into()],
+        description: Some("mine".into()),
+    };
+    let made = client.create_webhook(&new).await.unwrap();
+    let id = made.webhook.id.clone();
+    let input = CreateOrder { total_cents: 9, customer_id: Patch::Absent, note: Patch::Absent, gift_wrap: None };
+    let order = client.create_order(&input).await.unwrap();
+    let seen = receiver.wait_for(1).await;
+    shop_client::verify(&made.secret, &seen[0].headers, &seen[0].body).unwrap();
+    assert_eq!(seen[0].json()["data"]["id"], order.id.to_string());
+    assert_eq!(client.list_webhooks().await.unwrap(), vec![made.webhook.clone()]);
+    let mut deliveries = client.list_webhook_deliveries(&id).await.unwrap();
+    while deliveries[0].status != "succeeded" {
+        tokio::task::yield_now().await;
+        deliveries = client.list_webhook_deliveries(&id).await.unwrap();
+    }
+    assert_eq!((deliveries[0].kind.as_str(), deliveries[0].event_id.as_str()), ("order.created", seen[0].id()));
+    let paused =
+        client.update_webhook(&id, &WebhookChanges { enabled: Some(false), ..Default::default() }).await.unwrap();
+    assert!(!paused.enabled);
+    client.delete_webhook(&id).await.unwrap();
+    match client.get_webhook(&id).await {
+        Err(Error::Api(p)) => assert_eq!(p.status, 404),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The variable that makes [`child_shop`] serve: the database URL.
+const CHILD_DB: &str = "RESTGEN_E2E_CHILD_DB";
+
+/// Not a test of its own: the process the crash test starts (this test binary again, with
+/// [`CHILD_DB`] set), a shop on that database that serves until it is killed.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "the child process of a_service_killed_right_after_answering_still_delivers"]
+async fn child_shop() {
+    let Ok(url) = std::env::var(CHILD_DB) else { return };
+    let worker = std::env::var("RESTGEN_E2E_CHILD_WORKER").as_deref() == Ok("1");
+    let store = restgen::store::Store::connect(&url).await.unwrap();
+    let service = shop::service();
+    store.migrate(service.migrations).await.unwrap();
+    let settings = Settings {
+        webhooks: restgen::webhooks::WebhookSettings { worker, ..loopback_webhooks() },
+        ..unthrottled(secrets())
+    };
+    let app = restgen::serve::app(service, store, &settings).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    println!("child listening on http://{}", listener.local_addr().unwrap());
+    restgen::serve::serve_until(listener, app, std::future::pending()).await.unwrap();
+}
+
+/// A child process, killed (SIGKILL) when dropped, so a failing test leaves none behind.
+struct Process(std::process::Child);
+
+impl Process {
+    fn kill(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A shop in a process of its own on `url`; its base URL.
+fn spawn_shop(url: &str, worker: bool) -> (Process, String) {
+    use std::io::BufRead;
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["features::webhooks::child_shop", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
+        .env(CHILD_DB, url)
+        .env("RESTGEN_E2E_CHILD_WORKER", if worker { "1" } else { "0" })
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut child = Process(child);
+    let out = std::io::BufReader::new(child.0.stdout.take().unwrap());
+    for line in out.lines() {
+        // libtest writes the test's name first, on the same line.
+        if let Some((_, base)) = line.unwrap().split_once("child listening on ") {
+            return (child, base.trim().to_owned());
+        }
+    }
+    panic!("the child shop did not start");
+}
+
+fn no_worker() -> Settings {
+    Settings {
+        webhooks: restgen::webhooks::WebhookSettings { worker: false, ..loopback_webhooks() },
+        ..unthrottled(secrets())
+    }
+}
+
+backends!(a_service_killed_right_after_answering_still_delivers, shop::service(), settings = no_worker());
+async fn a_service_killed_right_after_answering_still_delivers(s: Server) {
+    let receiver = Receiver::start(&[]).await;
+    // The first process delivers nothing (no worker), so what reaches the receiver can only
+    // come from the outbox after the restart.
+    let (mut first, base) = spawn_shop(s.database_url(), false);
+    let http = reqwest::Client::new();
+    let post = |path: &str, token: Option<&str>, body: Value| {
+        let mut req = http.post(format!("{base}{path}")).json(&body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        req.send()
+    };
+    let email = "ann@example.com";
+    let password = crate::support::accounts::PASSWORD;
+    assert_eq!(
+        post("/api/users", None, json!({ "name": "ann", "email": email, "password": password }))
+            .await
+            .unwrap()
+            .status(),
+        201
+    );
+    let login: Value = post("/api/auth/login", None, json!({ "email": email, "password": password }))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = login["access_token"].as_str().unwrap().to_owned();
+    let sub: Value = post("/api/webhooks", Some(&token), json!({ "url": receiver.url, "events": ["order.created"] }))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let created = post("/api/orders", Some(&token), json!({ "total_cents": 100 })).await.unwrap();
+    assert_eq!(created.status(), 201);
+    first.kill(); // SIGKILL, the moment the answer is in
+    let order: Value = created.json().await.unwrap();
+
+    let (mut second, _) = spawn_shop(s.database_url(), true);
+    let seen = receiver.wait_for(1).await;
+    second.kill();
+    assert_eq!(seen[0].json()["data"]["id"], order["id"]);
+    restgen_client::verify(sub["secret"].as_str().unwrap(), &seen[0].headers, &seen[0].body).unwrap();
+}

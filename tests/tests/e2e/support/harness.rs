@@ -208,6 +208,11 @@ impl Reply {
 }
 
 impl Server {
+    /// Where its database is (for a process of its own on it).
+    pub fn database_url(&self) -> &str {
+        &self.url
+    }
+
     /// A second instance of `service` on this server's database with the same settings,
     /// as a deployment of several instances runs.
     pub async fn twin(&self, service: Service) -> Server {
