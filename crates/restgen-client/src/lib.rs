@@ -25,7 +25,7 @@ pub use restgen_wire::{Endpoint, Enum, Link, Links, Patch, input};
 pub use retry::Retry;
 pub use tagged::{Status, Tagged};
 pub use transport::{ApiKey, ApiKeyCreated, Builder, ServiceInfo, Token, Transport, VersionBy, Versions};
-pub use webhook::{Delivery, NewWebhook, Webhook, WebhookChanges, WebhookCreated, verify};
+pub use webhook::{Delivery, NewWebhook, Webhook, WebhookChanges, WebhookWithSecret, verify};
 
 /// Re-exports for generated code. Not a public API: names here may change in any release.
 #[doc(hidden)]

@@ -375,7 +375,7 @@ impl Transport {
     }
 
     /// Subscribes to events (`POST /webhooks`).
-    pub async fn create_webhook(&self, webhook: &crate::NewWebhook) -> Result<crate::WebhookCreated, Error> {
+    pub async fn create_webhook(&self, webhook: &crate::NewWebhook) -> Result<crate::WebhookWithSecret, Error> {
         self.json(&self.call(Method::POST, "/webhooks", Some(json(webhook, "application/json")?), false)).await
     }
 
@@ -383,7 +383,7 @@ impl Transport {
         self.get::<Data<crate::Webhook>>("/webhooks").await.map(|d| d.data)
     }
 
-    pub async fn get_webhook(&self, id: &str) -> Result<crate::Webhook, Error> {
+    pub async fn get_webhook(&self, id: &str) -> Result<crate::WebhookWithSecret, Error> {
         self.get(&format!("/webhooks/{}", segment(id))).await
     }
 

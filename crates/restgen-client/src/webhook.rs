@@ -19,9 +19,10 @@ pub struct Webhook {
     pub updated_at: String,
 }
 
-/// A subscription just made, with its signing secret (shown this once).
+/// A subscription with its signing secret: the answer to `create_webhook` and
+/// `get_webhook` (after the service rotates its secret, the new one is here).
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct WebhookCreated {
+pub struct WebhookWithSecret {
     #[serde(flatten)]
     pub webhook: Webhook,
     /// `whsec_...`: what [`verify`] checks deliveries with.

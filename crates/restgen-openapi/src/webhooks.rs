@@ -46,11 +46,11 @@ pub(crate) fn paths(service: &Service, base: &str, paths: &mut Map<String, Value
     schemas.insert("Webhook".into(), json!({ "type": "object", "required": required, "properties": webhook_props }));
     let mut created = webhook_props.clone();
     created["secret"] = json!({ "type": "string", "pattern": "^whsec_[A-Za-z0-9+/]{43}=$", "maxLength": 50,
-        "description": "The subscription's signing secret (Standard Webhooks), shown in this answer only." });
+        "description": "The subscription's signing secret (Standard Webhooks): in the answers of its making and of reading it alone, never in a list. After the service rotates its secret, reading the subscription gives the new one (deliveries carry both signatures meanwhile)." });
     let mut created_required = required.to_vec();
     created_required.push("secret");
     schemas.insert(
-        "WebhookCreated".into(),
+        "WebhookWithSecret".into(),
         json!({ "type": "object", "required": created_required, "properties": created }),
     );
     schemas.insert(
@@ -103,7 +103,7 @@ pub(crate) fn paths(service: &Service, base: &str, paths: &mut Map<String, Value
             "data": { "type": "array", "maxItems": max, "items": schema_ref(schema) } } }),
         )
     };
-    let mut created_answer = json_response("The subscription, with its secret.", schema_ref("WebhookCreated"));
+    let mut created_answer = json_response("The subscription, with its secret.", schema_ref("WebhookWithSecret"));
     created_answer["headers"] = json!({ "Location": { "description": "The subscription's URL.", "required": true,
         "schema": { "type": "string", "maxLength": base.len() + 48 } } });
     paths.insert(
@@ -128,7 +128,7 @@ pub(crate) fn paths(service: &Service, base: &str, paths: &mut Map<String, Value
         json!({
             "parameters": [webhook_id],
             "get": { "operationId": "getWebhook", "summary": "A subscription", "description": who, "tags": tags, "security": security,
-                "responses": responses("200", json_response("The subscription.", schema_ref("Webhook")), &[401, 404, 500]) },
+                "responses": responses("200", json_response("The subscription, with its current secret.", schema_ref("WebhookWithSecret")), &[401, 404, 500]) },
             "patch": { "operationId": "updateWebhook", "summary": "Change a subscription, or pause or resume it", "description": who,
                 "tags": tags, "security": security,
                 "requestBody": { "required": true, "content": { "application/merge-patch+json": { "schema": schema_ref("WebhookPatch") } } },

@@ -104,9 +104,9 @@ pub(crate) fn lib(service: &Service) -> RustFile {
     });
     let webhook_methods = service.resources.iter().any(|r| !r.events.is_empty()).then(|| {
         quote! {
-            /// `createWebhook`: subscribes to events at `url`; the answer's `secret` (shown
-            /// only here) is what [`verify`] checks deliveries with.
-            pub async fn create_webhook(&self, webhook: &::restgen_client::NewWebhook) -> ::core::result::Result<::restgen_client::WebhookCreated, ::restgen_client::Error> {
+            /// `createWebhook`: subscribes to events at `url`; the answer's `secret` is what
+            /// [`verify`] checks deliveries with.
+            pub async fn create_webhook(&self, webhook: &::restgen_client::NewWebhook) -> ::core::result::Result<::restgen_client::WebhookWithSecret, ::restgen_client::Error> {
                 self.transport.create_webhook(webhook).await
             }
 
@@ -115,8 +115,8 @@ pub(crate) fn lib(service: &Service) -> RustFile {
                 self.transport.list_webhooks().await
             }
 
-            /// `getWebhook`: one subscription.
-            pub async fn get_webhook(&self, webhook_id: &str) -> ::core::result::Result<::restgen_client::Webhook, ::restgen_client::Error> {
+            /// `getWebhook`: one subscription, with its current secret.
+            pub async fn get_webhook(&self, webhook_id: &str) -> ::core::result::Result<::restgen_client::WebhookWithSecret, ::restgen_client::Error> {
                 self.transport.get_webhook(webhook_id).await
             }
 
@@ -151,7 +151,7 @@ pub(crate) fn lib(service: &Service) -> RustFile {
         pub mod models;
 
         pub use models::*;
-        pub use ::restgen_client::{ApiKey, ApiKeyCreated, Auth, Delivery, Error, FieldError, NewWebhook, Page, Patch, Problem, Retry, Status, Token, Webhook, WebhookChanges, WebhookCreated, verify};
+        pub use ::restgen_client::{ApiKey, ApiKeyCreated, Auth, Delivery, Error, FieldError, NewWebhook, Page, Patch, Problem, Retry, Status, Token, Webhook, WebhookChanges, WebhookWithSecret, verify};
 
         /// Settings of a [`Client`]: credentials, retries, timeouts.
         pub type Builder = ::restgen_client::Builder<Client>;

@@ -3,9 +3,9 @@
 //!
 //! | request | answer |
 //! |---|---|
-//! | `POST /webhooks` `{url, events, description?}` | 201 with `secret` (only here) |
+//! | `POST /webhooks` `{url, events, description?}` | 201 with its `secret` |
 //! | `GET /webhooks` | the caller's, newest first |
-//! | `GET`, `PATCH`, `DELETE /webhooks/{webhook_id}` | one; `enabled: true` re-enables |
+//! | `GET`, `PATCH`, `DELETE /webhooks/{webhook_id}` | one (`GET` with its current `secret`); `enabled: true` re-enables |
 //! | `GET /webhooks/{webhook_id}/deliveries` | the newest deliveries with their attempts |
 //! | `POST /webhooks/{webhook_id}/deliveries/{delivery_id}/resend` | 202: due again now |
 
@@ -46,7 +46,7 @@ pub(crate) fn routes(webhooks: Arc<Webhooks>, base: &str) -> Router<Store> {
             &format!("{base}/webhooks/{{webhook_id}}"),
             get(move |State(store): State<Store>, caller: Caller, Path(id): Path<String>| async move {
                 let row = owned(&w3, &store, &caller, &id).await?;
-                Ok::<_, Problem>(axum::Json(shown(&row, None)).into_response())
+                Ok::<_, Problem>(axum::Json(shown(&row, Some(w3.secret(&row.id)))).into_response())
             })
             .patch(
                 move |State(store): State<Store>,
@@ -275,7 +275,7 @@ fn error(field: &str, message: &str) -> FieldError {
     FieldError { field: field.into(), message: message.into() }
 }
 
-/// A subscription as its subscriber sees it; `secret` only when it is made.
+/// A subscription as its subscriber sees it; `secret` where one subscription is made or read.
 fn shown(row: &WebhookRow, secret: Option<String>) -> Value {
     let mut out = json!({
         "id": row.id,

@@ -167,3 +167,37 @@ impl Webhooks {
 
 pub(crate) use api::routes;
 pub(crate) use worker::{Background, start};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hooks(keys: &[&[u8]]) -> Webhooks {
+        let spec = WebhooksSpec { secret_env: "X", max_attempts: 8, timeout: Duration::from_secs(5) };
+        let keys = keys.iter().map(|k| k.to_vec()).collect();
+        Webhooks::new(spec, &[], None, keys, WebhookSettings::default(), Clock::System)
+    }
+
+    /// During a rotation (the new secret, and the old one as `_PREVIOUS`) each delivery
+    /// verifies with the secret a subscriber was given under either.
+    #[test]
+    fn a_rotation_signs_for_the_old_secret_and_the_new() {
+        let (old, new) =
+            (b"old-service-key-0123456789abcdef".as_slice(), b"new-service-key-0123456789abcdef".as_slice());
+        let rotating = hooks(&[new, old]);
+        let signature = rotating.signature("wh_1", "msg_1", 1_800_000_000, b"{}");
+        assert_eq!(signature.split(' ').count(), 2);
+        let header = |name: &str| match name {
+            "webhook-id" => Some("msg_1"),
+            "webhook-timestamp" => Some("1800000000"),
+            "webhook-signature" => Some(signature.as_str()),
+            _ => None,
+        };
+        for secret in [hooks(&[old]).secret("wh_1"), hooks(&[new]).secret("wh_1"), rotating.secret("wh_1")] {
+            assert_eq!(restgen_wire::signature::verify(&secret, header, b"{}", 1_800_000_000), Ok(()));
+        }
+        // Another subscription's secret, under the same keys, does not verify it.
+        let other = rotating.secret("wh_2");
+        assert!(restgen_wire::signature::verify(&other, header, b"{}", 1_800_000_000).is_err());
+    }
+}

@@ -10,7 +10,7 @@ pub mod models;
 pub use models::*;
 pub use ::restgen_client::{
     ApiKey, ApiKeyCreated, Auth, Delivery, Error, FieldError, NewWebhook, Page, Patch,
-    Problem, Retry, Status, Token, Webhook, WebhookChanges, WebhookCreated, verify,
+    Problem, Retry, Status, Token, Webhook, WebhookChanges, WebhookWithSecret, verify,
 };
 /// Settings of a [`Client`]: credentials, retries, timeouts.
 pub type Builder = ::restgen_client::Builder<Client>;
@@ -96,13 +96,13 @@ impl Client {
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.revoke_api_key(key_id).await
     }
-    /// `createWebhook`: subscribes to events at `url`; the answer's `secret` (shown
-    /// only here) is what [`verify`] checks deliveries with.
+    /// `createWebhook`: subscribes to events at `url`; the answer's `secret` is what
+    /// [`verify`] checks deliveries with.
     pub async fn create_webhook(
         &self,
         webhook: &::restgen_client::NewWebhook,
     ) -> ::core::result::Result<
-        ::restgen_client::WebhookCreated,
+        ::restgen_client::WebhookWithSecret,
         ::restgen_client::Error,
     > {
         self.transport.create_webhook(webhook).await
@@ -116,11 +116,14 @@ impl Client {
     > {
         self.transport.list_webhooks().await
     }
-    /// `getWebhook`: one subscription.
+    /// `getWebhook`: one subscription, with its current secret.
     pub async fn get_webhook(
         &self,
         webhook_id: &str,
-    ) -> ::core::result::Result<::restgen_client::Webhook, ::restgen_client::Error> {
+    ) -> ::core::result::Result<
+        ::restgen_client::WebhookWithSecret,
+        ::restgen_client::Error,
+    > {
         self.transport.get_webhook(webhook_id).await
     }
     /// `updateWebhook`: changes a subscription, or pauses or resumes it.

@@ -10,7 +10,7 @@ pub mod models;
 pub use models::*;
 pub use ::restgen_client::{
     ApiKey, ApiKeyCreated, Auth, Delivery, Error, FieldError, NewWebhook, Page, Patch,
-    Problem, Retry, Status, Token, Webhook, WebhookChanges, WebhookCreated, verify,
+    Problem, Retry, Status, Token, Webhook, WebhookChanges, WebhookWithSecret, verify,
 };
 /// Settings of a [`Client`]: credentials, retries, timeouts.
 pub type Builder = ::restgen_client::Builder<Client>;

@@ -262,12 +262,14 @@ async fn subscriptions_belong_to_their_subscriber(s: Server) {
     let sub = subscribe(&s, &ann, &receiver.url, &["order.created"]).await;
     let path = format!("/api/webhooks/{}", sub["id"].as_str().unwrap());
     let made = call(&s, &ann, "GET", &path, None).await;
-    assert!(made.body.get("secret").is_none(), "the secret is shown once: {}", made.text);
+    assert_eq!(made.body["secret"], sub["secret"], "its own reads show the secret: {}", made.text);
+    let listed = call(&s, &ann, "GET", "/api/webhooks", None).await;
+    assert!(listed.body["data"][0].get("secret").is_none(), "a list never shows it: {}", listed.text);
     call(&s, &bob, "GET", &path, None).await.assert_problem(404);
     call(&s, &bob, "DELETE", &path, None).await.assert_problem(404);
     call(&s, &bob, "GET", &format!("{path}/deliveries"), None).await.assert_problem(404);
     assert_eq!(call(&s, &bob, "GET", "/api/webhooks", None).await.body["data"], json!([]));
-    assert_eq!(call(&s, &ann, "GET", "/api/webhooks", None).await.body["data"][0]["id"], sub["id"]);
+    assert_eq!(listed.body["data"][0]["id"], sub["id"]);
     let changed = call(
         &s,
         &ann,
@@ -347,6 +349,7 @@ async fn the_client_subscribes_verifies_and_reads_deliveries(s: Server) {
     let paused =
         client.update_webhook(&id, &WebhookChanges { enabled: Some(false), ..Default::default() }).await.unwrap();
     assert!(!paused.enabled);
+    assert_eq!(client.get_webhook(&id).await.unwrap().secret, made.secret);
     client.delete_webhook(&id).await.unwrap();
     match client.get_webhook(&id).await {
         Err(Error::Api(p)) => assert_eq!(p.status, 404),
@@ -357,24 +360,19 @@ async fn the_client_subscribes_verifies_and_reads_deliveries(s: Server) {
 /// The variable that makes [`child_shop`] serve: the database URL.
 const CHILD_DB: &str = "RESTGEN_E2E_CHILD_DB";
 
-/// Not a test of its own: the process the crash test starts (this test binary again, with
-/// [`CHILD_DB`] set), a shop on that database that serves until it is killed.
-#[tokio::test(flavor = "multi_thread")]
-#[ignore = "the child process of a_service_killed_right_after_answering_still_delivers"]
-async fn child_shop() {
-    let Ok(url) = std::env::var(CHILD_DB) else { return };
-    let worker = std::env::var("RESTGEN_E2E_CHILD_WORKER").as_deref() == Ok("1");
-    let store = restgen::store::Store::connect(&url).await.unwrap();
-    let service = shop::service();
-    store.migrate(service.migrations).await.unwrap();
-    let settings = Settings {
-        webhooks: restgen::webhooks::WebhookSettings { worker, ..loopback_webhooks() },
-        ..unthrottled(secrets())
-    };
-    let app = restgen::serve::app(service, store, &settings).unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    println!("child listening on http://{}", listener.local_addr().unwrap());
-    restgen::serve::serve_until(listener, app, std::future::pending()).await.unwrap();
+/// Not a test of its own: the process the crash and shutdown tests start (this test binary
+/// again, with [`CHILD_DB`] set): the shop as its binary runs, configured from the
+/// environment, until a signal stops it.
+#[test]
+#[ignore = "the child process of the crash and shutdown tests"]
+fn child_shop() {
+    if std::env::var(CHILD_DB).is_ok() {
+        std::process::exit(if restgen::serve::main(shop::service()) == std::process::ExitCode::SUCCESS {
+            0
+        } else {
+            1
+        });
+    }
 }
 
 /// A child process, killed (SIGKILL) when dropped, so a failing test leaves none behind.
@@ -385,6 +383,12 @@ impl Process {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
+
+    /// SIGTERM, as a deployment stops an instance gracefully.
+    fn terminate(&self) {
+        let status = std::process::Command::new("kill").args(["-TERM", &self.0.id().to_string()]).status().unwrap();
+        assert!(status.success());
+    }
 }
 
 impl Drop for Process {
@@ -393,26 +397,67 @@ impl Drop for Process {
     }
 }
 
-/// A shop in a process of its own on `url`; its base URL.
+/// The shop binary's way of running, in a process of its own on `url`, delivering
+/// (`worker`) or not; its base URL.
 fn spawn_shop(url: &str, worker: bool) -> (Process, String) {
     use std::io::BufRead;
     let child = std::process::Command::new(std::env::current_exe().unwrap())
         .args(["features::webhooks::child_shop", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
         .env(CHILD_DB, url)
-        .env("RESTGEN_E2E_CHILD_WORKER", if worker { "1" } else { "0" })
+        .env("DATABASE_URL", url)
+        .env("BIND", "127.0.0.1:0")
+        .env("RUST_LOG", "warn")
+        .env("SHOP_JWT_SECRET", std::str::from_utf8(crate::support::harness::JWT_SECRET).unwrap())
+        .env("SHOP_WEBHOOK_SECRET", restgen::wire::signature::secret_of(&secrets().webhook_keys[0]))
+        .env("SHOP_WEBHOOK_ALLOW_LOOPBACK", "1")
+        .env("SHOP_WEBHOOK_ALLOW_HTTP", "1")
+        .env("SHOP_WEBHOOK_WORKER", if worker { "1" } else { "0" })
+        .env("SHOP_RATE_LIMIT_SCALE", "1000")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let mut child = Process(child);
-    let out = std::io::BufReader::new(child.0.stdout.take().unwrap());
-    for line in out.lines() {
+    let mut lines = std::io::BufReader::new(child.0.stdout.take().unwrap()).lines();
+    for line in lines.by_ref() {
         // libtest writes the test's name first, on the same line.
-        if let Some((_, base)) = line.unwrap().split_once("child listening on ") {
+        if let Some((_, base)) = line.unwrap().split_once("shop listening on ") {
+            // What it prints after goes on being read: a closed pipe would fail its next line.
+            std::thread::spawn(move || lines.for_each(drop));
             return (child, base.trim().to_owned());
         }
     }
     panic!("the child shop did not start");
+}
+
+/// Signs up `name` at the shop at `base`, subscribes them to `order.created` at `url`, and
+/// creates an order: the token, the subscription, the create's answer.
+async fn sign_up_subscribe_and_order(base: &str, url: &str) -> (String, Value, reqwest::Response) {
+    let http = reqwest::Client::new();
+    let post = |path: &str, token: Option<&str>, body: Value| {
+        let mut req = http.post(format!("{base}{path}")).json(&body);
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        req.send()
+    };
+    let (email, password) = ("ann@example.com", crate::support::accounts::PASSWORD);
+    let signed_up =
+        post("/api/users", None, json!({ "name": "ann", "email": email, "password": password })).await.unwrap();
+    assert_eq!(signed_up.status(), 201);
+    let login: Value = post("/api/auth/login", None, json!({ "email": email, "password": password }))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = login["access_token"].as_str().unwrap().to_owned();
+    let sub = post("/api/webhooks", Some(&token), json!({ "url": url, "events": ["order.created"] })).await.unwrap();
+    assert_eq!(sub.status(), 201);
+    let sub: Value = sub.json().await.unwrap();
+    let created = post("/api/orders", Some(&token), json!({ "total_cents": 100 })).await.unwrap();
+    assert_eq!(created.status(), 201);
+    (token, sub, created)
 }
 
 fn no_worker() -> Settings {
@@ -428,44 +473,50 @@ async fn a_service_killed_right_after_answering_still_delivers(s: Server) {
     // The first process delivers nothing (no worker), so what reaches the receiver can only
     // come from the outbox after the restart.
     let (mut first, base) = spawn_shop(s.database_url(), false);
-    let http = reqwest::Client::new();
-    let post = |path: &str, token: Option<&str>, body: Value| {
-        let mut req = http.post(format!("{base}{path}")).json(&body);
-        if let Some(t) = token {
-            req = req.bearer_auth(t);
-        }
-        req.send()
-    };
-    let email = "ann@example.com";
-    let password = crate::support::accounts::PASSWORD;
-    assert_eq!(
-        post("/api/users", None, json!({ "name": "ann", "email": email, "password": password }))
-            .await
-            .unwrap()
-            .status(),
-        201
-    );
-    let login: Value = post("/api/auth/login", None, json!({ "email": email, "password": password }))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = login["access_token"].as_str().unwrap().to_owned();
-    let sub: Value = post("/api/webhooks", Some(&token), json!({ "url": receiver.url, "events": ["order.created"] }))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let created = post("/api/orders", Some(&token), json!({ "total_cents": 100 })).await.unwrap();
-    assert_eq!(created.status(), 201);
+    let (_, sub, created) = sign_up_subscribe_and_order(&base, &receiver.url).await;
     first.kill(); // SIGKILL, the moment the answer is in
     let order: Value = created.json().await.unwrap();
 
-    let (mut second, _) = spawn_shop(s.database_url(), true);
+    let (_second, _) = spawn_shop(s.database_url(), true);
     let seen = receiver.wait_for(1).await;
-    second.kill();
     assert_eq!(seen[0].json()["data"]["id"], order["id"]);
     restgen_client::verify(sub["secret"].as_str().unwrap(), &seen[0].headers, &seen[0].body).unwrap();
+}
+
+backends!(a_service_stopped_gracefully_finishes_the_delivery_in_flight, shop::service(), settings = no_worker());
+async fn a_service_stopped_gracefully_finishes_the_delivery_in_flight(s: Server) {
+    let receiver = Receiver::holding().await;
+    let (mut shop, base) = spawn_shop(s.database_url(), true);
+    let (token, sub, _) = sign_up_subscribe_and_order(&base, &receiver.url).await;
+    receiver.wait_for(1).await; // the delivery is in flight, its answer held
+    shop.terminate();
+    // Stopping: it takes no more connections, and only then does the answer come.
+    let addr = base.trim_start_matches("http://").to_owned();
+    while std::net::TcpStream::connect(&addr).is_ok() {
+        tokio::task::yield_now().await;
+    }
+    receiver.release();
+    // Waited for without blocking: the receiver answers on this test's runtime.
+    let status = loop {
+        if let Some(status) = shop.0.try_wait().unwrap() {
+            break status;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    };
+    assert!(status.success(), "{status}");
+    let path = format!("/api/webhooks/{}/deliveries", sub["id"].as_str().unwrap());
+    let list = s.send_with("GET", &path, None, &[("authorization", &format!("Bearer {token}"))]).await;
+    assert_eq!(
+        (list.body["data"][0]["status"].as_str(), list.body["data"][0]["attempts"].as_i64()),
+        (Some("succeeded"), Some(1)),
+        "{}",
+        list.text
+    );
+}
+
+// The shop written with the derive macros publishes the same events, filtered and signed
+// alike.
+backends!(derived_events_arrive_alike, crate::services::derived_shop::service());
+async fn derived_events_arrive_alike(s: Server) {
+    every_write_and_transition_arrives_signed_to_who_may_read_it(s).await
 }

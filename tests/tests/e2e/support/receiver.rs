@@ -34,6 +34,9 @@ struct Inner {
     seen: Mutex<Vec<Delivery>>,
     script: Mutex<VecDeque<u16>>,
     arrived: Notify,
+    /// Answers wait for [`Receiver::release`] while this is set.
+    hold: std::sync::atomic::AtomicBool,
+    released: Notify,
 }
 
 pub struct Receiver {
@@ -58,6 +61,19 @@ impl Receiver {
         Receiver::with_clock(script, restgen::clock::Clock::System).await
     }
 
+    /// A receiver that answers nothing until [`Receiver::release`].
+    pub async fn holding() -> Receiver {
+        let r = Receiver::start(&[]).await;
+        r.inner.hold.store(true, std::sync::atomic::Ordering::SeqCst);
+        r
+    }
+
+    /// Lets held answers go, and answers at once from now on.
+    pub fn release(&self) {
+        self.inner.hold.store(false, std::sync::atomic::Ordering::SeqCst);
+        self.inner.released.notify_waiters();
+    }
+
     /// [`Receiver::start`] keeping time by `clock`.
     pub async fn with_clock(script: &[u16], clock: restgen::clock::Clock) -> Receiver {
         let inner = Arc::new(Inner::default());
@@ -70,6 +86,15 @@ impl Receiver {
                 let at = clock.now() / 1_000_000;
                 state.seen.lock().unwrap().push(Delivery { headers, body, at });
                 state.arrived.notify_waiters();
+                loop {
+                    let released = state.released.notified();
+                    tokio::pin!(released);
+                    released.as_mut().enable();
+                    if !state.hold.load(std::sync::atomic::Ordering::SeqCst) {
+                        break;
+                    }
+                    released.await;
+                }
                 StatusCode::from_u16(status).unwrap()
             }
         });
