@@ -520,3 +520,26 @@ backends!(derived_events_arrive_alike, crate::services::derived_shop::service())
 async fn derived_events_arrive_alike(s: Server) {
     every_write_and_transition_arrives_signed_to_who_may_read_it(s).await
 }
+
+backends!(an_admins_transition_arrives_and_a_redirect_is_not_followed, shop::service());
+async fn an_admins_transition_arrives_and_a_redirect_is_not_followed(s: Server) {
+    let (moved, boss_receiver) = (Receiver::start(&[301]).await, Receiver::start(&[]).await);
+    let ann = register(&s, "ann").await;
+    let boss = crate::support::accounts::admin(&s, "boss").await;
+    let anns = subscribe(&s, &ann, &moved.url, &["order.ship"]).await;
+    let bosses = subscribe(&s, &boss, &boss_receiver.url, &["order.ship"]).await;
+    let path = order(&s, &ann).await;
+    call(&s, &ann, "POST", &format!("{path}/pay"), None).await;
+    assert_eq!(call(&s, &boss, "POST", &format!("{path}/ship"), None).await.status, 200);
+    // An admin reads every order, so receives ann's `order.ship` too.
+    let seen = boss_receiver.wait_for(1).await;
+    assert_eq!(seen[0].json()["type"], "order.ship");
+    restgen_client::verify(bosses["secret"].as_str().unwrap(), &seen[0].headers, &seen[0].body).unwrap();
+    // A 3xx is a failed attempt: the Location is never followed.
+    moved.wait_for(1).await;
+    let list =
+        deliveries_when(&s, &ann, anns["id"].as_str().unwrap(), |d| d.first().is_some_and(|x| x["attempts"] == 1))
+            .await;
+    assert_eq!((list[0]["status"].as_str(), list[0]["last_status"].as_i64()), (Some("pending"), Some(301)));
+    assert!(list[0]["last_error"].as_str().unwrap().contains("redirects are not followed"), "{list:?}");
+}
