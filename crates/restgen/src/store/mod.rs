@@ -135,7 +135,7 @@ macro_rules! on_pool {
 // After the macro, which they use.
 mod budgets;
 mod idempotency;
-pub(crate) mod outbox;
+pub mod outbox;
 
 pub(crate) use idempotency::KeyRecord;
 

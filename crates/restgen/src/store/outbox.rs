@@ -418,6 +418,21 @@ impl Store {
         Ok(())
     }
 
+    /// Forgets events dispatched before `before` (Unix microseconds, real time) with no
+    /// delivery still pending, and with them their deliveries: the outbox and the delivery
+    /// log keep what is recent, not every write ever made. How many went.
+    pub async fn prune_events(&self, before: i64) -> Result<u64, StoreError> {
+        on_pool!(self, pool => {
+            let mut tx = pool.begin().await?;
+            let old = "SELECT e.\"id\" FROM \"restgen_event\" e WHERE e.\"dispatched\" = TRUE AND e.\"created_at\" < $1 \
+                       AND NOT EXISTS (SELECT 1 FROM \"restgen_delivery\" d WHERE d.\"event_id\" = e.\"id\" AND d.\"status\" = 'pending')";
+            bind(&format!("DELETE FROM \"restgen_delivery\" WHERE \"event_id\" IN ({old})"), vec![int(before)]).execute(&mut *tx).await?;
+            let n = bind(&format!("DELETE FROM \"restgen_event\" WHERE \"id\" IN ({old})"), vec![int(before)]).execute(&mut *tx).await?.rows_affected();
+            tx.commit().await?;
+            Ok(n)
+        })
+    }
+
     /// Gives up the claims on deliveries a stopping worker did not attempt.
     pub(crate) async fn release_deliveries(&self, ids: &[String]) -> Result<(), StoreError> {
         for id in ids {

@@ -43,6 +43,11 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
 const EVENTS_PER_ROUND: u32 = 50;
 const DELIVERIES_PER_ROUND: u32 = 16;
 
+/// How long events and their deliveries are kept once nothing about them is pending, and
+/// how often a worker forgets older ones.
+pub(crate) const RETENTION: Duration = Duration::from_secs(30 * 24 * 3600);
+const PRUNE_EVERY: Duration = Duration::from_secs(3600);
+
 /// The most of an answer's body read (and thrown away): an endpoint that streams cannot
 /// hold a worker.
 const MAX_ANSWER_BYTES: usize = 64 * 1024;
@@ -85,9 +90,18 @@ pub(crate) fn start(webhooks: Arc<Webhooks>, store: Store) -> Result<Background,
 }
 
 async fn run(w: Arc<Webhooks>, store: Store, http: reqwest::Client, mut stopped: watch::Receiver<bool>) {
+    let mut pruned: Option<Instant> = None;
     loop {
         if *stopped.borrow() {
             return;
+        }
+        if pruned.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
+            pruned = Some(Instant::now());
+            let before =
+                chrono::Utc::now().timestamp_micros() - i64::try_from(RETENTION.as_micros()).unwrap_or(i64::MAX);
+            if let Err(e) = store.prune_events(before).await {
+                tracing::warn!(error = %e, "forgetting old webhook events");
+            }
         }
         let busy = match round(&w, &store, &http, &stopped).await {
             Ok(busy) => busy,

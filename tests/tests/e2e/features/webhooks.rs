@@ -543,3 +543,30 @@ async fn an_admins_transition_arrives_and_a_redirect_is_not_followed(s: Server) 
     assert_eq!((list[0]["status"].as_str(), list[0]["last_status"].as_i64()), (Some("pending"), Some(301)));
     assert!(list[0]["last_error"].as_str().unwrap().contains("redirects are not followed"), "{list:?}");
 }
+
+backends!(
+    old_events_are_forgotten_once_nothing_about_them_is_pending,
+    shop::service(),
+    settings = manual_clock(1000.0)
+);
+async fn old_events_are_forgotten_once_nothing_about_them_is_pending(s: Server) {
+    let (ok, failing) = (Receiver::start(&[]).await, Receiver::start(&[500]).await);
+    let ann = register(&s, "ann").await;
+    let done = subscribe(&s, &ann, &ok.url, &["order.created"]).await;
+    let retrying = subscribe(&s, &ann, &failing.url, &["order.updated"]).await;
+    let path = order(&s, &ann).await;
+    call(&s, &ann, "PATCH", &path, Some(json!({ "note": "n" }))).await;
+    deliveries_when(&s, &ann, done["id"].as_str().unwrap(), |d| d.first().is_some_and(|x| x["status"] == "succeeded"))
+        .await;
+    deliveries_when(&s, &ann, retrying["id"].as_str().unwrap(), |d| d.first().is_some_and(|x| x["attempts"] == 1))
+        .await;
+    // Everything is older than a moment from now: the delivered event goes, the one still
+    // being retried stays.
+    let later = restgen::__private::chrono::Utc::now().timestamp_micros() + 1_000_000;
+    assert_eq!(s.store.prune_events(later).await.unwrap(), 1);
+    let gone = call(&s, &ann, "GET", &format!("/api/webhooks/{}/deliveries", done["id"].as_str().unwrap()), None).await;
+    assert_eq!(gone.body["data"], json!([]));
+    let kept =
+        call(&s, &ann, "GET", &format!("/api/webhooks/{}/deliveries", retrying["id"].as_str().unwrap()), None).await;
+    assert_eq!(kept.body["data"][0]["status"], "pending");
+}
