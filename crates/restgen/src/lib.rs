@@ -13,6 +13,7 @@ mod cors;
 mod derived;
 pub mod idempotency;
 pub mod lifecycle;
+mod linger;
 mod links;
 pub mod list;
 mod negotiate;

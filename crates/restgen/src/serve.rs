@@ -320,10 +320,14 @@ fn build(
         }
         None => routes,
     };
+    let limit = service.max_body_bytes;
     let router = routes
         // Outermost but for tracing: a preflight is answered before routing or auth, and
         // every answer, errors included, carries the CORS headers a browser needs to read it.
         .layer(tower::util::option_layer(cors))
+        // A body declared larger than the limit is refused as it is, then read and thrown
+        // away (bounded) so that a client still sending it gets the 413.
+        .layer(axum::middleware::from_fn(move |request, next| crate::linger::linger(limit, request, next)))
         .layer(TraceLayer::new_for_http());
     Ok((router, background))
 }
