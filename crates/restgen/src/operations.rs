@@ -317,10 +317,12 @@ async fn update(
     condition: &Precondition,
 ) -> Result<Record, Problem> {
     let store = &cx.store;
+    // A patch that changes nothing writes nothing, and so publishes nothing.
+    let event = (!values.is_empty()).then_some("updated");
     if !condition.is_some() {
-        return Ok(store.update(spec, id, values, Some("updated")).await?);
+        return Ok(store.update(spec, id, values, event).await?);
     }
-    match store.update_if(spec, id, values, &admit(spec, cx, condition), Some("updated")).await {
+    match store.update_if(spec, id, values, &admit(spec, cx, condition), event).await {
         Err(StoreError::Changed(record)) => Err(changed(spec, cx, *record)),
         Err(StoreError::NotFound) => Err(missing(spec)),
         other => Ok(other?),

@@ -62,6 +62,11 @@ async fn every_write_and_transition_arrives_signed_to_who_may_read_it(s: Server)
     let path = order(&s, &ann).await;
     let id = path.rsplit('/').next().unwrap().to_owned();
     call(&s, &ann, "PATCH", &path, Some(json!({ "note": "ring twice" }))).await;
+    // A patch that changes nothing, and a write refused (412): no event of either.
+    assert_eq!(call(&s, &ann, "PATCH", &path, Some(json!({}))).await.status, 200);
+    let stale = [("authorization", ann.bearer()), ("if-match", "\"stale\"".to_owned())];
+    let stale: Vec<(&str, &str)> = stale.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    s.send_with("PATCH", &path, Some(json!({ "note": "x" })), &stale).await.assert_problem(412);
     call(&s, &ann, "POST", &format!("{path}/pay"), None).await;
     call(&s, &ann, "POST", &format!("{path}/cancel"), None).await;
     assert_eq!(call(&s, &ann, "DELETE", &path, None).await.status, 204);
