@@ -114,7 +114,7 @@ pub(crate) fn conditional(
 /// reading needs credentials), `If-None-Match` and the 304 it may bring.
 pub(crate) fn conditional_status(r: &Resource, parameters: &mut Vec<Value>, answers: &mut Value) {
     parameters.push(if_none_match());
-    let cache = if r.cache_control().starts_with("private") { "private, no-cache" } else { "no-cache" };
+    let cache = status_cache_control(&r.cache_control());
     let headers = json!({
         "ETag": { "$ref": "#/components/headers/ETag" },
         "Cache-Control": { "description": "Caches must ask again before each use.", "required": true,

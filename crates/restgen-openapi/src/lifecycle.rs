@@ -7,7 +7,7 @@ use crate::problems::responses;
 use crate::schemas::schema_name;
 use crate::security::security;
 use crate::{json_response, schema_ref};
-use heck::ToUpperCamelCase;
+use heck::{ToLowerCamelCase, ToUpperCamelCase};
 use restgen_model::bounds::DATETIME_CHARS;
 use restgen_model::model::*;
 use serde_json::{Map, Value, json};
@@ -68,7 +68,7 @@ pub(crate) fn lifecycle_paths(
         op.insert(
             "post".into(),
             json!({
-                "operationId": format!("{}{model}", lower_first(&tname.to_upper_camel_case())),
+                "operationId": format!("{}{model}", tname.to_lower_camel_case()),
                 "summary": format!("{} a {name} ({} → {})", tname.to_upper_camel_case(), from.join(", "), t.to.value),
                 "description": description,
                 "tags": [name],
@@ -121,9 +121,4 @@ pub(crate) fn lifecycle_paths(
         paths.insert(path, Value::Object(op));
     }
     added
-}
-
-fn lower_first(s: &str) -> String {
-    let mut chars = s.chars();
-    chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default()
 }

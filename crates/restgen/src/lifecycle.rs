@@ -159,6 +159,6 @@ pub async fn status(
         body.insert("updated_at".into(), updated.clone());
     }
     let bytes = serde_json::to_vec(&body).map_err(|_| Problem::internal())?;
-    let cache = if spec.cache_control.starts_with("private") { "private, no-cache" } else { "no-cache" };
+    let cache = restgen_model::model::status_cache_control(spec.cache_control);
     conditional::read_as(view, headers, view.json_type(), bytes, cache, HeaderMap::new())
 }

@@ -7,7 +7,7 @@ use super::models::{self, Side, enum_ident, id_type, string_enum, value_type};
 use super::names::{field_ident, type_ident, type_name};
 use super::rust::RustFile;
 use crate::model::{Envelope, FieldType, Operation, PageStyle, Resource, Scheme, Service, Versioning, WriteOp};
-use heck::ToSnakeCase;
+use heck::{ToLowerCamelCase, ToSnakeCase};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -208,11 +208,6 @@ pub(crate) fn lib(service: &Service) -> RustFile {
     RustFile { head, sections: service.resources.iter().map(|r| resource(service, r)).collect() }
 }
 
-fn lower_first(s: &str) -> String {
-    let mut chars = s.chars();
-    chars.next().map(|c| c.to_lowercase().chain(chars).collect()).unwrap_or_default()
-}
-
 fn resource(service: &Service, r: &Resource) -> TokenStream {
     let name = &r.name.value;
     let model = type_ident(name);
@@ -312,7 +307,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
             let tname = &t.name.value;
             let text = format!(
                 "`{}{model}`: moves a {name} from {} to {} (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.",
-                lower_first(&type_name(tname)),
+                tname.to_lower_camel_case(),
                 t.from.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(" or "),
                 t.to.value,
             );

@@ -288,6 +288,12 @@ impl Webhooks {
     pub const MAX_ATTEMPTS: u32 = 8;
     pub const TIMEOUT: Duration = Duration::from_secs(5);
 
+    /// The variable a service's signing secret is in when `secret_env` does not say:
+    /// `<SERVICE>_WEBHOOK_SECRET`.
+    pub fn default_secret_env(service: &str) -> String {
+        service_env_name(service, "WEBHOOK_SECRET")
+    }
+
     /// The format's defaults, signed with the secret in `secret_env`.
     pub fn with_defaults(secret_env: String) -> Webhooks {
         Webhooks {

@@ -355,3 +355,9 @@ impl Gate {
 pub fn gate_includes(since: Option<u32>, until: Option<u32>, n: u32) -> bool {
     since.is_none_or(|s| n >= s) && until.is_none_or(|u| n < u)
 }
+
+/// `Cache-Control` of a status endpoint: caches must ask again before each use (the ETag
+/// makes that a 304), and keep it to the caller where the resource's reads are private.
+pub fn status_cache_control(resource_cache_control: &str) -> &'static str {
+    if resource_cache_control.starts_with("private") { "private, no-cache" } else { "no-cache" }
+}

@@ -192,7 +192,7 @@ pub(crate) fn pagination(cx: &mut Cx, node: &Node, base: &Pagination) -> Paginat
 fn webhooks(cx: &mut Cx, node: Option<&Node>, service: &str, root: &Origin) -> Webhooks {
     let mut w = Webhooks {
         origin: node.map_or(root, |n| &n.origin).clone(),
-        ..Webhooks::with_defaults(service_env_name(service, "WEBHOOK_SECRET"))
+        ..Webhooks::with_defaults(Webhooks::default_secret_env(service))
     };
     let Some(m) = node.and_then(|n| cx.map(n, "`webhooks`", &keys::WEBHOOKS)) else { return w };
     if let Some(s) = m.get("secret_env").and_then(|n| cx.string(n, "`secret_env`")) {

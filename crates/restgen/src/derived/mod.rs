@@ -351,9 +351,7 @@ impl App {
         let publishes = self.specs.iter().any(|s| !s.events.is_empty());
         let webhooks = self.webhooks.or_else(|| {
             publishes.then(|| crate::spec::WebhooksSpec {
-                secret_env: Box::leak(
-                    format!("{}_WEBHOOK_SECRET", crate::serve::env_prefix(self.name)).into_boxed_str(),
-                ),
+                secret_env: Box::leak(restgen_model::model::Webhooks::default_secret_env(self.name).into_boxed_str()),
                 max_attempts: restgen_model::model::Webhooks::MAX_ATTEMPTS,
                 timeout: restgen_model::model::Webhooks::TIMEOUT,
             })
