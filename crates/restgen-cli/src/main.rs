@@ -1,10 +1,11 @@
 //! `restgen`: check a schema, generate a service from it, or start a new one.
 
+mod history;
 mod init;
 mod paths;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use restgen_core::diagnostics::{self, Severity, Sources};
+use restgen_core::diagnostics::{self, Diagnostics, Severity, Sources};
 use restgen_core::emit::{self, Options, RuntimeDep};
 use restgen_core::model::Service;
 use restgen_core::output::Action;
@@ -13,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 /// Exit codes: 0 all well, 1 problems found (or stale files), 2 usage or I/O error.
-const PROBLEMS: u8 = 1;
-const FAILURE: u8 = 2;
+pub(crate) const PROBLEMS: u8 = 1;
+pub(crate) const FAILURE: u8 = 2;
 
 #[derive(Parser)]
 #[command(
@@ -53,7 +54,7 @@ enum Command {
     },
     /// Generate the service crate and its client crate from a schema.
     #[command(
-        after_help = "Files under src/generated/ are rewritten whenever their bytes change; Cargo.toml, src/main.rs, src/lib.rs and src/hooks.rs are written only when absent and are yours afterwards. The client crate (`<service>-client` beside the service crate unless --client-out says otherwise) is generated whole. A failed run leaves each output directory as it was.\n\nExamples:\n  restgen generate shop.yaml --out shop-service\n  restgen generate shop.yaml --out shop-service --check    # CI: exit 1 and list stale files\n  restgen generate shop.yaml --out svc --runtime-version 0.1"
+        after_help = "Files under src/generated/ are rewritten whenever their bytes change; Cargo.toml, src/main.rs, src/lib.rs and src/hooks.rs are written only when absent and are yours afterwards. Migrations under migrations/ are written once and never rewritten: each run diffs the schema against migrations/storage.json, the record of the last generation, and writes the next numbered migration when what the database holds changes, refusing changes that drop data unless --accept-data-loss. The client crate (`<service>-client` beside the service crate unless --client-out says otherwise) is generated whole. A failed run leaves each output directory as it was.\n\nExamples:\n  restgen generate shop.yaml --out shop-service\n  restgen generate shop.yaml --out shop-service --check    # CI: exit 1 and list stale files\n  restgen generate shop.yaml --out svc --runtime-version 0.1"
     )]
     Generate {
         /// The schema file.
@@ -73,6 +74,10 @@ enum Command {
         /// Depend on this registry version of the runtime crate.
         #[arg(long)]
         runtime_version: Option<String>,
+        /// Write the migration even where it drops data (a field or resource gone, a type
+        /// narrowed) or may fail on rows stored (a new required field without a default).
+        #[arg(long)]
+        accept_data_loss: bool,
     },
     /// Write a commented starter schema to NAME.yaml.
     #[command(
@@ -103,17 +108,25 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Check { file, format } => load(&file, format, color).map(|_| ExitCode::SUCCESS),
-        Command::Generate { file, out, client_out, check, runtime_path, runtime_version } => {
-            generate(&file, &out, client_out, check, runtime_path, runtime_version, color)
+        Command::Generate { file, out, client_out, check, runtime_path, runtime_version, accept_data_loss } => {
+            let settings = Generation { client_out, check, runtime_path, runtime_version, accept_data_loss };
+            generate(&file, &out, settings, color)
         }
         Command::Init { name, out } => init::run(&name, out),
     };
     result.unwrap_or_else(ExitCode::from)
 }
 
+/// A schema read and checked: the model, and its file's name and text for snippets.
+struct Loaded {
+    service: Service,
+    name: String,
+    text: String,
+}
+
 /// Reads, parses and checks a schema, printing diagnostics; `Err(exit code)` when it is
 /// unusable.
-fn load(file: &Path, format: Format, color: bool) -> Result<Service, u8> {
+fn load(file: &Path, format: Format, color: bool) -> Result<Loaded, u8> {
     let text = std::fs::read_to_string(file).map_err(|e| {
         eprintln!("error: cannot read {}: {e}", file.display());
         FAILURE
@@ -123,36 +136,46 @@ fn load(file: &Path, format: Format, color: bool) -> Result<Service, u8> {
         Ok((service, diags)) => (Some(service), diags),
         Err(diags) => (None, diags),
     };
+    report(diags, &name, &text, format, color);
+    let service = service.ok_or(PROBLEMS)?;
+    Ok(Loaded { service, name, text })
+}
+
+/// Prints diagnostics about the schema `name` and how many there were.
+fn report(diags: Diagnostics, name: &str, text: &str, format: Format, color: bool) {
     let list = diags.into_sorted();
-    if !list.is_empty() {
-        let mut sources = Sources::new();
-        sources.add(name.clone(), text);
-        let rendered = match format {
-            Format::Human => diagnostics::render(&list, &sources, color),
-            Format::Short => diagnostics::render_short(&list),
-        };
-        eprint!("{rendered}");
-        let errors = list.iter().filter(|d| d.severity == Severity::Error).count();
-        let warnings = list.len() - errors;
-        eprintln!("{name}: {} and {}", plural(errors, "error"), plural(warnings, "warning"));
+    if list.is_empty() {
+        return;
     }
-    service.ok_or(PROBLEMS)
+    let mut sources = Sources::new();
+    sources.add(name.to_owned(), text.to_owned());
+    let rendered = match format {
+        Format::Human => diagnostics::render(&list, &sources, color),
+        Format::Short => diagnostics::render_short(&list),
+    };
+    eprint!("{rendered}");
+    let errors = list.iter().filter(|d| d.severity == Severity::Error).count();
+    let warnings = list.len() - errors;
+    eprintln!("{name}: {} and {}", plural(errors, "error"), plural(warnings, "warning"));
 }
 
 fn plural(n: usize, word: &str) -> String {
     if n == 1 { format!("1 {word}") } else { format!("{n} {word}s") }
 }
 
-fn generate(
-    file: &Path,
-    out: &Path,
+/// How `generate` runs, beside the schema and the output directory.
+struct Generation {
     client_out: Option<PathBuf>,
     check: bool,
     runtime_path: Option<PathBuf>,
     runtime_version: Option<String>,
-    color: bool,
-) -> Result<ExitCode, u8> {
-    let service = load(file, Format::Human, color)?;
+    accept_data_loss: bool,
+}
+
+fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Result<ExitCode, u8> {
+    let Generation { client_out, check, runtime_path, runtime_version, accept_data_loss } = settings;
+    let loaded = load(file, Format::Human, color)?;
+    let service = &loaded.service;
     let client_out = client_out.unwrap_or_else(|| paths::client_dir(out, &service.name.value));
     let (runtime, client_runtime) = match (runtime_path, runtime_version) {
         (_, Some(v)) => (RuntimeDep::Version(v.clone()), RuntimeDep::Version(v)),
@@ -164,13 +187,22 @@ fn generate(
     };
     let source_name = file.file_name().map_or_else(|| "schema".into(), |n| n.to_string_lossy().into_owned());
     let options = Options { source_name, runtime, client_runtime };
+    let mut diags = Diagnostics::new();
+    let history = history::plan(out, service, accept_data_loss, &mut diags)?;
+    let refused = diags.has_errors();
+    report(diags, &loaded.name, &loaded.text, Format::Human, color);
+    if refused {
+        eprintln!("nothing written: the schema changes what the database holds in ways the next migration cannot keep");
+        return Err(PROBLEMS);
+    }
+    history::describe(&history);
     let internal = |e: emit::EmitError| {
         eprintln!("error: {e}");
         FAILURE
     };
     let crates = [
-        (emit::generate(&service, &options).map_err(internal)?, out),
-        (emit::generate_client(&service, &options).map_err(internal)?, client_out.as_path()),
+        (emit::generate_with(service, &options, &history).map_err(internal)?, out),
+        (emit::generate_client(service, &options).map_err(internal)?, client_out.as_path()),
     ];
     if check {
         let mut fresh = true;

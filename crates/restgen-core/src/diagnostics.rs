@@ -82,6 +82,10 @@ pub mod codes {
         NOT_SERVED = "E0801" "not-served";
         DERIVE_SHAPE = "E0901" "derive-shape";
         RUST_TYPE = "E0902" "rust-type";
+        BAD_RENAME = "E1001" "bad-rename";
+        DATA_LOSS = "E1002" "data-loss";
+        NARROWING_CHANGE = "E1003" "narrowing-change";
+        NOTHING_TO_FILL = "E1004" "nothing-to-fill";
     }
 }
 

@@ -7,10 +7,11 @@
 pub mod check;
 pub mod diagnostics;
 pub mod emit;
+pub mod evolution;
 pub mod output;
 
 /// The model and origins live in restgen-model, which the runtime shares.
-pub use restgen_model::{model, origin, predicates, vocabulary, words};
+pub use restgen_model::{migration, model, origin, predicates, vocabulary, words};
 
 pub use diagnostics::{Diagnostic, Diagnostics, Severity};
 pub use origin::{Located, Origin};

@@ -1,7 +1,8 @@
 //! The set of files a generation produces, and how they reach the disk.
 //!
 //! `Generated` files are rewritten whenever their bytes change; `Scaffold` files belong to
-//! the user once written and are only created when absent. Writing is all or nothing:
+//! the user once written and are only created when absent; a `Migration` is created once
+//! and never changed. Writing is all or nothing:
 //! every changed file is staged beside its target first, and only when all are staged are
 //! they renamed into place, so a failed run leaves the directory as it was.
 
@@ -16,6 +17,9 @@ pub enum FileKind {
     Generated,
     /// Owned by the user once written; never overwritten.
     Scaffold,
+    /// A migration: written once, never changed after, since databases that applied it
+    /// check it has not changed. Writing different bytes over one is an error.
+    Migration,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,6 +67,12 @@ impl Output {
                     Err(e) => return Err(io::Error::new(e.kind(), format!("{}: {e}", target.display()))),
                     Ok(_) if file.kind == FileKind::Scaffold => Action::Kept,
                     Ok(bytes) if bytes == file.contents.as_bytes() => Action::Unchanged,
+                    Ok(_) if file.kind == FileKind::Migration => {
+                        return Err(io::Error::other(format!(
+                            "{} exists and differs from the migration this generation writes; a migration is never rewritten: restore migrations/ as the last generation left it (storage.json with it)",
+                            target.display()
+                        )));
+                    }
                     Ok(_) => Action::Updated,
                 };
                 Ok((rel.clone(), action))

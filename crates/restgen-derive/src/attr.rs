@@ -51,6 +51,7 @@ pub(crate) struct ResourceAttrs {
     pub cache: Option<CacheAttrs>,
     pub unknown_fields: Option<Sp<String>>,
     pub former_paths: Vec<Sp<String>>,
+    pub renamed_from: Option<Sp<String>>,
     pub require_if_match: Option<Sp<bool>>,
     pub states: Option<StatesAttrs>,
     pub status_endpoint: Option<Sp<bool>>,
@@ -113,6 +114,7 @@ pub(crate) struct FieldAttrs {
     pub max_length: Option<Sp<u64>>,
     pub pattern: Option<Sp<String>>,
     pub unique: Option<Sp<bool>>,
+    pub renamed_from: Option<Sp<String>>,
     pub filter: Option<Sp<bool>>,
     pub sort: Option<Sp<bool>>,
     pub read_only: Option<Sp<bool>>,
@@ -345,6 +347,7 @@ fn resource_key(meta: &ParseNestedMeta, out: &mut ResourceAttrs, errors: &mut Er
             }
             "unknown_fields" => once(&mut out.unknown_fields, word(meta)?, meta, errors),
             "former_paths" => out.former_paths.extend(words(meta)?),
+            "renamed_from" => once(&mut out.renamed_from, string(meta)?, meta, errors),
             "require_if_match" => once(&mut out.require_if_match, flag(meta)?, meta, errors),
             "states" => {
                 let s = states(meta)?;
@@ -495,6 +498,7 @@ fn field_key(meta: &ParseNestedMeta, out: &mut FieldAttrs, errors: &mut Errors) 
             "max_length" => once(&mut out.max_length, integer(meta)?, meta, errors),
             "pattern" => once(&mut out.pattern, string(meta)?, meta, errors),
             "unique" => once(&mut out.unique, flag(meta)?, meta, errors),
+            "renamed_from" => once(&mut out.renamed_from, string(meta)?, meta, errors),
             "filter" => once(&mut out.filter, flag(meta)?, meta, errors),
             "sort" => once(&mut out.sort, flag(meta)?, meta, errors),
             "read_only" => once(&mut out.read_only, flag(meta)?, meta, errors),

@@ -393,6 +393,7 @@ fn lower(input: &DeriveInput, cx: &Context, errors: &mut Errors) -> Option<Lower
     let rate_limit = attrs.rate_limit.as_ref().and_then(|r| rate_limit(r, cx.auth, errors));
     let nested: Vec<(String, syn::Path)> = attrs.nested_under.iter().map(|p| (resource_name(p), p.clone())).collect();
     let resource = Resource {
+        renamed_from: attrs.renamed_from.clone().map(located),
         description: attrs.description.clone(),
         path,
         operations,
@@ -653,6 +654,7 @@ fn field(
     let is_password = fty == FieldType::Password;
     Some(Field {
         name: Located::new(fname.to_owned(), origin.clone()),
+        renamed_from: fa.renamed_from.clone().map(located),
         description: fa.description.clone(),
         ty: Located::new(fty, fa.kind.as_ref().map_or_else(|| at(ty_span), |k| at(k.span))),
         required,

@@ -6,6 +6,7 @@
 //! restgen-core re-exports all of it.
 
 pub mod bounds;
+pub mod migration;
 pub mod model;
 pub mod origin;
 pub mod predicates;

@@ -555,6 +555,7 @@ pub const RESOURCE: Table = Table {
             "a field not settable in the operation: 400 naming it, or dropped; never applied",
         )
         .words(UnknownFields::WORDS).json(r##"{"enum":"{words}"}"##),
+        key("renamed_from", "resource name", Default::None, "its name in the schema generated before: the next migration renames its table, records kept (see docs/evolution.md)").json(r##"{"type":"string"}"##),
         key("former_paths", "list of paths", Default::List(&[]), "old collection paths: any request under one is redirected to the same place under `path`, 301 for GET and HEAD, 308 for the rest, the query kept").json(r##"{"type":"array","items":{"type":"string"}}"##),
         key(
             "require_if_match",
@@ -718,6 +719,7 @@ pub const FIELD: Table = Table {
         .words(WriteOp::WORDS).json(r##"{"anyOf":[{"type":"boolean"},{"type":"array","items":{"enum":"{words}"},"uniqueItems":true}]}"##),
         key("write_only", "boolean", Default::Text("`false` (`true` for `password`)"), "never in a response").json(r##"{"type":"boolean"}"##),
         key("read_only", "boolean", Default::Bool(false), "rejected from every input").json(r##"{"type":"boolean"}"##),
+        key("renamed_from", "field name", Default::None, "its name in the schema generated before: the next migration renames its column, values kept (see docs/evolution.md)").json(r##"{"type":"string"}"##),
         key("unique", "boolean", Default::Bool(false), "a second record with the same value gives 409").json(r##"{"type":"boolean"}"##),
         key("min", "number", Default::None, "lower bound of integer, number and decimal fields").json(r##"{"type":"number"}"##),
         key("max", "number", Default::None, "upper bound of integer, number and decimal fields").json(r##"{"type":"number"}"##),

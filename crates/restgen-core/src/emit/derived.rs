@@ -4,10 +4,11 @@
 //! emitters a generated crate is written by, on a model built from attributes; the struct
 //! itself is the representation, so none is emitted.
 
-use super::migrations::{self, Dialect};
+use super::migrations;
 use super::models::{self, Side};
 use super::names::type_name;
 use super::resources;
+use crate::evolution::ddl::Dialect;
 use crate::model::{Field, FieldType, Resource, Service, WriteOp};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};

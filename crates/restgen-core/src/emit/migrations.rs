@@ -1,199 +1,75 @@
-//! `src/generated/migrations.rs` and `migrations/{sqlite,postgres}/*.sql`: the database
-//! schema, per dialect: tables, constraints and the indexes that back every filter, sort
-//! and owner lookup. SQLite declares foreign keys inline; PostgreSQL adds them after every
-//! table exists, so resources may refer to each other in any order.
+//! `src/generated/migrations.rs`, `migrations/{sqlite,postgres}/NNNN_*.sql` and the record
+//! `migrations/storage.json`. The SQL files are the migrations: once written they are never
+//! rewritten (a database that applied one checks it has not changed); the Rust file
+//! includes every one of them, in order, for the runtime to apply.
 
 use super::rust::RustFile;
+use crate::evolution::ddl::{self, Dialect};
+use crate::evolution::storage::{Storage, Table};
+use crate::evolution::{self, Migrations, RECORD_PATH};
 use crate::model::*;
 use quote::quote;
-use std::fmt::Write;
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Dialect {
-    Sqlite,
-    Postgres,
-}
-
-/// The initial migration's SQL.
-pub(crate) fn sql(service: &Service, dialect: Dialect) -> String {
-    let mut out = String::new();
-    let mut foreign_keys = Vec::new();
-    for r in &service.resources {
-        table(service, r, dialect, &mut out, &mut foreign_keys);
-    }
-    api_keys(service, dialect, &mut out);
-    for fk in foreign_keys {
-        out.push_str(&fk);
-    }
-    out
-}
 
 /// One resource's table and indexes, and (PostgreSQL) the foreign keys to add once every
-/// table exists.
+/// table exists: what a derived resource brings to the service it joins.
 pub(crate) fn table_sql(service: &Service, resource: &Resource, dialect: Dialect) -> (String, String) {
+    let storage = Storage::of(service);
+    let table = Table::of(resource);
     let (mut out, mut foreign_keys) = (String::new(), Vec::new());
-    table(service, resource, dialect, &mut out, &mut foreign_keys);
+    ddl::create_table(&storage, &table, &table.name, dialect, &mut out, &mut foreign_keys);
+    ddl::create_indexes(&table, dialect, &mut out);
+    out.push('\n');
     (out, foreign_keys.concat())
-}
-
-/// The table behind `/auth/api-keys`: each key's id, owner and the SHA-256 of its secret
-/// (the key itself is shown once and never stored).
-fn api_keys(service: &Service, dialect: Dialect, out: &mut String) {
-    let Some(auth) = &service.auth else { return };
-    let Some(principal) = auth.principal.as_ref().and_then(|p| service.resource(&p.value)) else { return };
-    if !auth.has_scheme(Scheme::ApiKey) {
-        return;
-    }
-    api_key_table(principal, dialect, out);
 }
 
 /// The API key table of accounts held by `principal`.
 pub(crate) fn api_key_table(principal: &Resource, dialect: Dialect, out: &mut String) {
-    let owner = id_type(principal.id, dialect);
-    let target = q(&principal.name.value);
-    let _ = writeln!(
-        out,
-        "CREATE TABLE \"restgen_api_key\" (\n    \"id\" TEXT PRIMARY KEY NOT NULL,\n    \"owner_id\" {owner} NOT NULL,\n    \
-         \"name\" TEXT NOT NULL,\n    \"prefix\" TEXT NOT NULL,\n    \"secret_hash\" TEXT NOT NULL,\n    \
-         \"created_at\" TEXT NOT NULL,\n    \
-         CONSTRAINT \"restgen_api_key_owner_id_fkey\" FOREIGN KEY (\"owner_id\") REFERENCES {target} (\"id\") ON DELETE CASCADE\n);"
-    );
-    let _ = writeln!(
-        out,
-        "CREATE INDEX \"restgen_api_key_owner_id_idx\" ON \"restgen_api_key\" (\"owner_id\", \"created_at\");\n"
-    );
+    ddl::api_key_table_of(&principal.name.value, principal.id, dialect, out);
 }
 
-fn q(name: &str) -> String {
-    format!("\"{name}\"")
-}
-
-fn id_type(kind: IdKind, dialect: Dialect) -> &'static str {
-    match (kind, dialect) {
-        (IdKind::Uuid, _) => "TEXT",
-        (IdKind::Integer, Dialect::Sqlite) => "INTEGER",
-        (IdKind::Integer, Dialect::Postgres) => "BIGINT",
-    }
-}
-
-fn column_type(service: &Service, ty: &FieldType, dialect: Dialect) -> &'static str {
-    match (ty, dialect) {
-        (FieldType::Integer, Dialect::Sqlite) => "INTEGER",
-        (FieldType::Integer, Dialect::Postgres) => "BIGINT",
-        (FieldType::Number, Dialect::Sqlite) => "REAL",
-        (FieldType::Number, Dialect::Postgres) => "DOUBLE PRECISION",
-        (FieldType::Boolean, Dialect::Sqlite) => "INTEGER",
-        (FieldType::Boolean, Dialect::Postgres) => "BOOLEAN",
-        (FieldType::Ref { to }, _) => service.resource(&to.value).map_or("TEXT", |t| id_type(t.id, dialect)),
-        _ => "TEXT",
-    }
-}
-
-fn table(service: &Service, r: &Resource, dialect: Dialect, out: &mut String, fks: &mut Vec<String>) {
-    let name = &r.name.value;
-    let mut columns: Vec<String> = Vec::new();
-    columns.push(match (r.id, dialect) {
-        (IdKind::Uuid, _) => format!("{} TEXT PRIMARY KEY NOT NULL", q("id")),
-        (IdKind::Integer, Dialect::Sqlite) => format!("{} INTEGER PRIMARY KEY AUTOINCREMENT", q("id")),
-        (IdKind::Integer, Dialect::Postgres) => {
-            format!("{} BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", q("id"))
+/// The migrations as the runtime applies them: every file, included.
+pub(crate) fn emit(migrations: &Migrations) -> RustFile {
+    let specs = migrations.record.migrations.iter().map(|name| {
+        let version = proc_macro2::Literal::i64_unsuffixed(evolution::version_of(name));
+        let description = evolution::description_of(name);
+        let sqlite = format!("../../migrations/sqlite/{name}.sql");
+        let postgres = format!("../../migrations/postgres/{name}.sql");
+        quote! {
+            ::restgen::store::MigrationSpec {
+                version: #version,
+                description: #description,
+                sqlite: include_str!(#sqlite),
+                postgres: include_str!(#postgres),
+            }
         }
     });
-    let mut refs: Vec<(String, String, &'static str)> = Vec::new();
-    if let Some(owner) = r.owner.as_ref().and_then(|o| service.resource(&o.value)) {
-        columns.push(format!("{} {} NOT NULL", q("owner_id"), id_type(owner.id, dialect)));
-        // Deleting an account deletes what it owns.
-        refs.push(("owner_id".into(), owner.name.value.clone(), "CASCADE"));
-    }
-    for f in &r.fields {
-        let null = if f.optional() { "" } else { " NOT NULL" };
-        columns.push(format!("{} {}{null}", q(&f.name.value), column_type(service, &f.ty.value, dialect)));
-        if let FieldType::Ref { to } = &f.ty.value {
-            // An optional ref is cleared when its target goes; a required one keeps the
-            // target from being deleted (409).
-            let action = if f.optional() { "SET NULL" } else { "RESTRICT" };
-            refs.push((f.name.value.clone(), to.value.clone(), action));
-        }
-    }
-    if r.timestamps {
-        columns.push(format!("{} TEXT NOT NULL", q("created_at")));
-        columns.push(format!("{} TEXT NOT NULL", q("updated_at")));
-    }
-    for f in r.fields.iter().filter(|f| f.unique.value) {
-        // Named `<table>_<column>_key` so a violation can be traced to its field.
-        columns.push(format!(
-            "CONSTRAINT {} UNIQUE ({})",
-            q(&format!("{name}_{}_key", f.name.value)),
-            q(&f.name.value)
-        ));
-    }
-    for (column, target, action) in &refs {
-        let constraint = q(&format!("{name}_{column}_fkey"));
-        let clause = format!("FOREIGN KEY ({}) REFERENCES {} ({}) ON DELETE {action}", q(column), q(target), q("id"));
-        match dialect {
-            Dialect::Sqlite => columns.push(format!("CONSTRAINT {constraint} {clause}")),
-            Dialect::Postgres => fks.push(format!("ALTER TABLE {} ADD CONSTRAINT {constraint} {clause};\n", q(name))),
-        }
-    }
-    let _ = writeln!(out, "CREATE TABLE {} (\n    {}\n);", q(name), columns.join(",\n    "));
-    // Index what lists filter and sort by, each ending in the id like the queries' order.
-    // Decimals are text compared as numbers, so their index is on the cast, like the order.
-    let mut indexed: Vec<(String, bool, bool)> = Vec::new();
-    if r.owner.is_some() {
-        indexed.push(("owner_id".into(), false, false));
-    }
-    if r.timestamps {
-        indexed.push(("created_at".into(), false, false));
-    }
-    for f in &r.fields {
-        let is_parent_link =
-            matches!(&f.ty.value, FieldType::Ref { to } if r.nested_under.iter().any(|p| p.value == to.value));
-        if f.filter.value || f.sort.value || is_parent_link {
-            indexed.push((f.name.value.clone(), f.optional(), f.ty.value == FieldType::Decimal));
-        }
-    }
-    for (column, nullable, numeric) in indexed {
-        let expr = match (numeric, dialect) {
-            (false, _) => q(&column),
-            (true, Dialect::Sqlite) => format!("(CAST({} AS REAL))", q(&column)),
-            (true, Dialect::Postgres) => format!("(CAST({} AS NUMERIC))", q(&column)),
-        };
-        let key = if nullable {
-            format!("({} IS NULL), {expr}, {}", q(&column), q("id"))
-        } else {
-            format!("{expr}, {}", q("id"))
-        };
-        let _ = writeln!(out, "CREATE INDEX {} ON {} ({key});", q(&format!("{name}_{column}_idx")), q(name));
-    }
-    out.push('\n');
-}
-
-/// The migrations as the runtime applies them.
-pub(crate) fn emit(service: &Service) -> RustFile {
-    let sqlite = sql(service, Dialect::Sqlite);
-    let postgres = sql(service, Dialect::Postgres);
     let head = quote! {
-        //! The database schema the service applies at start (also written to
-        //! `migrations/` for reading).
+        //! The migrations the service applies at start: the files under `migrations/`,
+        //! each once, in order, in a transaction.
 
-        /// In order; each applied once, in a transaction.
-        pub static MIGRATIONS: &[::restgen::store::MigrationSpec] = &[::restgen::store::MigrationSpec {
-            version: 1,
-            description: "initial schema",
-            sqlite: #sqlite,
-            postgres: #postgres,
-        }];
+        pub static MIGRATIONS: &[::restgen::store::MigrationSpec] = &[#(#specs),*];
     };
     RustFile { head, sections: Vec::new() }
 }
 
-/// The SQL files written beside the crate, one per dialect.
-pub(crate) fn sql_files(service: &Service, source_name: &str) -> [(&'static str, String); 2] {
-    let header = format!(
-        "-- @generated by restgen from {source_name}. Do not edit: change the schema and run `restgen generate`.\n\n"
-    );
-    [
-        ("migrations/sqlite/0001_initial.sql", format!("{header}{}", sql(service, Dialect::Sqlite))),
-        ("migrations/postgres/0001_initial.sql", format!("{header}{}", sql(service, Dialect::Postgres))),
-    ]
+/// The files of the migration this generation adds, one per dialect, and the record.
+pub(crate) fn files(migrations: &Migrations, source_name: &str) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    if let Some((name, m)) = &migrations.new {
+        let mut header = format!(
+            "-- @generated by restgen from {source_name}. Do not edit: change the schema and run `restgen generate`.\n"
+        );
+        for step in &m.steps {
+            header.push_str(&format!("-- {step}\n"));
+        }
+        for risk in &m.risks {
+            header.push_str(&format!("-- note: {risk}\n"));
+        }
+        header.push('\n');
+        for (dialect, sql) in [(Dialect::Sqlite, &m.sqlite), (Dialect::Postgres, &m.postgres)] {
+            out.push((format!("migrations/{}/{name}.sql", dialect.dir()), format!("{header}{sql}")));
+        }
+    }
+    out.push((RECORD_PATH.to_owned(), migrations.record.render()));
+    out
 }

@@ -21,6 +21,7 @@ mod service;
 
 pub use names::{field_ident, type_name};
 
+use crate::evolution::{Migrations, RECORD_PATH};
 use crate::model::Service;
 use crate::output::{FileKind, Output};
 use std::fmt;
@@ -61,8 +62,15 @@ impl fmt::Display for EmitError {
 
 impl std::error::Error for EmitError {}
 
-/// Every file of the service crate for `service`, which must have passed the checks.
+/// Every file of the service crate for `service`, which must have passed the checks, as a
+/// first generation (one migration creating everything).
 pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitError> {
+    generate_with(service, options, &Migrations::initial(service))
+}
+
+/// Every file of the service crate for `service`, with the migrations planned against the
+/// last generation's record.
+pub fn generate_with(service: &Service, options: &Options, history: &Migrations) -> Result<Output, EmitError> {
     let mut out = Output::default();
     let header = rust::header(&options.source_name);
     let rust_files = [
@@ -71,7 +79,7 @@ pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitErro
         ("src/generated/resources.rs", resources::emit(service)),
         ("src/generated/hooks.rs", hooks::emit(service)),
         ("src/generated/routes.rs", routes::emit(service)),
-        ("src/generated/migrations.rs", migrations::emit(service)),
+        ("src/generated/migrations.rs", migrations::emit(history)),
     ];
     for (path, file) in rust_files {
         out.add(path, FileKind::Generated, rust::render(path, &header, file)?);
@@ -80,8 +88,9 @@ pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitErro
     for (n, document) in restgen_openapi::render_versions(service) {
         out.add(format!("openapi.v{n}.json"), FileKind::Generated, document);
     }
-    for (path, contents) in migrations::sql_files(service, &options.source_name) {
-        out.add(path, FileKind::Generated, contents);
+    for (path, contents) in migrations::files(history, &options.source_name) {
+        let kind = if path == RECORD_PATH { FileKind::Generated } else { FileKind::Migration };
+        out.add(path, kind, contents);
     }
     for (path, contents) in scaffold::render(service, options)? {
         out.add(path, FileKind::Scaffold, contents);

@@ -8,6 +8,10 @@ use crate::words::words;
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Field {
     pub name: Located<String>,
+    /// The field's name in the schema generated before (`renamed_from`): its column is
+    /// renamed, its data kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<Located<String>>,
     pub description: Option<String>,
     pub ty: Located<FieldType>,
     pub required: Located<bool>,

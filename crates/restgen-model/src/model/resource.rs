@@ -9,6 +9,10 @@ use std::time::Duration;
 pub struct Resource {
     /// Snake case, singular (`order`).
     pub name: Located<String>,
+    /// The resource's name in the schema generated before (`renamed_from`): its table is
+    /// renamed, its records kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<Located<String>>,
     pub description: Option<String>,
     /// Collection path (`/orders`); the item path is `{path}/{<name>_id}`.
     pub path: Located<String>,
@@ -51,6 +55,7 @@ impl Resource {
     pub fn with_defaults(name: &str, id: IdKind) -> Resource {
         Resource {
             name: Located::bare(name.to_owned()),
+            renamed_from: None,
             description: None,
             path: Located::bare(format!("/{name}s")),
             operations: Operation::ALL.to_vec(),

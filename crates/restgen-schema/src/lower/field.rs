@@ -73,6 +73,7 @@ pub(super) fn field(cx: &mut Cx, name: Located<String>, node: &Node) -> Option<F
     let length = |cx: &mut Cx, key: &str| m.get(key).and_then(|n| cx.uint(n, &format!("`{key}`")));
     let is_password = ty.value == FieldType::Password;
     Some(Field {
+        renamed_from: m.get("renamed_from").and_then(|n| cx.string(n, "`renamed_from`")),
         description: m.get("description").and_then(|n| cx.string(n, "`description`")).map(|d| d.value),
         required: flag(cx, "required"),
         nullable: flag(cx, "nullable"),

@@ -90,6 +90,7 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
     let events = list(cx, "events");
     let gate = gate(cx, m.get("since"), m.get("until"));
     Some(Resource {
+        renamed_from: text(cx, "renamed_from"),
         description: text(cx, "description").map(|d| d.value),
         path,
         operations,

@@ -53,6 +53,18 @@ pub struct Tables {
     pub postgres_foreign_keys: &'static str,
 }
 
+/// A migration that could not be applied, naming it.
+#[derive(Debug)]
+pub struct MigrateError(pub String);
+
+impl std::fmt::Display for MigrateError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for MigrateError {}
+
 /// One migration, in both dialects.
 #[derive(Debug)]
 pub struct MigrationSpec {
@@ -164,8 +176,14 @@ impl Store {
     }
 
     /// Applies the migrations not yet applied, in order, each in a transaction, then
-    /// creates the runtime's own tables that are missing.
-    pub async fn migrate(&self, migrations: &[MigrationSpec]) -> Result<(), sqlx::migrate::MigrateError> {
+    /// creates the runtime's own tables that are missing. A migration that fails rolls
+    /// back whole, and the error names it.
+    ///
+    /// On SQLite, foreign keys are off while migrations run (on the one connection that
+    /// runs them), as rebuilding a table needs: dropping the old table must not cascade to
+    /// the rows that refer to it. A rebuilding migration checks the references itself
+    /// before it commits.
+    pub async fn migrate(&self, migrations: &[MigrationSpec]) -> Result<(), MigrateError> {
         let list = migrations
             .iter()
             .map(|m| {
@@ -177,14 +195,38 @@ impl Store {
                     m.version,
                     m.description.into(),
                     MigrationType::Simple,
-                    sqlx::SqlStr::from_static(sql),
+                    sqlx::SqlStr::from_static(restgen_model::migration::body(sql)),
                     false,
                 )
             })
             .collect();
         let migrator = Migrator::with_migrations(list);
-        on_pool!(self, pool => migrator.run(pool).await)?;
-        self.create_runtime_tables().await.map_err(sqlx::migrate::MigrateError::Execute)
+        let named = |e: sqlx::migrate::MigrateError| match &e {
+            sqlx::migrate::MigrateError::ExecuteMigration(inner, version) => {
+                let name = migrations
+                    .iter()
+                    .find(|m| m.version == *version)
+                    .map_or(version.to_string(), |m| format!("{:04}_{}", m.version, m.description.replace(' ', "_")));
+                MigrateError(format!("migration {name} failed and was rolled back, nothing of it applied: {inner}"))
+            }
+            _ => MigrateError(e.to_string()),
+        };
+        match &self.pool {
+            Pool::Sqlite(pool) => {
+                let mut conn = pool.acquire().await.map_err(|e| MigrateError(e.to_string()))?;
+                sqlx::query("PRAGMA foreign_keys = OFF")
+                    .execute(&mut *conn)
+                    .await
+                    .map_err(|e| MigrateError(e.to_string()))?;
+                let ran = migrator.run(&mut *conn).await.map_err(named);
+                // Whatever happened, the connection goes back to the pool enforcing them.
+                let on = sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *conn).await;
+                ran?;
+                on.map_err(|e| MigrateError(e.to_string()))?;
+            }
+            Pool::Postgres(pool) => migrator.run(pool).await.map_err(named)?,
+        }
+        self.create_runtime_tables().await.map_err(|e| MigrateError(e.to_string()))
     }
 
     /// Whether the database answers.
