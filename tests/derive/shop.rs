@@ -32,7 +32,13 @@ pub struct User {
 }
 
 #[derive(restgen::Resource, serde::Deserialize)]
-#[resource(path = "/customers", owner = User, pagination(style = page, default_size = 20, max_size = 100), envelope = bare)]
+#[resource(
+    path = "/customers",
+    renamed_from = "client",
+    owner = User,
+    pagination(style = page, default_size = 20, max_size = 100),
+    envelope = bare
+)]
 pub struct Customer {
     pub id: Uuid,
     pub owner_id: Uuid,
@@ -40,7 +46,7 @@ pub struct Customer {
     pub name: String,
     #[field(email, unique, settable, filter, nullable = false)]
     pub email: Option<String>,
-    #[field(settable, filter, sort)]
+    #[field(settable, filter, sort, renamed_from = "town")]
     pub city: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,

@@ -1,5 +1,6 @@
 //! `restgen`: check a schema, generate a service from it, or start a new one.
 
+mod diff;
 mod history;
 mod init;
 mod paths;
@@ -79,6 +80,21 @@ enum Command {
         #[arg(long)]
         accept_data_loss: bool,
     },
+    /// Classify every change between two schemas, breaking or compatible, per served version.
+    #[command(
+        after_help = "Exit status: 0 when no change breaks a version the old schema serves, 1 when one does, 2 on usage or I/O errors (and when a schema has errors).\n\nExamples:\n  restgen diff old.yaml shop.yaml\n  restgen diff shop.yaml --against origin/main        # the schema as that git ref has it\n  restgen diff shop.yaml --against HEAD --format json"
+    )]
+    Diff {
+        /// OLD and NEW schema files, or only NEW with --against.
+        #[arg(num_args = 1..=2, required = true, value_name = "FILES")]
+        files: Vec<PathBuf>,
+        /// Compare NEW with the file as this git ref holds it (`origin/main`, `HEAD~1`, a tag).
+        #[arg(long, value_name = "REF")]
+        against: Option<String>,
+        /// `human` groups changes by resource with their places; `json` is for tools.
+        #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
+        format: DiffFormat,
+    },
     /// Write a commented starter schema to NAME.yaml.
     #[command(
         after_help = "Examples:\n  restgen init            # writes service.yaml\n  restgen init shop       # writes shop.yaml for a service named shop"
@@ -94,7 +110,13 @@ enum Command {
 }
 
 #[derive(Clone, Copy, ValueEnum)]
-enum Format {
+pub(crate) enum DiffFormat {
+    Human,
+    Json,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+pub(crate) enum Format {
     Human,
     Short,
 }
@@ -112,6 +134,7 @@ fn main() -> ExitCode {
             let settings = Generation { client_out, check, runtime_path, runtime_version, accept_data_loss };
             generate(&file, &out, settings, color)
         }
+        Command::Diff { files, against, format } => diff::run(&files, against.as_deref(), format, color),
         Command::Init { name, out } => init::run(&name, out),
     };
     result.unwrap_or_else(ExitCode::from)
@@ -142,7 +165,7 @@ fn load(file: &Path, format: Format, color: bool) -> Result<Loaded, u8> {
 }
 
 /// Prints diagnostics about the schema `name` and how many there were.
-fn report(diags: Diagnostics, name: &str, text: &str, format: Format, color: bool) {
+pub(crate) fn report(diags: Diagnostics, name: &str, text: &str, format: Format, color: bool) {
     let list = diags.into_sorted();
     if list.is_empty() {
         return;

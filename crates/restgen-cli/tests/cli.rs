@@ -217,7 +217,9 @@ fn init_writes_a_starter_that_checks_clean_and_never_overwrites() {
 
 #[test]
 fn help_of_every_command_shows_examples() {
-    for args in [&["--help"][..], &["check", "--help"], &["generate", "--help"], &["init", "--help"]] {
+    for args in
+        [&["--help"][..], &["check", "--help"], &["generate", "--help"], &["diff", "--help"], &["init", "--help"]]
+    {
         let out = restgen(args, Path::new("."));
         assert_eq!(out.status.code(), Some(0));
         let help = text(&out.stdout);

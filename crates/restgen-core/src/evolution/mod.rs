@@ -7,6 +7,7 @@
 //! planner and for `diff`, which classifies API changes per served version.
 
 pub mod ddl;
+pub mod diff;
 pub mod pairing;
 pub mod plan;
 pub mod storage;

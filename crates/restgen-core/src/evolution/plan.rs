@@ -189,9 +189,11 @@ pub fn plan(before: &Storage, service: &Service, accept_loss: bool, diags: &mut 
              DROP TABLE \"restgen_foreign_key_check\";\n",
         );
     }
+    // Named after its weightiest change, the first of those in schema order.
+    let first = slugs.iter().min_by_key(|(rank, _)| *rank).map(|(_, slug)| slug.clone()).unwrap_or_default();
     let slug = match slugs.len() {
-        1 => slugs[0].clone(),
-        n => format!("{}_and_{}_more", slugs[0], n - 1),
+        1 => first,
+        n => format!("{first}_and_{}_more", n - 1),
     };
     Some(Migration { slug, steps, risks, sqlite: sqlite.finish(), postgres: postgres.finish() })
 }
@@ -202,7 +204,7 @@ struct Planner<'a> {
     accept_loss: bool,
     diags: &'a mut Diagnostics,
     steps: Vec<String>,
-    slugs: Vec<String>,
+    slugs: Vec<(u8, String)>,
     risks: Vec<String>,
     sqlite: Phases,
     postgres: Phases,
@@ -211,9 +213,11 @@ struct Planner<'a> {
 }
 
 impl Planner<'_> {
-    fn step(&mut self, text: String, slug: String) {
+    /// A change, for people; `rank` orders what names the migration (tables before
+    /// columns before indexes).
+    fn step(&mut self, rank: u8, text: String, slug: String) {
         self.steps.push(text);
-        self.slugs.push(slug);
+        self.slugs.push((rank, slug));
     }
 
     /// A change that loses data: an error unless the user accepted the loss.
@@ -265,7 +269,7 @@ impl Planner<'_> {
                 // With the foreign keys of other dropped tables and columns.
                 self.postgres.table_drops.push_str(&format!("DROP TABLE {} CASCADE;\n", q(&old.name)));
                 self.rebuilt = true;
-                self.step(format!("drop table `{}`", old.name), format!("drop_{}", old.name));
+                self.step(2, format!("drop table `{}`", old.name), format!("drop_{}", old.name));
             }
         }
         self.api_keys(service, &renamed);
@@ -278,7 +282,7 @@ impl Planner<'_> {
             ddl::create_indexes(table, dialect, &mut p.indexes);
             p.foreign_keys.extend(foreign_keys);
         }
-        self.step(format!("create table `{}`", table.name), format!("add_{}", table.name));
+        self.step(0, format!("create table `{}`", table.name), format!("add_{}", table.name));
     }
 
     fn api_keys(&mut self, service: &Service, renamed: &BTreeMap<String, String>) {
@@ -297,13 +301,13 @@ impl Planner<'_> {
             for p in [&mut self.sqlite, &mut self.postgres] {
                 p.table_drops.push_str("DROP TABLE \"restgen_api_key\";\n");
             }
-            self.step("drop table `restgen_api_key`".into(), "drop_api_keys".into());
+            self.step(2, "drop table `restgen_api_key`".into(), "drop_api_keys".into());
         }
         if let Some(principal) = new {
             for (dialect, p) in [(Dialect::Sqlite, &mut self.sqlite), (Dialect::Postgres, &mut self.postgres)] {
                 ddl::api_key_table(self.after, principal, dialect, &mut p.creates);
             }
-            self.step("create table `restgen_api_key`".into(), "add_api_keys".into());
+            self.step(0, "create table `restgen_api_key`".into(), "add_api_keys".into());
         }
     }
 
@@ -317,10 +321,10 @@ impl Planner<'_> {
             );
             let origin = r.origin.clone();
             if self.loss(&origin, message, "keep the id type; a new resource may take the other".into()) {
-                // Accepted: the table starts again, empty.
-                for p in [&mut self.sqlite, &mut self.postgres] {
-                    p.table_drops.push_str(&format!("DROP TABLE {};\n", q(on)));
-                }
+                // Accepted: the table starts again, empty (dropped before it is created).
+                self.sqlite.drops.push_str(&format!("DROP TABLE {};\n", q(on)));
+                self.postgres.drops.push_str(&format!("DROP TABLE {} CASCADE;\n", q(on)));
+                self.step(2, format!("drop table `{on}`"), format!("drop_{on}"));
                 self.rebuilt = true;
                 self.create(new);
             }
@@ -343,7 +347,7 @@ impl Planner<'_> {
                     q(&format!("{nn}_id_seq"))
                 ));
             }
-            self.step(format!("rename table `{on}` to `{nn}`"), format!("rename_{on}_to_{nn}"));
+            self.step(1, format!("rename table `{on}` to `{nn}`"), format!("rename_{on}_to_{nn}"));
         }
 
         // Pair the columns.
@@ -450,6 +454,7 @@ impl Planner<'_> {
         for c in &continued {
             if c.old.name != c.new.name {
                 self.step(
+                    4,
                     format!("rename column `{nn}.{}` to `{}`", c.old.name, c.new.name),
                     format!("rename_{nn}_{}_to_{}", c.old.name, c.new.name),
                 );
@@ -475,16 +480,17 @@ impl Planner<'_> {
             }
             if !what.is_empty() {
                 self.step(
+                    6,
                     format!("alter column `{nn}.{}`: {}", c.new.name, what.join(", ")),
                     format!("alter_{nn}_{}", c.new.name),
                 );
             }
         }
         for c in &dropped {
-            self.step(format!("drop column `{nn}.{}`", c.name), format!("drop_{nn}_{}", c.name));
+            self.step(5, format!("drop column `{nn}.{}`", c.name), format!("drop_{nn}_{}", c.name));
         }
         for c in &added {
-            self.step(format!("add column `{nn}.{}`", c.name), format!("add_{nn}_{}", c.name));
+            self.step(3, format!("add column `{nn}.{}`", c.name), format!("add_{nn}_{}", c.name));
             if c.unique {
                 self.risks.push(format!(
                     "`{nn}.{}` is unique: the migration fails at start, changing nothing, if stored rows would share a value",
@@ -508,10 +514,10 @@ impl Planner<'_> {
         let new_name_of = |c: &str| continued.iter().find(|k| k.old.name == c).map(|k| k.new.name.as_str());
         let had: BTreeSet<&str> = old.indexes.iter().filter_map(|c| new_name_of(c)).collect();
         for c in new.indexes.iter().filter(|c| !had.contains(c.as_str())) {
-            self.step(format!("index `{nn}.{c}`"), format!("index_{nn}_{c}"));
+            self.step(7, format!("index `{nn}.{c}`"), format!("index_{nn}_{c}"));
         }
         for c in had.iter().filter(|c| !new.indexes.iter().any(|n| n == *c)) {
-            self.step(format!("drop the index of `{nn}.{c}`"), format!("unindex_{nn}_{c}"));
+            self.step(8, format!("drop the index of `{nn}.{c}`"), format!("unindex_{nn}_{c}"));
         }
 
         self.postgres_change(old, new, &continued, &dropped, &added, &gone, &fresh, r, renamed);

@@ -224,7 +224,15 @@ impl Store {
                 ran?;
                 on.map_err(|e| MigrateError(e.to_string()))?;
             }
-            Pool::Postgres(pool) => migrator.run(pool).await.map_err(named)?,
+            Pool::Postgres(pool) => {
+                let mut conn = pool.acquire().await.map_err(|e| MigrateError(e.to_string()))?;
+                if let Err(e) = migrator.run(&mut *conn).await {
+                    // A failed run keeps its advisory lock on the connection: closing the
+                    // connection lets another instance migrate.
+                    let _ = conn.close().await;
+                    return Err(named(e));
+                }
+            }
         }
         self.create_runtime_tables().await.map_err(|e| MigrateError(e.to_string()))
     }

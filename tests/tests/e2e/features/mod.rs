@@ -1,11 +1,12 @@
 //! One behaviour across services: identity and keys, the security suite, nested-list
 //! access, rate limits, idempotency, conditional requests, CORS, the OpenAPI document,
-//! the generated client and its retries.
+//! the generated client and its retries, a schema's evolution on a populated database.
 
 mod auth;
 mod client;
 mod conditional;
 mod cors;
+mod evolution;
 mod formats;
 mod idempotency;
 mod keys;

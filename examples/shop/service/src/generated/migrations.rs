@@ -10,4 +10,12 @@ pub static MIGRATIONS: &[::restgen::store::MigrationSpec] = &[
         sqlite: include_str!("../../migrations/sqlite/0001_initial.sql"),
         postgres: include_str!("../../migrations/postgres/0001_initial.sql"),
     },
+    ::restgen::store::MigrationSpec {
+        version: 2,
+        description: "add invoice and 9 more",
+        sqlite: include_str!("../../migrations/sqlite/0002_add_invoice_and_9_more.sql"),
+        postgres: include_str!(
+            "../../migrations/postgres/0002_add_invoice_and_9_more.sql"
+        ),
+    },
 ];

@@ -1,0 +1,158 @@
+//! A schema's evolution on a populated database: the shop as an earlier generation had it
+//! (`tests/fixtures/evolution/shop-before.yaml`, served by `tests/services/shop_before`)
+//! takes records; then the shop of today starts on the same database and applies its
+//! second migration, `0002` (a resource and a field renamed, fields and a resource added,
+//! a field made optional, a unique constraint and indexes added and dropped). The records
+//! come through whole, in the new shape.
+
+use crate::backends;
+use crate::support::accounts::{call, register};
+use crate::support::harness::Server;
+use restgen::store::Store;
+use serde_json::{Value, json};
+
+/// The shop's own migrations: the first is the one the earlier generation wrote.
+fn shop_migrations() -> &'static [restgen::store::MigrationSpec] {
+    shop::generated::migrations::MIGRATIONS
+}
+
+#[test]
+fn the_shop_history_starts_where_the_earlier_generation_did() {
+    let (before, now) = (shop_before::generated::migrations::MIGRATIONS, shop_migrations());
+    assert_eq!(before.len(), 1);
+    assert_eq!(now.len(), 2, "the shop's history: the earlier generation's migration, then 0002");
+    let body = restgen_core::migration::body;
+    assert_eq!(body(before[0].sqlite), body(now[0].sqlite));
+    assert_eq!(body(before[0].postgres), body(now[0].postgres));
+}
+
+/// The first column of every row `sql` returns, on the database at `url`.
+async fn numbers(url: &str, sql: &'static str) -> Result<Vec<i64>, sqlx::Error> {
+    let rows: Vec<(i64,)> = if url.starts_with("sqlite:") {
+        let pool = sqlx::SqlitePool::connect(url).await?;
+        let rows = sqlx::query_as(sql).fetch_all(&pool).await;
+        pool.close().await;
+        rows?
+    } else {
+        let pool = sqlx::PgPool::connect(url).await?;
+        let rows = sqlx::query_as(sql).fetch_all(&pool).await;
+        pool.close().await;
+        rows?
+    };
+    Ok(rows.into_iter().map(|(n,)| n).collect())
+}
+
+/// The versions applied to the database, in order.
+async fn applied(url: &str) -> Vec<i64> {
+    numbers(url, "SELECT version FROM _sqlx_migrations WHERE success ORDER BY version").await.unwrap()
+}
+
+backends!(a_populated_shop_keeps_every_record_across_its_schema_change, shop_before::service());
+async fn a_populated_shop_keeps_every_record_across_its_schema_change(old: Server) {
+    let ann = register(&old, "ann").await;
+    let made = call(
+        &old,
+        &ann,
+        "POST",
+        "/api/customers",
+        Some(json!({ "name": "Acme", "email": "acme@example.com", "town": "Oslo" })),
+    )
+    .await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    let client = made.body.clone();
+    let id = client["id"].as_str().unwrap().to_owned();
+    let order =
+        call(&old, &ann, "POST", "/api/v1/orders", Some(json!({ "total_cents": 1200, "customer_id": id }))).await;
+    assert_eq!(order.status, 201, "{}", order.text);
+    let order_id = order.body["id"].as_str().unwrap().to_owned();
+    assert_eq!(call(&old, &ann, "POST", &format!("/api/v1/orders/{order_id}/pay"), None).await.status, 200);
+    let paid = call(&old, &ann, "GET", &format!("/api/v1/orders/{order_id}"), None).await.body;
+    assert_eq!(applied(old.database_url()).await, [1]);
+
+    // The shop of today starts on the same database, and migrates it.
+    let new = old.twin(shop::service()).await;
+    drop(old);
+    assert_eq!(applied(new.database_url()).await, [1, 2]);
+
+    // The customer, renamed from client, with `town` now `city`: every value kept.
+    let got = call(&new, &ann, "GET", &format!("/api/customers/{id}"), None).await;
+    assert_eq!(got.status, 200, "{}", got.text);
+    let mut expected = client.clone();
+    let town = expected.as_object_mut().unwrap().remove("town").unwrap();
+    expected["city"] = town;
+    assert_eq!(got.body, expected, "the client as the shop shows it now");
+    // The order still refers to it, in its state, with the new fields filled.
+    let now = call(&new, &ann, "GET", &format!("/api/v1/orders/{order_id}"), None).await;
+    assert_eq!(now.status, 200, "{}", now.text);
+    for key in ["id", "status", "total_cents", "date", "customer_id", "created_at", "updated_at"] {
+        assert_eq!(now.body[key], paid[key], "order `{key}`");
+    }
+    assert_eq!(now.body["status"], "paid");
+    assert_eq!(now.body["gift_wrap"], false, "the new field with a default fills the rows stored");
+    let v2 = call(&new, &ann, "GET", &format!("/api/v2/orders/{order_id}"), None).await;
+    assert_eq!(v2.body["note"], Value::Null, "the new nullable field is null for the rows stored");
+
+    // The new shape is served: the renamed field filters and sorts, the new resource lists,
+    // the field made optional may be left out, the new unique constraint holds.
+    let by_city = call(&new, &ann, "GET", "/api/customers?city=Oslo&sort=name_asc", None).await;
+    assert_eq!(by_city.status, 200, "{}", by_city.text);
+    assert_eq!(by_city.body.as_array().map(Vec::len), Some(1), "{}", by_city.text);
+    let invoices = call(&new, &ann, "GET", "/api/invoices", None).await;
+    assert_eq!(invoices.status, 200, "{}", invoices.text);
+    let cityless = call(&new, &ann, "POST", "/api/customers", Some(json!({ "name": "Bolt" }))).await;
+    assert_eq!(cityless.status, 201, "{}", cityless.text);
+    let taken =
+        call(&new, &ann, "POST", "/api/customers", Some(json!({ "name": "Acme 2", "email": "acme@example.com" })))
+            .await;
+    taken.assert_problem(409);
+    let noted =
+        call(&new, &ann, "PATCH", &format!("/api/v2/orders/{order_id}"), Some(json!({ "note": "ring twice" }))).await;
+    assert_eq!(noted.status, 200, "{}", noted.text);
+    assert_eq!(noted.body["note"], "ring twice");
+    // A customer referred to by an order is still protected by the reference.
+    let linked = call(
+        &new,
+        &ann,
+        "POST",
+        "/api/v1/orders",
+        Some(json!({ "total_cents": 1, "customer_id": "01a20433-c924-7155-9db6-0a7a4c0df275" })),
+    )
+    .await;
+    assert_eq!(linked.status, 400, "{}", linked.text);
+}
+
+backends!(a_migration_that_fails_at_start_changes_nothing_and_names_itself, shop_before::service());
+async fn a_migration_that_fails_at_start_changes_nothing_and_names_itself(old: Server) {
+    let ann = register(&old, "ann").await;
+    // Two clients share an address, which the shop of today makes unique.
+    for name in ["Acme", "Acme Ltd"] {
+        let r = call(
+            &old,
+            &ann,
+            "POST",
+            "/api/customers",
+            Some(json!({ "name": name, "email": "acme@example.com", "town": "Oslo" })),
+        )
+        .await;
+        assert_eq!(r.status, 201, "{}", r.text);
+    }
+    let store = Store::connect(old.database_url()).await.unwrap();
+    let err = store.migrate(shop_migrations()).await.expect_err("duplicates refuse the unique constraint");
+    let message = err.to_string();
+    let name = format!("{:04}_{}", 2, shop_migrations()[1].description.replace(' ', "_"));
+    assert!(message.contains(&name) && message.contains("rolled back"), "{message}");
+    // Nothing of it applied: the earlier shop serves on, its table under its old name.
+    assert_eq!(applied(old.database_url()).await, [1]);
+    let listed = call(&old, &ann, "GET", "/api/customers", None).await;
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    assert_eq!(listed.body.as_array().map(Vec::len), Some(2), "{}", listed.text);
+    assert!(numbers(old.database_url(), "SELECT count(*) FROM invoice").await.is_err(), "no invoice table");
+
+    // Once the duplicate is gone, the same migration applies.
+    let dup = listed.body[1]["id"].as_str().unwrap().to_owned();
+    assert_eq!(call(&old, &ann, "DELETE", &format!("/api/customers/{dup}"), None).await.status, 204);
+    let new = old.twin(shop::service()).await;
+    assert_eq!(applied(new.database_url()).await, [1, 2]);
+    let one = call(&new, &ann, "GET", "/api/customers", None).await;
+    assert_eq!(one.body.as_array().map(Vec::len), Some(1), "{}", one.text);
+}
