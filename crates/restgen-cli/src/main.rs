@@ -64,8 +64,11 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
         /// The directory of the client crate (default: `<service>-client` beside the service crate).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "no_client")]
         client_out: Option<PathBuf>,
+        /// Generate the service crate alone, without its client crate.
+        #[arg(long)]
+        no_client: bool,
         /// Write nothing; exit 1 when a generated file is missing or differs, naming each.
         #[arg(long)]
         check: bool,
@@ -130,8 +133,17 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Check { file, format } => load(&file, format, color).map(|_| ExitCode::SUCCESS),
-        Command::Generate { file, out, client_out, check, runtime_path, runtime_version, accept_data_loss } => {
-            let settings = Generation { client_out, check, runtime_path, runtime_version, accept_data_loss };
+        Command::Generate {
+            file,
+            out,
+            client_out,
+            no_client,
+            check,
+            runtime_path,
+            runtime_version,
+            accept_data_loss,
+        } => {
+            let settings = Generation { client_out, no_client, check, runtime_path, runtime_version, accept_data_loss };
             generate(&file, &out, settings, color)
         }
         Command::Diff { files, against, format } => diff::run(&files, against.as_deref(), format, color),
@@ -189,6 +201,7 @@ fn plural(n: usize, word: &str) -> String {
 /// How `generate` runs, beside the schema and the output directory.
 struct Generation {
     client_out: Option<PathBuf>,
+    no_client: bool,
     check: bool,
     runtime_path: Option<PathBuf>,
     runtime_version: Option<String>,
@@ -196,7 +209,7 @@ struct Generation {
 }
 
 fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Result<ExitCode, u8> {
-    let Generation { client_out, check, runtime_path, runtime_version, accept_data_loss } = settings;
+    let Generation { client_out, no_client, check, runtime_path, runtime_version, accept_data_loss } = settings;
     let loaded = load(file, Format::Human, color)?;
     let service = &loaded.service;
     let client_out = client_out.unwrap_or_else(|| paths::client_dir(out, &service.name.value));
@@ -223,10 +236,10 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
         eprintln!("error: {e}");
         FAILURE
     };
-    let crates = [
-        (emit::generate_with(service, &options, &history).map_err(internal)?, out),
-        (emit::generate_client(service, &options).map_err(internal)?, client_out.as_path()),
-    ];
+    let mut crates = vec![(emit::generate_with(service, &options, &history).map_err(internal)?, out)];
+    if !no_client {
+        crates.push((emit::generate_client(service, &options).map_err(internal)?, client_out.as_path()));
+    }
     if check {
         let mut fresh = true;
         for (output, dir) in &crates {
@@ -237,7 +250,8 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
             }
         }
         if fresh {
-            println!("{} and {} are up to date", out.display(), client_out.display());
+            let dirs: Vec<String> = crates.iter().map(|(_, dir)| dir.display().to_string()).collect();
+            println!("{} up to date", dirs.join(" and "));
             return Ok(ExitCode::SUCCESS);
         }
         println!("run `restgen generate {} --out {}` to update", file.display(), out.display());

@@ -227,3 +227,17 @@ fn help_of_every_command_shows_examples() {
         insta::assert_snapshot!(format!("help_{}", args[0].trim_start_matches('-')), help);
     }
 }
+
+#[test]
+fn no_client_generates_the_service_crate_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = shop();
+    let args = ["generate", schema.to_str().unwrap(), "--out", "svc", "--no-client"];
+    assert_eq!(restgen(&args, dir.path()).status.code(), Some(0));
+    assert!(dir.path().join("svc/src/generated/mod.rs").exists());
+    assert!(!dir.path().join("shop-client").exists(), "no client crate");
+    let check: Vec<&str> = args.iter().copied().chain(["--check"]).collect();
+    let fresh = restgen(&check, dir.path());
+    assert_eq!(fresh.status.code(), Some(0), "{}", text(&fresh.stdout));
+    assert!(text(&fresh.stdout).contains("svc up to date"), "{}", text(&fresh.stdout));
+}
