@@ -1,42 +1,12 @@
 //! The `restgen` binary as a user runs it: exit codes, output, and what lands on disk.
 
-use std::collections::BTreeMap;
+mod common;
+
+use common::{restgen, text, tree};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn restgen(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_restgen"))
-        .args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .env("COLUMNS", "100")
-        .output()
-        .expect("restgen runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 fn shop() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/shop/shop.yaml").canonicalize().unwrap()
-}
-
-/// Every file under `dir` with its bytes.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.insert(p.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
 }
 
 const BROKEN: &str = "service: shop\nresources:\n  order:\n    path: /orders\n    fields:\n      total: { type: integr, setable: true }\n";

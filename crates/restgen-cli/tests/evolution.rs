@@ -2,44 +2,16 @@
 //! next migration or refuses a change that loses data (writing nothing), `--check` names a
 //! missing migration, and `restgen diff` exits 1 when a change breaks a served version.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn restgen(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_restgen"))
-        .args(args)
-        .current_dir(cwd)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("restgen runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{restgen, text, tree};
+use std::path::Path;
+use std::process::Command;
 
 /// A change case of the evolution fixtures.
 fn case(name: &str, file: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/evolution/cases").join(name).join(file);
     std::fs::read_to_string(path).unwrap()
-}
-
-/// Every file under `dir` with its bytes.
-fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
-    let mut out = BTreeMap::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.insert(p.strip_prefix(dir).unwrap().to_path_buf(), std::fs::read(&p).unwrap());
-            }
-        }
-    }
-    out
 }
 
 /// A directory with `case`'s before schema generated into `svc`, the schema file now

@@ -158,6 +158,21 @@ struct Continued<'a> {
     cast: Cast,
 }
 
+/// What changes in one table that exists, as both dialects render it.
+struct TableChange<'a> {
+    resource: &'a Resource,
+    old: &'a Table,
+    new: &'a Table,
+    continued: Vec<Continued<'a>>,
+    dropped: Vec<&'a Column>,
+    added: Vec<&'a Column>,
+    /// Indexes to drop (by their old names) and to create.
+    gone: Vec<Index>,
+    fresh: Vec<Index>,
+    /// Resources renamed, old name to new.
+    renamed: &'a BTreeMap<String, String>,
+}
+
 /// Plans the migration from `before` to `service`'s storage. Changes that would lose or
 /// reject data are errors in `diags` unless `accept_loss`; `None` when storage is the same.
 pub fn plan(before: &Storage, service: &Service, accept_loss: bool, diags: &mut Diagnostics) -> Option<Migration> {
@@ -508,8 +523,8 @@ impl Planner<'_> {
             .filter_map(|c| Index::of(old, c))
             .collect();
         let new_indexes: Vec<Index> = new.indexes.iter().filter_map(|c| Index::of(new, c)).collect();
-        let gone: Vec<&Index> = old_indexes.iter().filter(|i| !new_indexes.contains(i)).collect();
-        let fresh: Vec<&Index> = new_indexes.iter().filter(|i| !old_indexes.contains(i)).collect();
+        let gone: Vec<Index> = old_indexes.iter().filter(|i| !new_indexes.contains(i)).cloned().collect();
+        let fresh: Vec<Index> = new_indexes.iter().filter(|i| !old_indexes.contains(i)).cloned().collect();
         // For people, an index is new or gone by the column it is on, whatever renames did.
         let new_name_of = |c: &str| continued.iter().find(|k| k.old.name == c).map(|k| k.new.name.as_str());
         let had: BTreeSet<&str> = old.indexes.iter().filter_map(|c| new_name_of(c)).collect();
@@ -520,23 +535,13 @@ impl Planner<'_> {
             self.step(8, format!("drop the index of `{nn}.{c}`"), format!("unindex_{nn}_{c}"));
         }
 
-        self.postgres_change(old, new, &continued, &dropped, &added, &gone, &fresh, r, renamed);
-        self.sqlite_change(new, &continued, &dropped, &added, &gone, &fresh, r, renamed);
+        let change = TableChange { resource: r, old, new, continued, dropped, added, gone, fresh, renamed };
+        self.postgres_change(&change);
+        self.sqlite_change(&change);
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn postgres_change(
-        &mut self,
-        old: &Table,
-        new: &Table,
-        continued: &[Continued],
-        dropped: &[&Column],
-        added: &[&Column],
-        gone: &[&Index],
-        fresh: &[&Index],
-        r: &Resource,
-        renamed: &BTreeMap<String, String>,
-    ) {
+    fn postgres_change(&mut self, change: &TableChange) {
+        let TableChange { resource: r, old, new, continued, dropped, added, gone, fresh, renamed } = change;
         let d = Dialect::Postgres;
         let (on, nn) = (old.name.as_str(), new.name.as_str());
         let p = &mut self.postgres;
@@ -629,18 +634,8 @@ impl Planner<'_> {
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn sqlite_change(
-        &mut self,
-        new: &Table,
-        continued: &[Continued],
-        dropped: &[&Column],
-        added: &[&Column],
-        gone: &[&Index],
-        fresh: &[&Index],
-        r: &Resource,
-        renamed: &BTreeMap<String, String>,
-    ) {
+    fn sqlite_change(&mut self, change: &TableChange) {
+        let TableChange { resource: r, new, continued, dropped, added, gone, fresh, renamed, .. } = change;
         let d = Dialect::Sqlite;
         let nn = new.name.as_str();
         let t = q(nn);
