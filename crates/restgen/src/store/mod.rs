@@ -201,14 +201,27 @@ impl Store {
             })
             .collect();
         let migrator = Migrator::with_migrations(list);
+        let name = |version: i64| {
+            migrations
+                .iter()
+                .find(|m| m.version == version)
+                .map_or(format!("{version:04}"), |m| format!("{:04}_{}", m.version, m.description.replace(' ', "_")))
+        };
         let named = |e: sqlx::migrate::MigrateError| match &e {
-            sqlx::migrate::MigrateError::ExecuteMigration(inner, version) => {
-                let name = migrations
-                    .iter()
-                    .find(|m| m.version == *version)
-                    .map_or(version.to_string(), |m| format!("{:04}_{}", m.version, m.description.replace(' ', "_")));
-                MigrateError(format!("migration {name} failed and was rolled back, nothing of it applied: {inner}"))
-            }
+            sqlx::migrate::MigrateError::ExecuteMigration(inner, version) => MigrateError(format!(
+                "migration {} failed and was rolled back, nothing of it applied: {inner}",
+                name(*version)
+            )),
+            sqlx::migrate::MigrateError::VersionMismatch(version) => MigrateError(format!(
+                "migration {} was applied to this database with other contents: a migration never changes once \
+                 applied. Restore it as it was (a generated service's migrations/ from version control); a service \
+                 written with the derive macros cannot change its tables yet (docs/evolution.md)",
+                name(*version)
+            )),
+            sqlx::migrate::MigrateError::VersionMissing(version) => MigrateError(format!(
+                "this database has migration {version:04}, which this service does not carry: a newer version of \
+                 the service migrated it, and migrations only go forward"
+            )),
             _ => MigrateError(e.to_string()),
         };
         match &self.pool {

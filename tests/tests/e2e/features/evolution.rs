@@ -156,3 +156,22 @@ async fn a_migration_that_fails_at_start_changes_nothing_and_names_itself(old: S
     let one = call(&new, &ann, "GET", "/api/customers", None).await;
     assert_eq!(one.body.as_array().map(Vec::len), Some(1), "{}", one.text);
 }
+
+backends!(a_database_of_another_history_is_refused_with_the_reason, shop::service());
+async fn a_database_of_another_history_is_refused_with_the_reason(new: Server) {
+    use restgen::store::MigrationSpec;
+    let store = Store::connect(new.database_url()).await.unwrap();
+    // Today's shop applied 0001 and 0002; the earlier one, started on it again, carries
+    // 0001 alone.
+    let back = store.migrate(shop_before::generated::migrations::MIGRATIONS).await.expect_err("no going back");
+    assert!(back.to_string().contains("migration 0002") && back.to_string().contains("only go forward"), "{back}");
+    // A migration edited after it was applied.
+    let edited = [
+        MigrationSpec { version: 1, description: "initial", sqlite: "SELECT 1;", postgres: "SELECT 1;" },
+        MigrationSpec { ..shop_migrations()[1] },
+    ];
+    let changed = store.migrate(&edited).await.expect_err("an applied migration never changes");
+    assert!(changed.to_string().contains("0001_initial was applied to this database with other contents"), "{changed}");
+    // The shop itself still starts on it.
+    store.migrate(shop_migrations()).await.expect("nothing to apply");
+}
