@@ -6,6 +6,8 @@
 //! restgen-core re-exports all of it.
 
 pub mod bounds;
+pub mod diagnostics;
+pub mod evolution;
 pub mod migration;
 pub mod model;
 pub mod origin;

@@ -28,6 +28,10 @@ pub struct Service {
     pub base_path: &'static str,
     pub routes: Router<Store>,
     pub migrations: &'static [MigrationSpec],
+    /// A derived service's model: its storage migrates itself at start, planned against
+    /// the record the database keeps (`migrations` then holds its first migration alone).
+    /// `None` for a generated service, whose migrations are its files.
+    pub model: Option<&'static restgen_model::model::Service>,
     pub max_body_bytes: usize,
     pub request_timeout: Duration,
     /// A sample request for the start-up banner (`/api/users`).
@@ -124,6 +128,15 @@ pub async fn run(service: Service) -> ExitCode {
     }
 }
 
+/// Brings the database to what `service` needs: its migration files applied, or for a
+/// derived service, the migration its model needs planned and applied.
+pub async fn migrate(store: &Store, service: &Service) -> Result<(), crate::store::MigrateError> {
+    match service.model {
+        Some(model) => store.evolve(service.migrations, model).await,
+        None => store.migrate(service.migrations).await,
+    }
+}
+
 fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
@@ -132,7 +145,7 @@ fn init_logging() {
 
 async fn serve(service: Service, config: Config) -> Result<(), String> {
     let store = Store::connect(&config.database_url).await.map_err(|e| format!("cannot open the database: {e}"))?;
-    store.migrate(service.migrations).await.map_err(|e| format!("migrations failed: {e}"))?;
+    migrate(&store, &service).await.map_err(|e| format!("migrations failed: {e}"))?;
     if let Some(file) = config.database_url.strip_prefix("sqlite://") {
         let file = file.split('?').next().unwrap_or(file);
         let shown = std::fs::canonicalize(file).map_or_else(|_| file.to_owned(), |p| p.display().to_string());

@@ -19,6 +19,7 @@ fn service(routes: Router<Store>) -> Service {
         base_path: "/api",
         routes,
         migrations: &[],
+        model: None,
         max_body_bytes: 1024,
         request_timeout: Duration::from_secs(30),
         sample_path: "/api",

@@ -54,6 +54,7 @@ pub(crate) fn emit(service: &crate::model::Service) -> RustFile {
                 base_path: #base,
                 routes: routes::router(#base, ::std::sync::Arc::new(crate::hooks::Rules)),
                 migrations: migrations::MIGRATIONS,
+                model: ::core::option::Option::None,
                 max_body_bytes: #max_body,
                 request_timeout: ::std::time::Duration::from_millis(#timeout_ms),
                 sample_path: #sample,

@@ -28,13 +28,17 @@ pub(super) struct Settings<'a> {
 
 /// The document as pretty JSON, from each mounted resource's model (`Resource::MODEL`),
 /// and with versions each version's.
-pub(super) fn render(settings: &Settings<'_>, models: &[&'static str]) -> (String, Vec<(u32, String)>) {
+pub(super) fn render(service: &model::Service) -> (String, Vec<(u32, String)>) {
+    (restgen_openapi::render(service), restgen_openapi::render_versions(service))
+}
+
+/// The service's model, from each mounted resource's (`Resource::MODEL`).
+pub(super) fn model(settings: &Settings<'_>, models: &[&'static str]) -> model::Service {
     let resources = models
         .iter()
         .map(|m| serde_json::from_str(m).expect("a derive's model reads back with the runtime it was built for"))
         .collect();
-    let service = service(settings, resources);
-    (restgen_openapi::render(&service), restgen_openapi::render_versions(&service))
+    service(settings, resources)
 }
 
 fn bare<T>(value: T) -> Located<T> {

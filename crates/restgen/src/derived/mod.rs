@@ -311,8 +311,9 @@ impl App {
         self
     }
 
-    /// The service, ready for [`crate::serve::main`] or [`crate::serve::app`]. Its
-    /// schema is one migration holding every mounted table, in mount order.
+    /// The service, ready for [`crate::serve::main`] or [`crate::serve::app`]. Its first
+    /// migration holds every mounted table, in mount order; when the resources change
+    /// later, the runtime plans and applies the migration they need at start.
     pub fn into_service(self) -> Service {
         let settings = document::Settings {
             name: self.name,
@@ -329,7 +330,11 @@ impl App {
             versioning: self.versioning,
         };
         // Built once per process, and served for its whole life.
-        let (openapi, versions) = document::render(&settings, &self.models);
+        // Built once per process, and needed for its whole life: the document is rendered
+        // from it, and the storage it describes migrates itself at start.
+        let model: &'static restgen_model::model::Service =
+            Box::leak(Box::new(document::model(&settings, &self.models)));
+        let (openapi, versions) = document::render(model);
         let openapi: &'static str = Box::leak(openapi.into_boxed_str());
         let versions: Vec<(u32, &'static str)> =
             versions.into_iter().map(|(n, text)| (n, &*Box::leak(text.into_boxed_str()))).collect();
@@ -361,6 +366,7 @@ impl App {
             base_path: self.base_path,
             routes,
             migrations,
+            model: Some(model),
             max_body_bytes: self.max_body_bytes,
             request_timeout: self.request_timeout,
             sample_path: Box::leak(sample.into_boxed_str()),

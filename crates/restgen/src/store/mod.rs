@@ -184,6 +184,13 @@ impl Store {
     /// the rows that refer to it. A rebuilding migration checks the references itself
     /// before it commits.
     pub async fn migrate(&self, migrations: &[MigrationSpec]) -> Result<(), MigrateError> {
+        self.run_migrations(migrations, false).await?;
+        self.create_runtime_tables().await.map_err(|e| MigrateError(e.to_string()))
+    }
+
+    /// Applies `migrations` not yet applied; with `only_these`, migrations applied before
+    /// and not among them are not asked for (a derived service hands over its new one).
+    async fn run_migrations(&self, migrations: &[MigrationSpec], only_these: bool) -> Result<(), MigrateError> {
         let list = migrations
             .iter()
             .map(|m| {
@@ -200,7 +207,8 @@ impl Store {
                 )
             })
             .collect();
-        let migrator = Migrator::with_migrations(list);
+        let mut migrator = Migrator::with_migrations(list);
+        migrator.set_ignore_missing(only_these);
         let name = |version: i64| {
             migrations
                 .iter()
@@ -247,7 +255,72 @@ impl Store {
                 }
             }
         }
-        self.create_runtime_tables().await.map_err(|e| MigrateError(e.to_string()))
+        Ok(())
+    }
+
+    /// A derived service's migrations: the first (`first`, its tables as its derives
+    /// make them) when the database has no record yet, then, whenever `model`'s storage
+    /// differs from the record the database keeps, the migration `restgen generate` would
+    /// plan for it, with the new record in the same transaction. A change that loses data
+    /// is refused, naming what and what to do; nothing is applied then.
+    pub async fn evolve(
+        &self,
+        first: &[MigrationSpec],
+        model: &restgen_model::model::Service,
+    ) -> Result<(), MigrateError> {
+        use restgen_model::evolution::{plan, storage::Storage};
+        let failed = |e: sqlx::Error| MigrateError(e.to_string());
+        let create = "CREATE TABLE IF NOT EXISTS \"restgen_storage\" (\"version\" BIGINT PRIMARY KEY NOT NULL, \"record\" TEXT NOT NULL)";
+        on_pool!(self, pool => sqlx::query(create).execute(pool).await.map(drop).map_err(failed))?;
+        let latest = "SELECT \"version\", \"record\" FROM \"restgen_storage\" ORDER BY \"version\" DESC LIMIT 1";
+        let last: Option<(i64, String)> =
+            on_pool!(self, pool => sqlx::query_as(latest).fetch_optional(pool).await.map_err(failed))?;
+        let storage = Storage::of(model);
+        let record = |s: &Storage| serde_json::to_string(s).expect("storage serializes");
+        let Some((version, text)) = last else {
+            // The first start, or a database made before the record was kept: its first
+            // migration must be the one these derives make.
+            self.migrate(first).await?;
+            let insert = "INSERT INTO \"restgen_storage\" (\"version\", \"record\") VALUES ($1, $2)";
+            let version = first.last().map_or(1, |m| m.version);
+            on_pool!(self, pool => sqlx::query(insert).bind(version).bind(record(&storage)).execute(pool).await.map(drop).map_err(failed))?;
+            return Ok(());
+        };
+        let before: Storage = serde_json::from_str(&text)
+            .map_err(|e| MigrateError(format!("the storage record of migration {version} does not read: {e}")))?;
+        let mut diags = restgen_model::diagnostics::Diagnostics::new();
+        let planned = plan::plan(&before, model, false, &mut diags);
+        if diags.has_errors() {
+            let reasons: Vec<String> = diags
+                .into_sorted()
+                .into_iter()
+                .filter(|d| d.severity == restgen_model::diagnostics::Severity::Error)
+                .map(|d| format!("{} [{}]{}", d.message, d.code.id, d.hint.map_or(String::new(), |h| format!("; {h}"))))
+                .collect();
+            return Err(MigrateError(format!(
+                "the model changes what the database holds in ways no migration keeps: {}",
+                reasons.join("; ")
+            )));
+        }
+        let Some(migration) = planned else {
+            self.create_runtime_tables().await.map_err(failed)?;
+            return Ok(());
+        };
+        let next = version + 1;
+        let keep = format!(
+            "INSERT INTO \"restgen_storage\" (\"version\", \"record\") VALUES ({next}, '{}');\n",
+            record(&storage).replace('\'', "''")
+        );
+        let sql = match self.dialect {
+            Dialect::Sqlite => migration.sqlite,
+            Dialect::Postgres => migration.postgres,
+        };
+        let description: &'static str = Box::leak(migration.slug.replace('_', " ").into_boxed_str());
+        let sql: &'static str = Box::leak(format!("{sql}{keep}").into_boxed_str());
+        // Only the new migration is handed over: those applied before are the record's.
+        let spec = [MigrationSpec { version: next, description, sqlite: sql, postgres: sql }];
+        self.run_migrations(&spec, true).await?;
+        self.create_runtime_tables().await.map_err(failed)
     }
 
     /// Whether the database answers.

@@ -3,6 +3,7 @@
 
 mod derive_service;
 pub(crate) mod derived;
+mod derived_evolution;
 pub(crate) mod derived_shop;
 mod derived_time;
 mod fleet;

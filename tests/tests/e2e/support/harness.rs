@@ -156,7 +156,7 @@ async fn start_on(
     settings: &Settings,
 ) -> Server {
     let store = Store::connect(&url).await.expect("database reachable");
-    store.migrate(service.migrations).await.expect("migrations apply");
+    restgen::serve::migrate(&store, &service).await.expect("migrations apply");
     let app = restgen::serve::app(service, store.clone(), settings).expect("keys usable");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();

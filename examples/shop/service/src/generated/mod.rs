@@ -15,6 +15,7 @@ pub fn service() -> ::restgen::serve::Service {
         base_path: "/api",
         routes: routes::router("/api", ::std::sync::Arc::new(crate::hooks::Rules)),
         migrations: migrations::MIGRATIONS,
+        model: ::core::option::Option::None,
         max_body_bytes: 1048576,
         request_timeout: ::std::time::Duration::from_millis(30000),
         sample_path: "/api/users",

@@ -15,6 +15,7 @@ pub fn service() -> ::restgen::serve::Service {
         base_path: "/v0",
         routes: routes::router("/v0", ::std::sync::Arc::new(crate::hooks::Rules)),
         migrations: migrations::MIGRATIONS,
+        model: ::core::option::Option::None,
         max_body_bytes: 16384,
         request_timeout: ::std::time::Duration::from_millis(30000),
         sample_path: "/v0/depots",
