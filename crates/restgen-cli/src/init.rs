@@ -22,6 +22,9 @@ pub(crate) fn run(name: &str, out: Option<PathBuf>) -> Result<ExitCode, u8> {
     match file.and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes())) {
         Ok(()) => {
             println!("wrote {}", path.display());
+            // The starter's first line points editors at the format's JSON Schema, beside it.
+            let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+            write_schema(&dir.join(SCHEMA_FILE))?;
             println!("next: restgen check {0} && restgen generate {0} --out {1}", path.display(), name);
             Ok(ExitCode::SUCCESS)
         }
@@ -34,4 +37,23 @@ pub(crate) fn run(name: &str, out: Option<PathBuf>) -> Result<ExitCode, u8> {
             Err(2)
         }
     }
+}
+
+/// The JSON Schema's file name, as the starter's `yaml-language-server` line names it.
+pub(crate) const SCHEMA_FILE: &str = "restgen.schema.json";
+
+/// `restgen schema`: the format's JSON Schema, for editors (yaml-language-server), at
+/// `out` (default `restgen.schema.json` here). Rewritten whole: it is restgen's.
+pub(crate) fn schema(out: Option<PathBuf>) -> Result<ExitCode, u8> {
+    write_schema(&out.unwrap_or_else(|| PathBuf::from(SCHEMA_FILE)))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_schema(path: &std::path::Path) -> Result<(), u8> {
+    std::fs::write(path, restgen_core::vocabulary::json_schema_text()).map_err(|e| {
+        eprintln!("error: cannot write {}: {e}", path.display());
+        2
+    })?;
+    println!("wrote {}", path.display());
+    Ok(())
 }

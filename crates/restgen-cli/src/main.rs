@@ -98,6 +98,15 @@ enum Command {
         #[arg(long, value_enum, default_value_t = DiffFormat::Human)]
         format: DiffFormat,
     },
+    /// Write the format's JSON Schema, which editors read through yaml-language-server.
+    #[command(
+        after_help = "A schema file's first line `# yaml-language-server: $schema=restgen.schema.json` points editors (VS Code with the YAML extension, Neovim, Helix, JetBrains) at it: completion, hover docs and errors as you type. `restgen init` writes it beside the starter; write it again after upgrading restgen.\n\nExamples:\n  restgen schema                          # writes restgen.schema.json here\n  restgen schema --out api/restgen.schema.json"
+    )]
+    Schema {
+        /// Where to write it (default: restgen.schema.json in this directory).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// Write a commented starter schema to NAME.yaml.
     #[command(
         after_help = "Examples:\n  restgen init            # writes service.yaml\n  restgen init shop       # writes shop.yaml for a service named shop"
@@ -148,6 +157,7 @@ fn main() -> ExitCode {
         }
         Command::Diff { files, against, format } => diff::run(&files, against.as_deref(), format, color),
         Command::Init { name, out } => init::run(&name, out),
+        Command::Schema { out } => init::schema(out),
     };
     result.unwrap_or_else(ExitCode::from)
 }

@@ -185,11 +185,41 @@ fn init_writes_a_starter_that_checks_clean_and_never_overwrites() {
     assert_eq!(restgen(&["init", "MyShop"], dir.path()).status.code(), Some(2));
 }
 
+/// The format's JSON Schema as this checkout holds it.
+fn checkout_schema() -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../schema/restgen.schema.json")).unwrap()
+}
+
+#[test]
+fn the_starters_yaml_language_server_line_resolves_to_the_formats_json_schema() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("api")).unwrap();
+    let out = restgen(&["init", "shop", "--out", "api/shop.yaml"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let starter = std::fs::read_to_string(dir.path().join("api/shop.yaml")).unwrap();
+    let first = starter.lines().next().unwrap();
+    let target = first.strip_prefix("# yaml-language-server: $schema=").expect("the editor line comes first");
+    // yaml-language-server resolves a relative `$schema` from the file's directory.
+    let resolved =
+        std::fs::read_to_string(dir.path().join("api").join(target)).expect("the line names a file beside it");
+    assert_eq!(resolved, checkout_schema());
+    serde_json::from_str::<serde_json::Value>(&resolved).expect("JSON");
+
+    let written = restgen(&["schema", "--out", "elsewhere.json"], dir.path());
+    assert_eq!(written.status.code(), Some(0), "{}", text(&written.stderr));
+    assert_eq!(std::fs::read_to_string(dir.path().join("elsewhere.json")).unwrap(), checkout_schema());
+}
+
 #[test]
 fn help_of_every_command_shows_examples() {
-    for args in
-        [&["--help"][..], &["check", "--help"], &["generate", "--help"], &["diff", "--help"], &["init", "--help"]]
-    {
+    for args in [
+        &["--help"][..],
+        &["check", "--help"],
+        &["generate", "--help"],
+        &["diff", "--help"],
+        &["init", "--help"],
+        &["schema", "--help"],
+    ] {
         let out = restgen(args, Path::new("."));
         assert_eq!(out.status.code(), Some(0));
         let help = text(&out.stdout);

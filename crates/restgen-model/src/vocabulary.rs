@@ -775,6 +775,13 @@ const SHARED: &[(&str, &str)] = &[
 /// yaml-language-server): every table's keys a schema file writes, each with the JSON
 /// Schema of its value and a description of what it means, its default and, while it is
 /// not served, what services do instead. A test holds the file to it.
+pub fn json_schema_text() -> String {
+    let mut text = serde_json::to_string_pretty(&json_schema()).expect("a JSON value prints");
+    text.push('\n');
+    text
+}
+
+/// The JSON Schema of the format as a value (see [`json_schema_text`]).
 pub fn json_schema() -> serde_json::Value {
     use serde_json::{Map, Value, json};
     let mut defs = Map::new();

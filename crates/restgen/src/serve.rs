@@ -116,7 +116,10 @@ pub fn main(service: Service) -> ExitCode {
 
 /// Runs the service until SIGINT or SIGTERM, then finishes in-flight requests.
 pub async fn run(service: Service) -> ExitCode {
-    init_logging();
+    if let Err(e) = init_logging() {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
+    }
     let config = Config::from_env(service.name);
     match serve(service, config).await {
         Ok(()) => ExitCode::SUCCESS,
@@ -137,10 +140,26 @@ pub async fn migrate(store: &Store, service: &Service) -> Result<(), crate::stor
     }
 }
 
-fn init_logging() {
+/// Logs to standard output, filtered by `RUST_LOG`: as text, coloured only on a terminal
+/// (a log collected from a pipe or a file holds no escape codes), or with `LOG_FORMAT=json`
+/// one JSON object a line, for collectors that parse them.
+fn init_logging() -> Result<(), String> {
+    use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).try_init();
+    let subscriber = tracing_subscriber::fmt().with_env_filter(filter);
+    // A second service in one process (tests) keeps the first one's logging.
+    match std::env::var("LOG_FORMAT").as_deref() {
+        Err(_) | Ok("" | "text") => {
+            let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let _ = subscriber.with_ansi(colour).try_init();
+        }
+        Ok("json") => {
+            let _ = subscriber.json().with_ansi(false).try_init();
+        }
+        Ok(other) => return Err(format!("LOG_FORMAT must be `text` or `json`, not `{other}`")),
+    }
+    Ok(())
 }
 
 async fn serve(service: Service, config: Config) -> Result<(), String> {

@@ -11,6 +11,7 @@ mod formats;
 mod idempotency;
 mod keys;
 mod lifecycle;
+mod logs;
 mod nested;
 pub(crate) mod openapi;
 mod rate;

@@ -6,6 +6,7 @@
 
 use crate::backends;
 use crate::support::accounts::{Account, call, register};
+use crate::support::child::Process;
 use crate::support::harness::{Server, loopback_webhooks, manual_clock, secrets, unthrottled};
 use crate::support::receiver::Receiver;
 use restgen::serve::Settings;
@@ -362,57 +363,12 @@ async fn the_client_subscribes_verifies_and_reads_deliveries(s: Server) {
     }
 }
 
-/// The variable that makes [`child_shop`] serve: the database URL.
-const CHILD_DB: &str = "RESTGEN_E2E_CHILD_DB";
-
-/// Not a test of its own: the process the crash and shutdown tests start (this test binary
-/// again, with [`CHILD_DB`] set): the shop as its binary runs, configured from the
-/// environment, until a signal stops it.
-#[test]
-#[ignore = "the child process of the crash and shutdown tests"]
-fn child_shop() {
-    if std::env::var(CHILD_DB).is_ok() {
-        std::process::exit(if restgen::serve::main(shop::service()) == std::process::ExitCode::SUCCESS {
-            0
-        } else {
-            1
-        });
-    }
-}
-
-/// A child process, killed (SIGKILL) when dropped, so a failing test leaves none behind.
-struct Process(std::process::Child);
-
-impl Process {
-    fn kill(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-
-    /// SIGTERM, as a deployment stops an instance gracefully.
-    fn terminate(&self) {
-        let status = std::process::Command::new("kill").args(["-TERM", &self.0.id().to_string()]).status().unwrap();
-        assert!(status.success());
-    }
-}
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
 /// The shop binary's way of running, in a process of its own on `url`, delivering
 /// (`worker`) or not; its base URL.
 fn spawn_shop(url: &str, worker: bool) -> (Process, String) {
     use std::io::BufRead;
-    let child = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["features::webhooks::child_shop", "--exact", "--ignored", "--nocapture", "--test-threads=1"])
-        .env(CHILD_DB, url)
-        .env("DATABASE_URL", url)
-        .env("BIND", "127.0.0.1:0")
+    let child = crate::support::child::shop_command(url)
         .env("RUST_LOG", "warn")
-        .env("SHOP_JWT_SECRET", std::str::from_utf8(crate::support::harness::JWT_SECRET).unwrap())
         .env("SHOP_WEBHOOK_SECRET", restgen::wire::signature::secret_of(&secrets().webhook_keys[0]))
         .env("SHOP_WEBHOOK_ALLOW_LOOPBACK", "1")
         .env("SHOP_WEBHOOK_ALLOW_HTTP", "1")

@@ -1,0 +1,59 @@
+//! What a service writes to its log, read from the shop in a process of its own with its
+//! output on a pipe, as a log collector reads it.
+
+use crate::support::child::{Process, shop_command};
+use std::io::BufRead;
+use std::process::Stdio;
+
+/// The lines the shop writes before it says where it listens (debug logging on, so its
+/// migrations log), the libtest prefix of the first taken off.
+fn lines_until_listening(format: Option<&str>) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("logs.db").display());
+    let mut command = shop_command(&url);
+    command.env("RUST_LOG", "debug").env_remove("NO_COLOR").stdout(Stdio::piped()).stderr(Stdio::null());
+    if let Some(f) = format {
+        command.env("LOG_FORMAT", f);
+    }
+    let mut child = Process(command.spawn().unwrap());
+    let mut out = Vec::new();
+    for line in std::io::BufReader::new(child.0.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        if line.contains("listening on ") {
+            return out;
+        }
+        out.push(line);
+    }
+    panic!("the shop did not start: {out:?}");
+}
+
+#[test]
+fn a_log_on_a_pipe_has_no_colour_codes() {
+    let lines = lines_until_listening(None);
+    let logged: Vec<&String> = lines.iter().filter(|l| l.contains(" DEBUG ") || l.contains(" INFO ")).collect();
+    assert!(!logged.is_empty(), "debug logging writes lines: {lines:?}");
+    assert!(lines.iter().all(|l| !l.contains('\u{1b}')), "no escape codes: {logged:?}");
+}
+
+#[test]
+fn log_format_json_writes_one_json_object_a_line() {
+    let lines = lines_until_listening(Some("json"));
+    let objects: Vec<serde_json::Value> = lines
+        .iter()
+        .filter_map(|l| l.find('{').map(|at| &l[at..]))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    assert!(!objects.is_empty(), "debug logging writes lines: {lines:?}");
+    for o in &objects {
+        assert!(o["level"].is_string() && o["timestamp"].is_string() && o["fields"].is_object(), "{o}");
+    }
+    assert!(lines.iter().all(|l| !l.contains('\u{1b}')));
+}
+
+#[test]
+fn an_unknown_log_format_stops_the_start_saying_why() {
+    let out = shop_command("sqlite::memory:").env("LOG_FORMAT", "yaml").stdout(Stdio::null()).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("LOG_FORMAT must be `text` or `json`, not `yaml`"), "{err}");
+}
