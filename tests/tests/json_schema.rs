@@ -21,7 +21,7 @@ fn every_valid_schema_validates() {
     let validator = jsonschema::validator_for(&json_schema()).expect("a valid JSON Schema");
     let starter = std::fs::read_to_string(root().join("templates/starter.yaml"))
         .unwrap()
-        .replace("__SERVICE_ENV__", "SHOP")
+        .replace("__JWT_SECRET_ENV__", "SHOP_JWT_SECRET")
         .replace("__SERVICE__", "shop");
     let mut instances: Vec<(String, Value)> =
         valid_schemas().iter().map(|p| (p.display().to_string(), instance(p))).collect();

@@ -15,8 +15,10 @@ pub(crate) fn run(name: &str, out: Option<PathBuf>) -> Result<ExitCode, u8> {
         return Err(2);
     }
     let path = out.unwrap_or_else(|| PathBuf::from(format!("{name}.yaml")));
-    let text =
-        STARTER.replace("__SERVICE__", name).replace("__SERVICE_ENV__", &name.to_ascii_uppercase().replace('-', "_"));
+    let text = STARTER
+        .replace("__SERVICE__", name)
+        .replace("__JWT_SECRET_ENV__", &restgen_core::model::service_env_name(name, "JWT_SECRET"))
+        .replace("__SCHEMA_FILE__", SCHEMA_FILE);
     // `create_new` so an existing schema is never overwritten.
     let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&path);
     match file.and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes())) {

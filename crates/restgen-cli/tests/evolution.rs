@@ -140,6 +140,11 @@ fn diff_exits_1_on_a_breaking_change_to_a_served_version_and_0_otherwise() {
     }
     let out = restgen(&["diff", "old.yaml"], dir.path());
     assert_eq!(out.status.code(), Some(2), "one file needs --against");
+    std::fs::write(dir.path().join("broken.yaml"), "service: shop\nresources:\n  order: { path: orders }\n").unwrap();
+    let broken = restgen(&["diff", "old.yaml", "broken.yaml"], dir.path());
+    assert_eq!(broken.status.code(), Some(2), "a schema with errors is not compared");
+    assert!(text(&broken.stderr).contains("broken.yaml has errors"), "{}", text(&broken.stderr));
+    assert!(broken.stdout.is_empty(), "no report of a schema with errors");
 }
 
 #[test]

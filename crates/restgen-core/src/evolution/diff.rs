@@ -503,7 +503,7 @@ fn fields(cx: &mut Cx, o: &Resource, n: &Resource) {
                 &f.name.origin,
             );
         }
-        field(cx, old, f);
+        field(cx, (o, old), (n, f));
     }
     for f in o.fields.iter().filter(|f| !continued.contains(&f.name.value)) {
         cx.push(
@@ -516,7 +516,8 @@ fn fields(cx: &mut Cx, o: &Resource, n: &Resource) {
     }
 }
 
-fn field(cx: &mut Cx, o: &Field, n: &Field) {
+/// One field continued: `(resource, field)` before and now.
+fn field(cx: &mut Cx, (or, o): (&Resource, &Field), (nr, n): (&Resource, &Field)) {
     let name = &n.name.value;
     let renamed = cx.renamed;
     let mut push = |class: Class, kind: &'static str, message: String, before: &Origin, after: &Origin| {
@@ -557,7 +558,7 @@ fn field(cx: &mut Cx, o: &Field, n: &Field) {
             );
         }
     }
-    let creatable = n.settable.value.create;
+    let creatable = nr.settable_in(n, WriteOp::Create);
     if !o.required.value && n.required.value && creatable {
         push(
             Class::Breaking,
@@ -585,18 +586,17 @@ fn field(cx: &mut Cx, o: &Field, n: &Field) {
             &n.nullable.origin,
         );
     }
-    let settable_anywhere = |f: &Field| f.settable.value.create || f.settable.value.replace || f.settable.value.patch;
-    if o.nullable.value && !n.nullable.value && settable_anywhere(n) {
+    if o.nullable.value && !n.nullable.value && WriteOp::ALL.into_iter().any(|op| nr.settable_in(n, op)) {
         push(Class::Breaking, "field-not-nullable", "null is refused".into(), &o.nullable.origin, &n.nullable.origin);
     }
     let lost: Vec<&str> = WriteOp::ALL
         .into_iter()
-        .filter(|op| settable_in(o, *op) && !settable_in(n, *op))
+        .filter(|op| or.settable_in(o, *op) && !nr.settable_in(n, *op))
         .map(|op| op.operation().word())
         .collect();
     let gained: Vec<&str> = WriteOp::ALL
         .into_iter()
-        .filter(|op| !settable_in(o, *op) && settable_in(n, *op))
+        .filter(|op| !or.settable_in(o, *op) && nr.settable_in(n, *op))
         .map(|op| op.operation().word())
         .collect();
     if !lost.is_empty() {
@@ -677,15 +677,6 @@ fn field(cx: &mut Cx, o: &Field, n: &Field) {
         );
         push(Class::Breaking, "default-changed", "a create that leaves it out gets another value".into(), ro, rn);
     }
-}
-
-fn settable_in(f: &Field, op: WriteOp) -> bool {
-    !f.read_only
-        && match op {
-            WriteOp::Create => f.settable.value.create,
-            WriteOp::Replace => f.settable.value.replace,
-            WriteOp::Patch => f.settable.value.patch,
-        }
 }
 
 /// Bounds tightened refuse values accepted before; loosened, they accept more.

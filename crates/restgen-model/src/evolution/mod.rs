@@ -81,7 +81,7 @@ impl Migrations {
         let migration = plan::plan(&record.storage, service, accept_loss, diags);
         let mut migrations = record.migrations.clone();
         let new = migration.map(|m| {
-            let name = format!("{:04}_{}", migrations.len() + 1, truncate(&m.slug));
+            let name = stem(migrations.len() as i64 + 1, &truncate(&m.slug));
             migrations.push(name.clone());
             (name, m)
         });
@@ -112,4 +112,10 @@ pub fn version_of(name: &str) -> i64 {
 /// The description of a migration's file stem: `add order note`.
 pub fn description_of(name: &str) -> String {
     name.split_once('_').map_or(name, |(_, d)| d).replace('_', " ")
+}
+
+/// The file stem of migration `version` described so: `0002_add_order_note` (the
+/// inverse of [`version_of`] and [`description_of`]).
+pub fn stem(version: i64, description: &str) -> String {
+    format!("{version:04}_{}", description.replace(' ', "_"))
 }

@@ -213,7 +213,7 @@ impl Store {
             migrations
                 .iter()
                 .find(|m| m.version == version)
-                .map_or(format!("{version:04}"), |m| format!("{:04}_{}", m.version, m.description.replace(' ', "_")))
+                .map_or(format!("{version:04}"), |m| restgen_model::evolution::stem(m.version, m.description))
         };
         let named = |e: sqlx::migrate::MigrateError| match &e {
             sqlx::migrate::MigrateError::ExecuteMigration(inner, version) => MigrateError(format!(
@@ -315,7 +315,8 @@ impl Store {
             Dialect::Sqlite => migration.sqlite,
             Dialect::Postgres => migration.postgres,
         };
-        let description: &'static str = Box::leak(migration.slug.replace('_', " ").into_boxed_str());
+        let stem = restgen_model::evolution::stem(next, &migration.slug);
+        let description: &'static str = Box::leak(restgen_model::evolution::description_of(&stem).into_boxed_str());
         let sql: &'static str = Box::leak(format!("{sql}{keep}").into_boxed_str());
         // Only the new migration is handed over: those applied before are the record's.
         let spec = [MigrationSpec { version: next, description, sqlite: sql, postgres: sql }];
