@@ -1,14 +1,12 @@
 //! One resource as `#[derive(Resource)]` expands it beside the user's struct: the enums its
 //! fields declare, the allow-listed `Create`, `Replace` and `Patch` inputs, and
-//! `impl restgen::Resource` with the spec, the input types and the tables. The same
+//! `impl restgen::Resource` with the spec, the input types and the model. The same
 //! emitters a generated crate is written by, on a model built from attributes; the struct
 //! itself is the representation, so none is emitted.
 
-use super::migrations;
 use super::models::{self, Side};
 use super::names::type_name;
 use super::resources;
-use crate::evolution::ddl::Dialect;
 use crate::model::{Field, FieldType, Resource, Service, WriteOp};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
@@ -180,13 +178,8 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
         }
     };
     let (create, replace, patch) = (input(WriteOp::Create), input(WriteOp::Replace), input(WriteOp::Patch));
-    let (mut sqlite, _) = migrations::table_sql(service, resource, Dialect::Sqlite);
-    let (mut postgres, postgres_foreign_keys) = migrations::table_sql(service, resource, Dialect::Postgres);
     let principal = service.auth.as_ref().and_then(|a| a.principal.as_ref()).is_some_and(|p| p.value == *name);
     let principal_impl = principal.then(|| {
-        // The accounts' API keys live beside them.
-        migrations::api_key_table(resource, Dialect::Sqlite, &mut sqlite);
-        migrations::api_key_table(resource, Dialect::Postgres, &mut postgres);
         let identifier =
             service.auth.as_ref().and_then(|a| a.login.identifier.as_ref()).map_or("", |i| i.value.as_str());
         let password =
@@ -224,15 +217,6 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
             type Create = #create;
             type Replace = #replace;
             type Patch = #patch;
-
-            fn tables() -> ::restgen::store::Tables {
-                ::restgen::store::Tables {
-                    name: #name,
-                    sqlite: #sqlite,
-                    postgres: #postgres,
-                    postgres_foreign_keys: #postgres_foreign_keys,
-                }
-            }
         }
 
         #[automatically_derived]

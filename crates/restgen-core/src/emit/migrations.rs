@@ -4,28 +4,9 @@
 //! includes every one of them, in order, for the runtime to apply.
 
 use super::rust::RustFile;
-use crate::evolution::ddl::{self, Dialect};
-use crate::evolution::storage::{Storage, Table};
+use crate::evolution::ddl::Dialect;
 use crate::evolution::{self, Migrations, RECORD_PATH};
-use crate::model::*;
 use quote::quote;
-
-/// One resource's table and indexes, and (PostgreSQL) the foreign keys to add once every
-/// table exists: what a derived resource brings to the service it joins.
-pub(crate) fn table_sql(service: &Service, resource: &Resource, dialect: Dialect) -> (String, String) {
-    let storage = Storage::of(service);
-    let table = Table::of(resource);
-    let (mut out, mut foreign_keys) = (String::new(), Vec::new());
-    ddl::create_table(&storage, &table, &table.name, dialect, &mut out, &mut foreign_keys);
-    ddl::create_indexes(&table, dialect, &mut out);
-    out.push('\n');
-    (out, foreign_keys.concat())
-}
-
-/// The API key table of accounts held by `principal`.
-pub(crate) fn api_key_table(principal: &Resource, dialect: Dialect, out: &mut String) {
-    ddl::api_key_table_of(&principal.name.value, principal.id, dialect, out);
-}
 
 /// The migrations as the runtime applies them: every file, included.
 pub(crate) fn emit(migrations: &Migrations) -> RustFile {

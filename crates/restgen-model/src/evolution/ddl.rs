@@ -92,7 +92,7 @@ pub(crate) fn add_foreign_key(table: &str, column: &Column) -> Option<String> {
 /// go to `foreign_keys`, to be added once every table exists. `name` is what the table is
 /// created as (a rebuild creates it under another name first); constraints are named
 /// after `table.name` either way.
-pub fn create_table(
+pub(crate) fn create_table(
     storage: &Storage,
     table: &Table,
     name: &str,
@@ -128,7 +128,7 @@ pub fn create_table(
 }
 
 /// The indexes of `table`, created.
-pub fn create_indexes(table: &Table, dialect: Dialect, out: &mut String) {
+pub(crate) fn create_indexes(table: &Table, dialect: Dialect, out: &mut String) {
     for index in table.indexes.iter().filter_map(|c| Index::of(table, c)) {
         out.push_str(&index.create(dialect));
     }
@@ -174,15 +174,10 @@ impl Index {
     }
 }
 
-/// The table behind `/auth/api-keys`: each key's id, owner and the SHA-256 of its secret
-/// (the key itself is shown once and never stored).
+/// The table behind `/auth/api-keys` of accounts held by `principal`: each key's id, owner
+/// and the SHA-256 of its secret (the key itself is shown once and never stored).
 pub(crate) fn api_key_table(storage: &Storage, principal: &str, dialect: Dialect, out: &mut String) {
     let kind = storage.table(principal).map_or(IdKind::DEFAULT, Table::id_kind);
-    api_key_table_of(principal, kind, dialect, out);
-}
-
-/// The API key table of accounts held by `principal`, whose ids are `kind`.
-pub fn api_key_table_of(principal: &str, kind: IdKind, dialect: Dialect, out: &mut String) {
     let owner = id_type(kind, dialect);
     let target = q(principal);
     let _ = writeln!(

@@ -10,7 +10,7 @@ use crate::serve::{CorsSpec, Service};
 use crate::spec::{
     ApiKeySpec, AuthSpec, JwtAlgorithm, JwtSpec, PrincipalSpec, RateSpec, ResourceSpec, Scheme, VersioningSpec,
 };
-use crate::store::{MigrationSpec, Store, Tables};
+use crate::store::{MigrationSpec, Store};
 use axum::Router;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -33,9 +33,6 @@ pub trait Resource: 'static {
     type Create: Input;
     type Replace: Input;
     type Patch: Input;
-
-    /// Its table, in both dialects.
-    fn tables() -> Tables;
 
     /// Its routes under `base`, without hooks.
     fn router(base: &str) -> Router<Store> {
@@ -183,7 +180,6 @@ pub struct App {
     mounts: Vec<Mount>,
     specs: Vec<&'static ResourceSpec>,
     models: Vec<&'static str>,
-    tables: Vec<Tables>,
     auth: Option<Accounts>,
     rate_limit: Option<RateSpec>,
     cors: Option<CorsSpec>,
@@ -207,7 +203,6 @@ impl App {
             mounts: Vec::new(),
             specs: Vec::new(),
             models: Vec::new(),
-            tables: Vec::new(),
             auth: None,
             rate_limit: None,
             cors: None,
@@ -259,7 +254,6 @@ impl App {
     pub fn resource_with<R: Resource>(mut self, hooks: Hooks<R::Create, R::Replace, R::Patch>) -> App {
         self.specs.push(R::SPEC);
         self.models.push(R::MODEL);
-        self.tables.push(R::tables());
         self.mounts.push(Box::new(move |base| R::router_with(base, hooks)));
         self
     }
@@ -342,15 +336,15 @@ impl App {
         for mount in self.mounts {
             routes = routes.merge(mount(self.base_path));
         }
-        let sqlite: String = self.tables.iter().map(|t| t.sqlite).collect();
-        let postgres: String =
-            self.tables.iter().map(|t| t.postgres).chain(self.tables.iter().map(|t| t.postgres_foreign_keys)).collect();
-        // Built once per process, and needed for its whole life.
+        // The first migration: every table the resources' storage holds, as `restgen
+        // generate` would create it; later ones the runtime plans from the same model.
+        let storage = restgen_model::evolution::storage::Storage::of(model);
+        let create = |d| &*Box::leak(restgen_model::evolution::ddl::create_all(&storage, d).into_boxed_str());
         let migrations: &'static [MigrationSpec] = Box::leak(Box::new([MigrationSpec {
             version: 1,
-            description: "initial schema",
-            sqlite: Box::leak(sqlite.into_boxed_str()),
-            postgres: Box::leak(postgres.into_boxed_str()),
+            description: "initial",
+            sqlite: create(restgen_model::evolution::ddl::Dialect::Sqlite),
+            postgres: create(restgen_model::evolution::ddl::Dialect::Postgres),
         }]));
         let sample = self.specs.first().map_or("/healthz".to_owned(), |s| format!("{}{}", self.base_path, s.path));
         let publishes = self.specs.iter().any(|s| !s.events.is_empty());

@@ -43,16 +43,6 @@ pub enum Dialect {
     Postgres,
 }
 
-/// One resource's table, as a derived resource brings it: the table and its indexes per
-/// dialect, and the foreign keys PostgreSQL adds once every table exists.
-#[derive(Clone, Copy, Debug)]
-pub struct Tables {
-    pub name: &'static str,
-    pub sqlite: &'static str,
-    pub postgres: &'static str,
-    pub postgres_foreign_keys: &'static str,
-}
-
 /// A migration that could not be applied, naming it.
 #[derive(Debug)]
 pub struct MigrateError(pub String);
