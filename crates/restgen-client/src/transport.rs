@@ -404,12 +404,22 @@ impl Transport {
         self.json(&self.call(Method::POST, &path, None, false)).await
     }
 
-    /// `GET /healthz` (at the origin, not under the base path): `Ok` when the service and
-    /// its database answer.
+    /// `GET /healthz` (at the origin, not under the base path): `Ok` when the service
+    /// process answers (liveness; the database is not asked).
     pub async fn healthz(&self) -> Result<(), Error> {
+        self.probe("/healthz").await
+    }
+
+    /// `GET /readyz` (at the origin): `Ok` when the service and its database answer
+    /// (readiness); [`Error::Api`] with status 503 when the database does not.
+    pub async fn readyz(&self) -> Result<(), Error> {
+        self.probe("/readyz").await
+    }
+
+    async fn probe(&self, path: &str) -> Result<(), Error> {
         let call = Call {
             method: Method::GET,
-            url: format!("{}/healthz", self.0.origin),
+            url: format!("{}{path}", self.0.origin),
             query: &[],
             body: None,
             keyed: false,

@@ -162,7 +162,7 @@ pub(crate) fn write_errors(r: &Resource, errors: &[u16]) -> Vec<u16> {
 }
 
 /// A deprecated version's document: every operation of its resources (`resource_paths`;
-/// login, API keys and `/healthz` are no version's) marked deprecated, and every answer of
+/// login, API keys and the probes are no version's) marked deprecated, and every answer of
 /// them documenting `Deprecation`, `Sunset` (where the version has one) and the `Link` to
 /// its successor.
 pub(crate) fn deprecation(doc: &mut Value, v: &ApiVersion, resource_paths: &[&String]) {

@@ -19,7 +19,7 @@ mod security;
 mod webhooks;
 
 use crate::headers::{cors_headers, etag_header};
-use crate::paths::{auth_paths, healthz, resource_paths};
+use crate::paths::{auth_paths, probes, resource_paths};
 use crate::problems::{error_responses, problem_schema};
 use crate::security::security_schemes;
 use restgen_model::model::*;
@@ -95,7 +95,9 @@ fn build_at(service: &Service, base: &str, resource_base: &str, deprecated: Opti
     let mut paths = Map::new();
     let mut schemas = Map::new();
     schemas.insert("Problem".into(), problem_schema());
-    paths.insert("/healthz".into(), healthz());
+    for (path, item) in probes() {
+        paths.insert(path.into(), item);
+    }
     if let Some(auth) = &service.auth {
         auth_paths(service, auth, base, &mut paths, &mut schemas);
     }

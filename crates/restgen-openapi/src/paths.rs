@@ -1,5 +1,5 @@
-//! Paths and operations: `/healthz`, sign-in and API keys, and each resource's collection,
-//! item and nested lists with their parameters.
+//! Paths and operations: the probes `/healthz` and `/readyz`, sign-in and API keys, and
+//! each resource's collection, item and nested lists with their parameters.
 
 use crate::headers::{conditional, idempotency_key, if_match, write_errors};
 use crate::problems::responses;
@@ -13,25 +13,43 @@ use restgen_model::bounds::{DATETIME_CHARS, MAX_API_KEY_NAME, MAX_API_KEYS};
 use restgen_model::model::*;
 use serde_json::{Map, Value, json};
 
-pub(crate) fn healthz() -> Value {
-    json!({
+/// The probes' paths: at the origin, never versioned, authenticated or rate limited.
+pub(crate) const PROBES: [&str; 2] = ["/healthz", "/readyz"];
+
+/// The two probes a load balancer or orchestrator asks: liveness (`/healthz`, the process
+/// serves) and readiness (`/readyz`, its database answers too).
+pub(crate) fn probes() -> [(&'static str, Value); 2] {
+    let answer = |status: &str| {
+        json!({ "application/json": { "schema": {
+            "type": "object", "required": ["status"], "properties": { "status": { "const": status } },
+        } } })
+    };
+    let healthz = json!({
         "get": {
             "operationId": "healthz",
-            "summary": "Whether the service and its database answer",
-            "description": "200 while the database answers, 503 otherwise. Needs no credentials and ignores any; never rate limited, so a load balancer's probe does not depend on other traffic.",
+            "summary": "Whether the service process answers (liveness)",
+            "description": "Always 200 while the process serves requests; the database is not asked, so an instance is not restarted because the database is down (see `/readyz`). Needs no credentials and ignores any; never rate limited, so a probe does not depend on other traffic.",
             "tags": ["service"],
             "security": [],
             "responses": {
-                "200": {
-                    "description": "The service is up.",
-                    "content": { "application/json": { "schema": {
-                        "type": "object", "required": ["status"], "properties": { "status": { "const": "ok" } },
-                    } } },
-                },
+                "200": { "description": "The process serves requests.", "content": answer("ok") },
+            },
+        },
+    });
+    let readyz = json!({
+        "get": {
+            "operationId": "readyz",
+            "summary": "Whether the service can serve requests: its database answers (readiness)",
+            "description": "200 while the database answers within 2 seconds, 503 otherwise: a load balancer sends an instance that answers 503 nothing until it answers 200 again. Needs no credentials and ignores any; never rate limited.",
+            "tags": ["service"],
+            "security": [],
+            "responses": {
+                "200": { "description": "The service and its database answer.", "content": answer("ready") },
                 "503": { "$ref": "#/components/responses/Error503" },
             },
         },
-    })
+    });
+    [(PROBES[0], healthz), (PROBES[1], readyz)]
 }
 
 pub(crate) fn auth_paths(

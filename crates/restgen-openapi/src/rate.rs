@@ -2,6 +2,7 @@
 //! `RateLimit-Policy` (draft-ietf-httpapi-ratelimit-headers), and every limited operation
 //! may answer 429 with `Retry-After`, as the runtime's `rate` module does.
 
+use crate::paths::PROBES;
 use restgen_model::model::{RateAlgorithm, RateKey, RateLimit, Service};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
@@ -40,7 +41,7 @@ pub(crate) fn document(doc: &mut Value, service: &Service, limited: &BTreeSet<St
         "RateLimit": { "$ref": "#/components/headers/RateLimit" },
         "RateLimit-Policy": { "$ref": "#/components/headers/RateLimit-Policy" },
     });
-    // Every route but `/healthz` shares the error answers; with a service-wide limit they
+    // Every route but the probes shares the error answers; with a service-wide limit they
     // all carry the fields, else only the limited ones do.
     let shared = if service.rate_limit.is_some() {
         refs.clone()
@@ -129,14 +130,14 @@ fn merge(into: &mut Value, extra: &Value) {
 }
 
 /// The paths of the document a limit applies to: with a service-wide limit every one
-/// but the health probe, else those of the resources with their own.
+/// but the probes, else those of the resources with their own.
 pub(crate) fn limited_paths(
     service: &Service,
     per_resource: &[(String, Vec<String>)],
     all: &Map<String, Value>,
 ) -> BTreeSet<String> {
     if service.rate_limit.is_some() {
-        return all.keys().filter(|p| p.as_str() != "/healthz").cloned().collect();
+        return all.keys().filter(|p| !PROBES.contains(&p.as_str())).cloned().collect();
     }
     per_resource
         .iter()

@@ -1,5 +1,5 @@
 //! Serving a generated service: configuration from the environment, the middleware every
-//! route shares, `/healthz`, and graceful shutdown.
+//! route shares, `/healthz` and `/readyz`, and graceful shutdown.
 
 use crate::auth::{Authenticator, Secrets};
 use crate::clock::Clock;
@@ -191,7 +191,7 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (name, sample) = (service.name, service.sample_path);
     let settings = Settings { secrets, rate, clock: Clock::System, webhooks };
-    let (app, background) = build(service, store, &settings)?;
+    let (app, background) = build(service, store.clone(), &settings)?;
     println!("{name} listening on http://{addr}");
     println!("try: curl -i http://{addr}{sample}");
     serve_until(listener, app, shutdown()).await.map_err(|e| e.to_string())?;
@@ -200,6 +200,7 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
     if let Some(background) = background {
         background.shutdown().await;
     }
+    store.close().await;
     Ok(())
 }
 
@@ -227,7 +228,7 @@ async fn bootstrap_from_env(store: &Store, spec: &'static AuthSpec) -> Result<()
 }
 
 /// The whole application: resource routes under the base path, the auth endpoints,
-/// `/healthz`, and the middleware every route shares. Fails when the key material in
+/// `/healthz` and `/readyz`, and the middleware every route shares. Fails when the key material in
 /// `settings` is unusable.
 pub fn app(service: Service, store: Store, settings: &Settings) -> Result<Router, String> {
     let (router, background) = build(service, store, settings)?;
@@ -316,7 +317,7 @@ fn build(
     }
     // Outside authentication and rate limits: a load balancer's probe needs no
     // credentials, ignores any, and is never throttled by somebody else's traffic.
-    routes = routes.route("/healthz", axum::routing::get(healthz));
+    routes = routes.route("/healthz", axum::routing::get(healthz)).route("/readyz", axum::routing::get(readyz));
     let cors = service.cors.map(|c| crate::cors::layer(c, service.auth));
     // Shed, not queue: a request beyond the limit is answered at once, and the caller
     // told when to come back.
@@ -371,9 +372,23 @@ fn overloaded() -> Response {
         .into_response()
 }
 
-async fn healthz(State(store): State<Store>) -> Response {
-    if store.ping().await {
-        (StatusCode::OK, axum::Json(serde_json::json!({ "status": "ok" }))).into_response()
+/// How long `/readyz` waits for the database.
+const READY_WITHIN: Duration = Duration::from_secs(2);
+
+/// Liveness: the process serves requests. It asks nothing of the database, so an
+/// orchestrator does not restart every instance because the database is down (which a
+/// restart would not mend); readiness is [`readyz`]'s.
+async fn healthz() -> Response {
+    (StatusCode::OK, axum::Json(serde_json::json!({ "status": "ok" }))).into_response()
+}
+
+/// Readiness: the database answers, so the instance can serve what it is sent. A load
+/// balancer takes an instance that fails it out of rotation until it passes again.
+/// A database that does not answer within [`READY_WITHIN`] counts as down: a probe must
+/// answer sooner than a pool waiting for a connection would.
+async fn readyz(State(store): State<Store>) -> Response {
+    if tokio::time::timeout(READY_WITHIN, store.ping()).await.unwrap_or(false) {
+        (StatusCode::OK, axum::Json(serde_json::json!({ "status": "ready" }))).into_response()
     } else {
         Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the database does not answer").into_response()
     }

@@ -76,7 +76,7 @@ pub(crate) struct Versions {
     pub spec: &'static VersioningSpec,
     pub base: &'static str,
     /// The collection paths of every resource, current and former: what lives under a
-    /// version prefix (auth endpoints, `/openapi.json` and `/healthz` do not).
+    /// version prefix (auth endpoints, `/openapi.json` and the probes do not).
     pub roots: Vec<&'static str>,
     pub clock: Clock,
 }

@@ -64,7 +64,7 @@ async fn a_panicking_handler_answers_500_without_internals_and_the_service_keeps
 }
 
 #[tokio::test]
-async fn unknown_routes_are_problem_404s_and_healthz_checks_the_database() {
+async fn unknown_routes_are_problem_404s() {
     let dir = tempfile::tempdir().unwrap();
     let (listener, url) = listen().await;
     let app = app(service(Router::new()), store(&dir).await, &Settings::default()).unwrap();
@@ -72,8 +72,36 @@ async fn unknown_routes_are_problem_404s_and_healthz_checks_the_database() {
     let missing = reqwest::get(format!("{url}/api/nothing")).await.unwrap();
     assert_eq!(missing.status(), 404);
     assert_eq!(missing.headers()["content-type"], "application/problem+json");
-    let health = reqwest::get(format!("{url}/healthz")).await.unwrap();
-    assert_eq!(health.status(), 200);
+}
+
+#[tokio::test]
+async fn liveness_does_not_ask_the_database_and_readiness_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (listener, url) = listen().await;
+    let store = store(&dir).await;
+    let app = app(service(Router::new()), store.clone(), &Settings::default()).unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let probe = |path: &'static str| {
+        let url = format!("{url}{path}");
+        async move {
+            let r = reqwest::get(url).await.unwrap();
+            let status = r.status().as_u16();
+            let kind = r.headers()["content-type"].to_str().unwrap().to_owned();
+            (status, kind, r.json::<serde_json::Value>().await.unwrap())
+        }
+    };
+    let (status, _, body) = probe("/healthz").await;
+    assert_eq!((status, body), (200, serde_json::json!({ "status": "ok" })));
+    let (status, _, body) = probe("/readyz").await;
+    assert_eq!((status, body), (200, serde_json::json!({ "status": "ready" })));
+
+    // The database gone: the process still lives, but is not ready.
+    store.close().await;
+    let (status, _, body) = probe("/healthz").await;
+    assert_eq!((status, body), (200, serde_json::json!({ "status": "ok" })));
+    let (status, kind, body) = probe("/readyz").await;
+    assert_eq!((status, kind.as_str()), (503, "application/problem+json"));
+    assert_eq!(body["detail"], "the database does not answer");
 }
 
 #[tokio::test]

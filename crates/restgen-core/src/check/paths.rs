@@ -69,7 +69,7 @@ fn path_shape(what: &str, path: &str, origin: &Origin, diags: &mut Diagnostics) 
 }
 
 /// No two routes may claim the same URL: collection paths, former paths (which redirect),
-/// the login and API-key endpoints, `/webhooks`, `/healthz` and `/openapi.json`; nor may a
+/// the login and API-key endpoints, `/webhooks`, `/healthz`, `/readyz` and `/openapi.json`; nor may a
 /// collection sit inside another one's item routes (`/orders/archive` vs `/orders/{id}`),
 /// nor look like a version prefix when versions are picked by path.
 fn no_clashes(service: &Service, diags: &mut Diagnostics) {
@@ -92,7 +92,8 @@ fn no_clashes(service: &Service, diags: &mut Diagnostics) {
     if service.has_events() {
         claimed.push(("/webhooks".into(), "the webhook registration endpoint".into(), Origin::Unknown));
     }
-    claimed.push(("/healthz".into(), "the health endpoint".into(), Origin::Unknown));
+    claimed.push(("/healthz".into(), "the liveness probe".into(), Origin::Unknown));
+    claimed.push(("/readyz".into(), "the readiness probe".into(), Origin::Unknown));
     claimed.push(("/openapi.json".into(), "the OpenAPI document".into(), Origin::Unknown));
 
     // Indexed by path and by every proper prefix, so each claim is compared with the

@@ -195,9 +195,14 @@ pub(crate) fn lib(service: &Service) -> RustFile {
                 &self.transport
             }
 
-            /// `healthz`: `Ok` when the service and its database answer.
+            /// `healthz`: `Ok` when the service process answers (liveness).
             pub async fn healthz(&self) -> ::core::result::Result<(), ::restgen_client::Error> {
                 self.transport.healthz().await
+            }
+
+            /// `readyz`: `Ok` when the service and its database answer (readiness).
+            pub async fn readyz(&self) -> ::core::result::Result<(), ::restgen_client::Error> {
+                self.transport.readyz().await
             }
 
             #login_method

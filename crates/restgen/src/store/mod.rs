@@ -319,6 +319,13 @@ impl Store {
         on_pool!(self, pool => sqlx::query("SELECT 1").execute(pool).await.is_ok())
     }
 
+    /// Closes every connection once the queries running on them finish (PostgreSQL ends
+    /// its sessions at once instead of when it notices they are gone); every clone of the
+    /// store fails from then on.
+    pub async fn close(&self) {
+        on_pool!(self, pool => pool.close().await)
+    }
+
     /// Stores a new record; `event` (`created`) goes to the outbox in the same
     /// transaction where the resource publishes it.
     pub async fn insert(

@@ -57,9 +57,13 @@ impl Client {
     pub fn transport(&self) -> &::restgen_client::Transport {
         &self.transport
     }
-    /// `healthz`: `Ok` when the service and its database answer.
+    /// `healthz`: `Ok` when the service process answers (liveness).
     pub async fn healthz(&self) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.healthz().await
+    }
+    /// `readyz`: `Ok` when the service and its database answer (readiness).
+    pub async fn readyz(&self) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport.readyz().await
     }
     /// `login`: signs in and returns a bearer token. A client built with
     /// [`Auth::Login`] does this itself, and again before the token expires.

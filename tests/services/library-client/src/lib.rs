@@ -51,9 +51,13 @@ impl Client {
     pub fn transport(&self) -> &::restgen_client::Transport {
         &self.transport
     }
-    /// `healthz`: `Ok` when the service and its database answer.
+    /// `healthz`: `Ok` when the service process answers (liveness).
     pub async fn healthz(&self) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.healthz().await
+    }
+    /// `readyz`: `Ok` when the service and its database answer (readiness).
+    pub async fn readyz(&self) -> ::core::result::Result<(), ::restgen_client::Error> {
+        self.transport.readyz().await
     }
     /// `createApiKey`: a new API key for the caller; its `key` is in this answer only.
     pub async fn create_api_key(

@@ -21,6 +21,7 @@ async fn every_shop_operation_works_through_the_client(s: Server) {
     use shop_client::*;
     let anonymous = shop_as(&s, Auth::None);
     anonymous.healthz().await.unwrap();
+    anonymous.readyz().await.unwrap();
 
     // Register, then sign in by logging in.
     let input = CreateUser { name: "Ann".into(), email: "ann@example.com".into(), password: PASSWORD.into() };

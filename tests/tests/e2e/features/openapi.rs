@@ -195,8 +195,9 @@ async fn answers_past_a_rate_limit_match_the_document(s: Server) {
     assert_documented(&doc, "/api/orders", "get", &last);
     let bad = s.send_with("GET", "/api/customers", None, &[("authorization", "Bearer x")]).await;
     assert_documented(&doc, "/api/customers", "get", &bad);
-    // The health probe documents no rate limit, and none applies.
+    // The probes document no rate limit, and none applies.
     assert!(doc["paths"]["/healthz"]["get"]["responses"].get("429").is_none());
+    assert!(doc["paths"]["/readyz"]["get"]["responses"].get("429").is_none());
     assert!(doc["paths"]["/api/orders"]["get"]["responses"].get("429").is_some());
 }
 

@@ -62,10 +62,12 @@ async fn a_burst_past_the_service_limit_gets_429_until_the_bucket_refills(s: Ser
     // The budget is the caller's across the service's routes, not per route.
     refused(&call(&s, &ann, "GET", "/api/invoices", None).await, "default");
     refused(&call(&s, &ann, "GET", "/api/nothing-here", None).await, "default");
-    // The health probe is never limited and says nothing of budgets.
-    let health = s.get("/healthz").await;
-    assert_eq!(health.status, 200);
-    assert!(health.header("ratelimit").is_none() && health.header("ratelimit-policy").is_none());
+    // The probes are never limited and say nothing of budgets.
+    for probe in ["/healthz", "/readyz"] {
+        let health = s.get(probe).await;
+        assert_eq!(health.status, 200, "{probe}");
+        assert!(health.header("ratelimit").is_none() && health.header("ratelimit-policy").is_none(), "{probe}");
+    }
 
     advance(&s, 1);
     assert_eq!(customers(&s, &ann).await.status, 200, "one refilled");

@@ -216,7 +216,7 @@ async fn the_bakery_documents_what_it_serves(s: Server) {
     assert!(crate::features::openapi::assert_every_operation_routed(&s, &doc).await >= 6);
     assert!(doc["components"].get("securitySchemes").is_none(), "the bakery is open");
     let paths: Vec<&String> = doc["paths"].as_object().unwrap().keys().collect();
-    assert_eq!(paths, ["/healthz", "/api/orders", "/api/orders/{order_id}"]);
+    assert_eq!(paths, ["/healthz", "/readyz", "/api/orders", "/api/orders/{order_id}"]);
     // The allow-listed create: what a client may send, the hand-written enum's values.
     let create = &doc["components"]["schemas"]["OrderCreate"];
     let fields: Vec<&String> = create["properties"].as_object().unwrap().keys().collect();
