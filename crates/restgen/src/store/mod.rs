@@ -125,6 +125,11 @@ enum Pool {
 
 /// Runs `$body` with `$pool` bound to whichever native pool the store has; the body is
 /// compiled once per driver.
+/// The migration lock's key: two 32-bit halves, the first restgen's, the second the
+/// schema's, so services on other schemas of one database do not wait for each other.
+const LOCK: &str = "SELECT pg_advisory_lock(hashtext('restgen migrate'), hashtext(current_schema()))";
+const UNLOCK: &str = "SELECT pg_advisory_unlock(hashtext('restgen migrate'), hashtext(current_schema()))";
+
 macro_rules! on_pool {
     ($store:expr, $pool:ident => $body:expr) => {
         match &$store.pool {
@@ -173,9 +178,36 @@ impl Store {
     /// runs them), as rebuilding a table needs: dropping the old table must not cascade to
     /// the rows that refer to it. A rebuilding migration checks the references itself
     /// before it commits.
+    ///
+    /// Instances started together on one PostgreSQL take turns (see [`Store::exclusively`]):
+    /// the first migrates, the others find it done.
     pub async fn migrate(&self, migrations: &[MigrationSpec]) -> Result<(), MigrateError> {
+        self.exclusively(self.migrate_unlocked(migrations)).await
+    }
+
+    async fn migrate_unlocked(&self, migrations: &[MigrationSpec]) -> Result<(), MigrateError> {
         self.run_migrations(migrations, false).await?;
         self.create_runtime_tables().await.map_err(|e| MigrateError(e.to_string()))
+    }
+
+    /// Runs `work` holding, on PostgreSQL, a session lock that every instance of a service
+    /// on the same schema takes before it changes tables. sqlx's migrator locks around
+    /// the migrations alone; the runtime's own tables and a derived service's record are
+    /// made after it, and PostgreSQL's `CREATE TABLE IF NOT EXISTS` run at once by two
+    /// sessions fails in one of them. The lock is held by a connection of its own, so it
+    /// goes with the connection if this process dies.
+    async fn exclusively<T>(&self, work: impl Future<Output = Result<T, MigrateError>>) -> Result<T, MigrateError> {
+        let Pool::Postgres(pool) = &self.pool else { return work.await };
+        let failed = |e: sqlx::Error| MigrateError(format!("cannot take the migration lock: {e}"));
+        let mut holder = pool.acquire().await.map_err(failed)?;
+        sqlx::query(LOCK).execute(&mut *holder).await.map_err(failed)?;
+        let done = work.await;
+        match sqlx::query(UNLOCK).execute(&mut *holder).await {
+            Ok(_) => drop(holder),
+            // Closed rather than returned to the pool still holding the lock.
+            Err(_) => drop(holder.close().await),
+        }
+        done
     }
 
     /// Applies `migrations` not yet applied; with `only_these`, migrations applied before
@@ -258,6 +290,14 @@ impl Store {
         first: &[MigrationSpec],
         model: &restgen_model::model::Service,
     ) -> Result<(), MigrateError> {
+        self.exclusively(self.evolve_unlocked(first, model)).await
+    }
+
+    async fn evolve_unlocked(
+        &self,
+        first: &[MigrationSpec],
+        model: &restgen_model::model::Service,
+    ) -> Result<(), MigrateError> {
         use restgen_model::evolution::{plan, storage::Storage};
         let failed = |e: sqlx::Error| MigrateError(e.to_string());
         let create = "CREATE TABLE IF NOT EXISTS \"restgen_storage\" (\"version\" BIGINT PRIMARY KEY NOT NULL, \"record\" TEXT NOT NULL)";
@@ -270,7 +310,7 @@ impl Store {
         let Some((version, text)) = last else {
             // The first start, or a database made before the record was kept: its first
             // migration must be the one these derives make.
-            self.migrate(first).await?;
+            self.migrate_unlocked(first).await?;
             let insert = "INSERT INTO \"restgen_storage\" (\"version\", \"record\") VALUES ($1, $2)";
             let version = first.last().map_or(1, |m| m.version);
             on_pool!(self, pool => sqlx::query(insert).bind(version).bind(record(&storage)).execute(pool).await.map(drop).map_err(failed))?;

@@ -9,6 +9,7 @@ mod cors;
 mod evolution;
 mod formats;
 mod idempotency;
+mod instances;
 mod keys;
 mod lifecycle;
 mod logs;

@@ -168,7 +168,7 @@ async fn start_on(
 }
 
 /// A PostgreSQL schema of its own for one test, so tests never see each other's rows.
-async fn fresh_schema(url: &str, service: &str) -> String {
+pub async fn fresh_schema(url: &str, service: &str) -> String {
     static N: AtomicUsize = AtomicUsize::new(0);
     let schema = format!("t_{service}_{}_{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
     let pool = sqlx::PgPool::connect(url).await.expect("RESTGEN_TEST_DATABASE_URL reachable");
