@@ -1,9 +1,10 @@
-//! Parse, check and generate synthetic schemas of 10, 100 and 1,000 resources and print
-//! the time per resource at each size: it should stay flat as the schema grows.
+//! `restgen generate` as a user waits for it, the whole process from start to exit with
+//! every file written, on the shop and on synthetic schemas of 10, 100 and 1,000
+//! resources: medians with their spread, and the time per resource, which should stay
+//! flat as the schema grows.
 //!
 //! Run: `cargo bench -p restgen-tests --bench generate`
 
-use restgen_core::emit::{Options, RuntimeDep};
 use std::fmt::Write;
 use std::time::{Duration, Instant};
 
@@ -24,44 +25,86 @@ fn synthetic(n: usize) -> String {
     s
 }
 
-/// One parse + check + generate; returns the time of the first two and of the last.
-fn run(text: &str) -> (Duration, Duration) {
+/// The `restgen` command as a user runs it: built in release by cargo (this bench's
+/// profile) before anything is timed.
+fn restgen() -> std::path::PathBuf {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = std::process::Command::new(cargo)
+        .args(["build", "--release", "-q", "-p", "restgen-cli"])
+        .current_dir(&root)
+        .status()
+        .expect("cargo runs");
+    assert!(status.success(), "restgen-cli builds");
+    root.join("target/release/restgen")
+}
+
+/// One whole `restgen generate` into a fresh directory: from the process's start to its
+/// exit, every file written. Returns the time and the bytes written.
+fn generate(restgen: &std::path::Path, schema: &std::path::Path) -> (Duration, u64) {
+    let out = tempfile::tempdir().unwrap();
     let start = Instant::now();
-    let (service, _) = restgen_schema::load("synthetic.yaml", text).expect("synthetic schema is valid");
-    let loaded = start.elapsed();
-    let options = Options {
-        source_name: "synthetic.yaml".into(),
-        runtime: RuntimeDep::Version("0.1".into()),
-        client_runtime: RuntimeDep::Version("0.1".into()),
-    };
-    let out = restgen_core::emit::generate(&service, &options).expect("generates");
-    assert!(out.files.len() >= 5);
-    (loaded, start.elapsed() - loaded)
+    let run = std::process::Command::new(restgen)
+        .arg("generate")
+        .arg(schema)
+        .arg("--out")
+        .arg(out.path())
+        .stdout(std::process::Stdio::null())
+        .output()
+        .expect("restgen runs");
+    let took = start.elapsed();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    (took, bytes_under(out.path()))
+}
+
+fn bytes_under(dir: &std::path::Path) -> u64 {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let e = e.unwrap();
+            if e.file_type().unwrap().is_dir() { bytes_under(&e.path()) } else { e.metadata().unwrap().len() }
+        })
+        .sum()
+}
+
+/// The median and the spread (smallest, largest) of `runs`.
+fn stats(mut runs: Vec<Duration>) -> (Duration, Duration, Duration) {
+    runs.sort();
+    (runs[runs.len() / 2], runs[0], runs[runs.len() - 1])
 }
 
 fn main() {
-    println!(
-        "{:>10} {:>12} {:>14} {:>14} {:>16} {:>6}",
-        "resources", "total", "parse+check", "generate", "per resource", "runs"
-    );
-    let mut first_per: Option<Duration> = None;
+    let restgen = restgen();
+    let dir = tempfile::tempdir().unwrap();
+    let shop = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples/shop/shop.yaml");
+    // The shop has four resources.
+    let mut schemas = vec![("shop".to_owned(), shop, 4)];
     for n in [10, 100, 1000] {
-        let text = synthetic(n);
-        run(&text); // warm up
-        let runs = (2000 / n).max(3);
-        let (mut load, mut emit) = (Duration::ZERO, Duration::ZERO);
+        let path = dir.path().join(format!("synthetic-{n}.yaml"));
+        std::fs::write(&path, synthetic(n)).unwrap();
+        schemas.push((format!("{n} resources"), path, n));
+    }
+    println!("restgen generate, whole command (service, client, OpenAPI and migrations written to a fresh directory)");
+    println!(
+        "{:>14} {:>12} {:>22} {:>14} {:>10} {:>6}",
+        "schema", "median", "smallest-largest", "per resource", "written", "runs"
+    );
+    for (name, schema, n) in schemas {
+        generate(&restgen, &schema); // warm the page cache
+        let runs = (200 / n).clamp(5, 21);
+        let mut times = Vec::new();
+        let mut written = 0;
         for _ in 0..runs {
-            let (l, e) = run(&text);
-            load += l;
-            emit += e;
+            let (t, bytes) = generate(&restgen, &schema);
+            times.push(t);
+            written = bytes;
         }
-        let (load, emit) = (load / runs as u32, emit / runs as u32);
-        let total = load + emit;
-        let per = total / n as u32;
-        let ratio = first_per.map_or(1.0, |f| per.as_secs_f64() / f.as_secs_f64());
-        first_per.get_or_insert(per);
+        let (median, lo, hi) = stats(times);
+        let spread = format!("{lo:.1?}-{hi:.1?}");
         println!(
-            "{n:>10} {total:>12.2?} {load:>14.2?} {emit:>14.2?} {per:>16.2?} {runs:>6}   per resource vs 10 resources: {ratio:.2}x"
+            "{name:>14} {median:>12.1?} {spread:>22} {:>14.1?} {:>7.1} MB {runs:>6}",
+            median / n as u32,
+            written as f64 / 1e6
         );
     }
 }

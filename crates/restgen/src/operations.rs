@@ -393,11 +393,84 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
     let Rules { before: hook, compute } = rules;
     view.admits(spec)?;
+    // What the write needs of the record as it stands: its tag for `If-Match`, the whole
+    // record for a compute rule, a `json` field's value to merge into. Without those the
+    // patch is one `UPDATE ... RETURNING` with the owner in its `WHERE`, no read before.
+    let unconditional = matches!(Precondition::of(headers, spec.require_if_match), Ok(c) if !c.is_some());
+    if unconditional && compute.is_none() && !spec.fields.iter().any(|f| f.kind == FieldKind::Json) {
+        return patch_in_one(spec, cx, id, headers, body, hook).await;
+    }
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
     let condition = precondition(spec, cx, headers, &representation(spec, cx, stored_record.clone()))?;
+    let (values, input) = patch_values(spec, cx, id, headers, body, hook, compute, &stored_record)?;
+    refs_exist(spec, store, &input).await?;
+    let record = update(spec, cx, &id_value, values, &condition).await?;
+    Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
+}
+
+/// A patch written in one statement. The answers are a two-statement patch's: a caller
+/// who may not write the record, or names none, learns that before anything about the
+/// body, so whenever the write does not happen the record is looked up to say why.
+async fn patch_in_one<P: DeserializeOwned + Serialize>(
+    spec: &'static ResourceSpec,
+    cx: &Context,
+    id: &str,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+    hook: Option<&UpdateRule<P>>,
+) -> Result<Response, Problem> {
+    let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
+    let why_not = || async { authorized(spec, spec.access.write, store, caller, id).await.map(drop) };
+    let owner = match access::collection(spec.access.write, caller)? {
+        Scope::All => None,
+        Scope::Own => match access::owner_condition(spec, caller) {
+            Some(condition) => Some(condition),
+            // Nothing of this resource is anybody's: the lookup answers (404 or 403).
+            None => return why_not().await.and(Err(access::not_owned(spec))),
+        },
+    };
+    let key = parse_id(spec, id)?;
+    let prepared = match patch_values(spec, cx, id, headers, body, hook, None, &Record::new()) {
+        Ok((values, input)) => refs_exist(spec, store, &input).await.map(|()| values),
+        Err(problem) => Err(problem),
+    };
+    let values = match prepared {
+        Ok(values) => values,
+        Err(problem) => {
+            why_not().await?;
+            return Err(problem);
+        }
+    };
+    let event = (!values.is_empty()).then_some("updated");
+    match store.update_owned(spec, &key, values, owner, event).await {
+        Ok(record) => Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record))),
+        Err(StoreError::NotFound) => {
+            why_not().await?;
+            Err(missing(spec))
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Columns to write and their values.
+type Columns = Vec<(&'static str, SqlValue)>;
+
+/// The columns a patch writes, from its body (`stored` the record as it stands, needed
+/// by a compute rule and a `json` field's merge), and the input they came from.
+#[allow(clippy::too_many_arguments)]
+fn patch_values<P: DeserializeOwned + Serialize>(
+    spec: &'static ResourceSpec,
+    cx: &Context,
+    id: &str,
+    headers: &HeaderMap,
+    body: Result<Bytes, BytesRejection>,
+    hook: Option<&UpdateRule<P>>,
+    compute: Option<&ComputeRule>,
+    stored: &Record,
+) -> Result<(Columns, Map<String, Value>), Problem> {
     let mut object = body::object(headers, body, true)?;
-    let roles = take_roles(spec, caller, &mut object, |f| f.patch)?;
-    let mut input = settable_values::<P>(spec, view, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
+    let roles = take_roles(spec, &cx.caller, &mut object, |f| f.patch)?;
+    let mut input = settable_values::<P>(spec, &cx.view, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
     input.extend(roles);
     let mut changes: Record = spec
         .fields
@@ -410,20 +483,18 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     let mut merged = Map::new();
     for f in spec.fields.iter().filter(|f| f.kind == FieldKind::Json) {
         if let Some(patch @ Value::Object(_)) = changes.get(f.name) {
-            let value = merge_patch(stored_record.get(f.name).cloned().unwrap_or(Value::Null), patch);
+            let value = merge_patch(stored.get(f.name).cloned().unwrap_or(Value::Null), patch);
             merged.insert(f.name.to_owned(), value);
         }
     }
     // What the merge made is held to the fields' rules like any value sent whole.
     check(spec, &merged)?;
     changes.extend(merged);
-    let mut values = changed_values(spec, &stored_record, changes, compute)?;
+    let mut values = changed_values(spec, stored, changes, compute)?;
     if spec.timestamps && !values.is_empty() {
         values.push(("updated_at", SqlValue::Text(Some(now()))));
     }
-    refs_exist(spec, store, &input).await?;
-    let record = update(spec, cx, &id_value, values, &condition).await?;
-    Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
+    Ok((values, input))
 }
 
 pub async fn delete(

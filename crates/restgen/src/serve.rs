@@ -7,7 +7,7 @@ use crate::idempotency::Keeper;
 use crate::problem::Problem;
 use crate::rate::{Limiter, Limits, RateSettings};
 use crate::spec::{AuthSpec, RateSpec, ResourceSpec, VersioningSpec, WebhooksSpec};
-use crate::store::{MigrationSpec, Store};
+use crate::store::{MigrationSpec, Store, StoreOptions};
 use crate::webhooks::WebhookSettings;
 use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
@@ -91,14 +91,19 @@ pub struct Config {
     pub database_url: String,
     /// `BIND`; default `127.0.0.1:8080`.
     pub bind: String,
+    /// `DATABASE_MAX_CONNECTIONS`, `SQLITE_SYNCHRONOUS`.
+    pub store: StoreOptions,
 }
 
 impl Config {
-    pub fn from_env(service: &str) -> Config {
-        Config {
+    /// The configuration from the environment; a variable set to something unusable is
+    /// an error naming it.
+    pub fn from_env(service: &str) -> Result<Config, String> {
+        Ok(Config {
             database_url: std::env::var("DATABASE_URL").unwrap_or_else(|_| format!("sqlite://{service}.db")),
             bind: std::env::var("BIND").unwrap_or_else(|_| "127.0.0.1:8080".into()),
-        }
+            store: StoreOptions::from_lookup(|name| std::env::var(name).ok())?,
+        })
     }
 }
 
@@ -120,8 +125,11 @@ pub async fn run(service: Service) -> ExitCode {
         eprintln!("error: {e}");
         return ExitCode::FAILURE;
     }
-    let config = Config::from_env(service.name);
-    match serve(service, config).await {
+    let served = match Config::from_env(service.name) {
+        Ok(config) => serve(service, config).await,
+        Err(e) => Err(e),
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             tracing::error!("{e}");
@@ -163,7 +171,9 @@ fn init_logging() -> Result<(), String> {
 }
 
 async fn serve(service: Service, config: Config) -> Result<(), String> {
-    let store = Store::connect(&config.database_url).await.map_err(|e| format!("cannot open the database: {e}"))?;
+    let store = Store::connect_with(&config.database_url, config.store)
+        .await
+        .map_err(|e| format!("cannot open the database: {e}"))?;
     migrate(&store, &service).await.map_err(|e| format!("migrations failed: {e}"))?;
     if let Some(file) = config.database_url.strip_prefix("sqlite://") {
         let file = file.split('?').next().unwrap_or(file);

@@ -137,3 +137,34 @@ async fn shutdown_finishes_requests_in_flight() {
     assert_eq!(request.await.unwrap(), "finished");
     server.await.unwrap().unwrap();
 }
+
+#[test]
+fn database_options_come_from_the_environment_and_a_bad_one_is_named() {
+    use restgen::store::{StoreOptions, Synchronous};
+    let env = |pairs: &'static [(&'static str, &'static str)]| {
+        move |name: &str| pairs.iter().find(|(n, _)| *n == name).map(|(_, v)| (*v).to_owned())
+    };
+    assert_eq!(StoreOptions::from_lookup(env(&[])).unwrap(), StoreOptions::default());
+    assert_eq!(StoreOptions::default().synchronous, Synchronous::Normal);
+    let set = StoreOptions::from_lookup(env(&[("DATABASE_MAX_CONNECTIONS", "3"), ("SQLITE_SYNCHRONOUS", "full")]));
+    assert_eq!(set.unwrap(), StoreOptions { max_connections: Some(3), synchronous: Synchronous::Full });
+    let err = StoreOptions::from_lookup(env(&[("DATABASE_MAX_CONNECTIONS", "0")])).unwrap_err();
+    assert!(err.contains("DATABASE_MAX_CONNECTIONS must be a positive number, not `0`"), "{err}");
+    let err = StoreOptions::from_lookup(env(&[("SQLITE_SYNCHRONOUS", "off")])).unwrap_err();
+    assert!(err.contains("SQLITE_SYNCHRONOUS must be `normal` or `full`, not `off`"), "{err}");
+}
+
+#[tokio::test]
+async fn sqlite_commits_are_synced_as_configured() {
+    use restgen::store::{StoreOptions, Synchronous};
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    // PRAGMA synchronous: 1 is NORMAL, 2 is FULL.
+    for (synchronous, expected) in [(Synchronous::Normal, 1), (Synchronous::Full, 2)] {
+        let store = Store::connect_with(&url, StoreOptions { max_connections: Some(1), synchronous }).await.unwrap();
+        let Some(pool) = store.sqlite_pool() else { panic!("a SQLite store") };
+        let (level,): (i64,) = sqlx::query_as("PRAGMA synchronous").fetch_one(pool).await.unwrap();
+        assert_eq!(level, expected, "{synchronous:?}");
+        store.close().await;
+    }
+}

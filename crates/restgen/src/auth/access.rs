@@ -6,7 +6,7 @@
 use super::Caller;
 use crate::problem::Problem;
 use crate::spec::{ResourceSpec, Rule};
-use crate::store::Record;
+use crate::store::{Record, SqlValue};
 use serde_json::Value;
 
 /// What a caller may reach of a collection.
@@ -62,6 +62,14 @@ pub fn not_owned(spec: &ResourceSpec) -> Problem {
     } else {
         Problem::forbidden(format!("this {} belongs to somebody else", spec.name))
     }
+}
+
+/// The column that says whose a record is and the caller's id as its value: what a write
+/// adds to its `WHERE` to touch only the caller's own. `None` when the resource has no
+/// such column (no record of it is anybody's) or the caller has no id of its kind.
+pub fn owner_condition(spec: &ResourceSpec, caller: &Caller) -> Option<(&'static str, SqlValue)> {
+    let (column, kind) = if spec.principal { ("id", spec.id) } else { ("owner_id", spec.owner?.1) };
+    Some((column, caller.id_value(kind)?))
 }
 
 /// Whether `record` is the caller's: their own account, or a record they own.

@@ -17,7 +17,7 @@ use sqlx::encode::Encode;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::query::Query;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{AssertSqlSafe, Database, Row, Type};
 use std::str::FromStr;
 
@@ -54,6 +54,54 @@ impl std::fmt::Display for MigrateError {
 }
 
 impl std::error::Error for MigrateError {}
+
+/// How the service uses its database, beside the URL (`DATABASE_MAX_CONNECTIONS`,
+/// `SQLITE_SYNCHRONOUS`; docs/service.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StoreOptions {
+    /// Connections each instance keeps at most; `None`: 2 per core on SQLite (one writer
+    /// at a time, readers beside it), 4 per core on PostgreSQL (queries wait on the network).
+    pub max_connections: Option<u32>,
+    /// SQLite only: whether a commit waits for the disk.
+    pub synchronous: Synchronous,
+}
+
+/// When a SQLite commit is on disk (`PRAGMA synchronous`, in WAL mode).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Synchronous {
+    /// The write-ahead log is synced at checkpoints, not at each commit: no crash
+    /// corrupts the database and a process crash loses nothing committed; a power loss
+    /// or kernel crash may lose the last commits. SQLite's advice for WAL, and Rails'.
+    #[default]
+    Normal,
+    /// Every commit waits until it is on disk: nothing committed is lost even to a power
+    /// loss, at the cost of a sync per write.
+    Full,
+}
+
+impl StoreOptions {
+    /// The options from the environment: `DATABASE_MAX_CONNECTIONS` (a positive number)
+    /// and `SQLITE_SYNCHRONOUS` (`normal` or `full`).
+    pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<StoreOptions, String> {
+        let max_connections = match var("DATABASE_MAX_CONNECTIONS") {
+            None => None,
+            Some(v) => match v.trim().parse::<u32>() {
+                Ok(n) if n > 0 => Some(n),
+                _ => return Err(format!("DATABASE_MAX_CONNECTIONS must be a positive number, not `{v}`")),
+            },
+        };
+        let synchronous = match var("SQLITE_SYNCHRONOUS").as_deref().map(str::trim) {
+            None | Some("normal") => Synchronous::Normal,
+            Some("full") => Synchronous::Full,
+            Some(other) => return Err(format!("SQLITE_SYNCHRONOUS must be `normal` or `full`, not `{other}`")),
+        };
+        Ok(StoreOptions { max_connections, synchronous })
+    }
+}
+
+fn cores() -> u32 {
+    std::thread::available_parallelism().map_or(2, |n| u32::try_from(n.get()).unwrap_or(u32::MAX))
+}
 
 /// One migration, in both dialects.
 #[derive(Debug)]
@@ -147,19 +195,43 @@ pub mod outbox;
 pub(crate) use idempotency::KeyRecord;
 
 impl Store {
-    /// Connects to `url` (`sqlite://file.db` or `postgres://...`). SQLite files are
-    /// created when missing and put in WAL mode with foreign keys enforced.
+    /// Connects to `url` (`sqlite://file.db` or `postgres://...`) with the default
+    /// [`StoreOptions`]. SQLite files are created when missing and put in WAL mode with
+    /// foreign keys enforced.
     pub async fn connect(url: &str) -> Result<Store, sqlx::Error> {
+        Store::connect_with(url, StoreOptions::default()).await
+    }
+
+    /// Connects to `url` with these options.
+    ///
+    /// Connections are not pinged before each use (sqlx's `test_before_acquire`): that
+    /// would be a round trip more per query. A connection the server dropped fails the one
+    /// query that finds out and is then discarded; `/readyz` tells a load balancer while
+    /// the database is away.
+    pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, sqlx::Error> {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            let pool = PgPoolOptions::new().max_connections(16).connect(url).await?;
+            let pool = PgPoolOptions::new()
+                .max_connections(options.max_connections.unwrap_or(4 * cores()))
+                .test_before_acquire(false)
+                .connect(url)
+                .await?;
             Ok(Store { pool: Pool::Postgres(pool), dialect: Dialect::Postgres, outbox: Default::default() })
         } else if url.starts_with("sqlite:") {
-            let options = SqliteConnectOptions::from_str(url)?
+            let synchronous = match options.synchronous {
+                Synchronous::Normal => SqliteSynchronous::Normal,
+                Synchronous::Full => SqliteSynchronous::Full,
+            };
+            let connect = SqliteConnectOptions::from_str(url)?
                 .create_if_missing(true)
                 .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(synchronous)
                 .foreign_keys(true)
                 .busy_timeout(std::time::Duration::from_secs(5));
-            let pool = SqlitePoolOptions::new().max_connections(8).connect_with(options).await?;
+            let pool = SqlitePoolOptions::new()
+                .max_connections(options.max_connections.unwrap_or(2 * cores()))
+                .test_before_acquire(false)
+                .connect_with(connect)
+                .await?;
             Ok(Store { pool: Pool::Sqlite(pool), dialect: Dialect::Sqlite, outbox: Default::default() })
         } else {
             Err(sqlx::Error::Configuration("DATABASE_URL must start with sqlite: or postgres:".into()))
@@ -168,6 +240,22 @@ impl Store {
 
     pub fn dialect(&self) -> Dialect {
         self.dialect
+    }
+
+    /// The SQLite pool, for a hand-written route beside the generated ones.
+    pub fn sqlite_pool(&self) -> Option<&SqlitePool> {
+        match &self.pool {
+            Pool::Sqlite(pool) => Some(pool),
+            Pool::Postgres(_) => None,
+        }
+    }
+
+    /// The PostgreSQL pool, for a hand-written route beside the generated ones.
+    pub fn postgres_pool(&self) -> Option<&PgPool> {
+        match &self.pool {
+            Pool::Postgres(pool) => Some(pool),
+            Pool::Sqlite(_) => None,
+        }
     }
 
     /// Applies the migrations not yet applied, in order, each in a transaction, then
@@ -428,7 +516,20 @@ impl Store {
         values: Vec<(&str, SqlValue)>,
         event: Option<&str>,
     ) -> Result<Record, StoreError> {
-        let (sql, args) = sql::update(spec, id.clone(), values);
+        self.update_owned(spec, id, values, None, event).await
+    }
+
+    /// [`Store::update`] of a record only where `owner` (a column and its value) also
+    /// holds: `NotFound` when the record is missing or somebody else's.
+    pub async fn update_owned(
+        &self,
+        spec: &ResourceSpec,
+        id: &SqlValue,
+        values: Vec<(&str, SqlValue)>,
+        owner: Option<(&str, SqlValue)>,
+        event: Option<&str>,
+    ) -> Result<Record, StoreError> {
+        let (sql, args) = sql::update(spec, id.clone(), values, owner);
         self.write(spec, &sql, args, event).await?.ok_or(StoreError::NotFound)
     }
 
@@ -443,7 +544,7 @@ impl Store {
         admit: Admit<'_>,
         event: Option<&str>,
     ) -> Result<Record, StoreError> {
-        let (sql, args) = sql::update(spec, id.clone(), values);
+        let (sql, args) = sql::update(spec, id.clone(), values, None);
         self.write_if(spec, id, admit, &sql, args, event).await?.ok_or(StoreError::NotFound)
     }
 

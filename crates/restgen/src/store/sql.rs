@@ -76,16 +76,28 @@ pub(crate) fn insert(spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> (Str
     (sql, values.into_iter().map(|(_, v)| v).collect())
 }
 
-pub(crate) fn update(spec: &ResourceSpec, id: SqlValue, values: Vec<(&str, SqlValue)>) -> (String, Vec<SqlValue>) {
+/// Sets `values` on the record `id`, where `owner` (a column and its value) holds too;
+/// with nothing to set, reads it under the same conditions.
+pub(crate) fn update(
+    spec: &ResourceSpec,
+    id: SqlValue,
+    values: Vec<(&str, SqlValue)>,
+    owner: Option<(&str, SqlValue)>,
+) -> (String, Vec<SqlValue>) {
     let sets: Vec<String> = values.iter().enumerate().map(|(i, (c, _))| format!("{} = ${}", ident(c), i + 1)).collect();
     let n = values.len() + 1;
+    let mut which = format!("\"id\" = ${n}");
+    if let Some((column, _)) = &owner {
+        which.push_str(&format!(" AND {} = ${}", ident(column), n + 1));
+    }
     let sql = if sets.is_empty() {
-        format!("SELECT * FROM {} WHERE \"id\" = ${n}", ident(spec.name))
+        format!("SELECT * FROM {} WHERE {which}", ident(spec.name))
     } else {
-        format!("UPDATE {} SET {} WHERE \"id\" = ${n} RETURNING *", ident(spec.name), sets.join(", "))
+        format!("UPDATE {} SET {} WHERE {which} RETURNING *", ident(spec.name), sets.join(", "))
     };
     let mut args: Vec<SqlValue> = values.into_iter().map(|(_, v)| v).collect();
     args.push(id);
+    args.extend(owner.map(|(_, v)| v));
     (sql, args)
 }
 
