@@ -48,9 +48,17 @@ pub(crate) fn choose(spec: &ResourceSpec, view: &View, request: &HeaderMap) -> R
 
 /// The representation the request asks for among `formats` (JSON first).
 pub(crate) fn choose_among(formats: &[Format], view: &View, request: &HeaderMap) -> Result<Format, Problem> {
+    let first = formats.first().copied().unwrap_or(Format::Json);
+    // What most clients send, answered without parsing: no `Accept`, or `*/*` alone (every
+    // format weighs the same, so the first wins).
+    let mut sent = request.get_all(header::ACCEPT).iter();
+    match (sent.next(), sent.next()) {
+        (None, _) => return Ok(first),
+        (Some(only), None) if only.as_bytes() == b"*/*" => return Ok(first),
+        _ => {}
+    }
     let lines: Vec<&str> = request.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).collect();
     let accept = lines.join(",");
-    let first = formats.first().copied().unwrap_or(Format::Json);
     if accept.trim().is_empty() {
         return Ok(first);
     }

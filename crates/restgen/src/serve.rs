@@ -304,27 +304,33 @@ fn build(
     };
     let limiter = Limiter::new(limits, &store, settings.rate.clone(), settings.clock.clone())?.map(Arc::new);
     // Unknown paths count against the limit too, and are answered as the caller is known.
-    routes = routes
-        .fallback(|| async { Problem::not_found("no such route") })
-        // Inside rate limits and authentication: a body too large is a request like any
-        // other, counted and answered with the budget's fields.
-        .layer(RequestBodyLimitLayer::new(service.max_body_bytes))
-        .layer(DefaultBodyLimit::disable());
     let keeper =
         Keeper { clock: settings.clock.clone(), abandoned_after: service.request_timeout + Duration::from_secs(1) };
-    routes =
-        routes.layer(axum::Extension(keeper)).layer(axum::Extension(crate::operations::BasePath(service.base_path)));
-    if let Some(limiter) = limiter.clone() {
-        // Inside authentication, so that budgets can be the caller's own.
-        routes = routes.layer(axum::middleware::from_fn(move |request, next| {
-            crate::rate::enforce(limiter.clone(), request, next)
-        }));
-    }
-    if let Some(auth) = auth {
-        routes = routes.layer(axum::middleware::from_fn(move |request, next| {
+    let rate = limiter.clone().map(|limiter| {
+        axum::middleware::from_fn(move |request, next| crate::rate::enforce(limiter.clone(), request, next))
+    });
+    let authenticate = auth.map(|auth| {
+        let limiter = limiter.clone();
+        axum::middleware::from_fn(move |request, next| {
             crate::auth::authenticate(auth.clone(), limiter.clone(), request, next)
-        }));
-    }
+        })
+    });
+    // One layer of layers: axum wraps each `Router::layer` around every route as a boxed
+    // service of its own, cloned for each request, so a stack applied at once costs one
+    // such clone instead of one per layer.
+    routes = routes.fallback(|| async { Problem::not_found("no such route") }).layer(
+        tower::ServiceBuilder::new()
+            .option_layer(authenticate)
+            // Inside authentication, so that budgets can be the caller's own.
+            .option_layer(rate)
+            .layer(axum::Extension(crate::operations::BasePath(service.base_path)))
+            .layer(axum::Extension(keeper))
+            .map_response(IntoResponse::into_response)
+            // Inside rate limits and authentication: a body too large is a request like any
+            // other, counted and answered with the budget's fields.
+            .layer(RequestBodyLimitLayer::new(service.max_body_bytes))
+            .layer(DefaultBodyLimit::disable()),
+    );
     // Outside authentication and rate limits: a load balancer's probe needs no
     // credentials, ignores any, and is never throttled by somebody else's traffic.
     routes = routes.route("/healthz", axum::routing::get(healthz)).route("/readyz", axum::routing::get(readyz));
@@ -339,11 +345,15 @@ fn build(
             .layer(tower::limit::GlobalConcurrencyLimitLayer::new(n))
     });
     let routes = routes
-        .layer(CatchPanicLayer::custom(|_| Problem::internal().into_response()))
-        .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, service.request_timeout))
-        .layer(tower::util::option_layer(shed))
-        // Outside the layers above, so their bare answers (413, 503) get problem bodies.
-        .layer(tower::util::MapResponseLayer::new(problem_for_bare_errors))
+        .layer(
+            tower::ServiceBuilder::new()
+                // Outside the layers below, so their bare answers (413, 503) get problem bodies.
+                .layer(tower::util::MapResponseLayer::new(problem_for_bare_errors))
+                .option_layer(shed)
+                .map_response(IntoResponse::into_response)
+                .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, service.request_timeout))
+                .layer(CatchPanicLayer::custom(|_| Problem::internal().into_response())),
+        )
         .with_state(store);
     // Before routing, so that `{base}/v{n}/...` is routed as the unprefixed path; the
     // version's refusals (404, 400, 406, 410) are problems like every other answer.
@@ -364,14 +374,18 @@ fn build(
         None => routes,
     };
     let limit = service.max_body_bytes;
-    let router = routes
-        // Outermost but for tracing: a preflight is answered before routing or auth, and
-        // every answer, errors included, carries the CORS headers a browser needs to read it.
-        .layer(tower::util::option_layer(cors))
-        // A body declared larger than the limit is refused as it is, then read and thrown
-        // away (bounded) so that a client still sending it gets the 413.
-        .layer(axum::middleware::from_fn(move |request, next| crate::linger::linger(limit, request, next)))
-        .layer(TraceLayer::new_for_http());
+    let router = routes.layer(
+        tower::ServiceBuilder::new()
+            .layer(TraceLayer::new_for_http())
+            // A body declared larger than the limit is refused as it is, then read and thrown
+            // away (bounded) so that a client still sending it gets the 413.
+            .layer(axum::middleware::from_fn(move |request, next| crate::linger::linger(limit, request, next)))
+            // Outermost but for the two above: a preflight is answered before routing or
+            // auth, and every answer, errors included, carries the CORS headers a browser
+            // needs to read it.
+            .option_layer(cors)
+            .map_response(IntoResponse::into_response),
+    );
     Ok((router, background))
 }
 
