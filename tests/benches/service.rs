@@ -697,7 +697,13 @@ fn chart(rows: &[Row], path: &std::path::Path) -> Result<(), Box<dyn std::error:
             .label(*database)
             .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], colour.filled()));
     }
-    chart.configure_series_labels().border_style(BLACK).background_style(WHITE).draw()?;
+    // Upper left, over the reads, whose bars stay well below the top of the scale.
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .border_style(BLACK)
+        .background_style(WHITE)
+        .draw()?;
     root.present()?;
     Ok(())
 }
