@@ -4,15 +4,20 @@
 //! latency, server CPU per request and peak RSS of each server process, medians of
 //! alternating runs with their spread, and the ratio generated / hand-written.
 //!
+//! Then what the generated crate costs to compile (`service/compile.rs`).
+//!
 //! Run: `cargo bench -p restgen-tests --bench service` (`BENCH_ROUNDS`, `BENCH_REQUESTS`
 //! to change the runs, `BENCH_ROWS=<text>` for only the rows whose database and name
-//! contain it). Writes `target/bench/service.md` and `target/bench/service.svg`.
+//! contain it, `BENCH_COMPILE=0` to leave out the builds). Writes `target/bench/service.md` and `target/bench/service.svg`.
 //!
 //! The hand-written service is what a careful engineer writes for these routes (the
 //! reference of docs/performance.md): `&'static str` SQL, rows decoded into structs and
 //! serialized straight to bytes, the same pool settings, one statement per request where
 //! one does. Before measuring, each row's answers from both are compared: the same status,
 //! body bytes and headers (for writes, but for the new record's id, name and times).
+
+#[path = "service/compile.rs"]
+mod compile;
 
 use restgen::__private::axum::{
     self, Router,
@@ -760,7 +765,11 @@ async fn compare() {
     }
     let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
     std::fs::create_dir_all(&out).unwrap();
-    let table = markdown(&rows, &header);
+    let mut table = markdown(&rows, &header);
+    // Skipped when profiling rows, or with `BENCH_COMPILE=0`: two cold builds take minutes.
+    if only.is_none() && setting("BENCH_COMPILE", 1) != 0 {
+        table.push_str(&format!("\n{}", compile::measure()));
+    }
     std::fs::write(out.join("service.md"), &table).unwrap();
     chart(&rows, &out.join("service.svg")).unwrap();
     println!("\n{table}\nwritten: target/bench/service.md, target/bench/service.svg");

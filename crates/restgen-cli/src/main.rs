@@ -246,9 +246,23 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
         eprintln!("error: {e}");
         FAILURE
     };
-    let mut crates = vec![(emit::generate_with(service, &options, &history).map_err(internal)?, out)];
-    if !no_client {
-        crates.push((emit::generate_client(service, &options).map_err(internal)?, client_out.as_path()));
+    // The client is generated beside the service, on another core where there is one. Its
+    // thread reads the schema again: model nodes keep the spans of derive input, which
+    // cannot cross threads, and reading costs a few percent of printing the client.
+    let (name, text) = (&loaded.name, &loaded.text);
+    let (service_files, client_files) = std::thread::scope(|scope| {
+        let client = (!no_client).then(|| {
+            scope.spawn(|| {
+                let (service, _) = restgen_schema::load(name, text).expect("the schema read before reads again");
+                emit::generate_client(&service, &options)
+            })
+        });
+        let files = emit::generate_with(service, &options, &history);
+        (files, client.map(|c| c.join().expect("generating the client does not panic")))
+    });
+    let mut crates = vec![(service_files.map_err(internal)?, out)];
+    if let Some(files) = client_files {
+        crates.push((files.map_err(internal)?, client_out.as_path()));
     }
     if check {
         let mut fresh = true;
