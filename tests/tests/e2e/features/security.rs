@@ -193,6 +193,23 @@ async fn bola(s: &Server, ann: &Account, bob: &Account) -> usize {
                     let body = body_for(s, bob, spec, Operation::Patch).await;
                     let r = call(s, bob, "PATCH", &item, Some(Value::Object(body))).await;
                     assert_refused(spec, spec.access.write, &r, &what);
+                    // A body its owner would be refused for tells Bob nothing either: he
+                    // learns he may not write before anything about what he sent; and a
+                    // record that does not exist is missing whatever the body.
+                    if let Some(f) = spec.fields.iter().find(|f| f.patch && f.kind == FieldKind::String) {
+                        let bad = json!({ f.name: 42 });
+                        let r = call(s, bob, "PATCH", &item, Some(bad.clone())).await;
+                        assert_refused(spec, spec.access.write, &r, &format!("{what}, with a bad body"));
+                        let own = call(s, ann, "PATCH", &item, Some(bad.clone())).await;
+                        assert!(matches!(own.status, 400 | 422), "Ann's bad patch: {}", own.text);
+                        let missing = match spec.id {
+                            IdKind::Integer => "999999999".to_owned(),
+                            IdKind::Uuid => "0190b6a4-0000-7000-8000-0000000000dd".to_owned(),
+                        };
+                        let r = call(s, ann, "PATCH", &item_path(spec, &missing), Some(bad)).await;
+                        r.assert_problem(404);
+                        cases += 1;
+                    }
                     unchanged(what).await;
                 }
                 Operation::Delete => {
