@@ -1,9 +1,17 @@
 //! Bounds the runtime keeps and the OpenAPI document states, defined once for both: the
 //! limits of problem answers, API keys and request headers, the longest text forms of
 //! values, and the lengths of what a list request writes (the cursor it issues, and so the
-//! longest it accepts, and the `Link` to the next page), computed from the model.
+//! longest it accepts, and the `Link` to the next page), computed from the model; and the
+//! probes a load balancer asks.
 
 use crate::model::{Field, FieldKind, FieldType, IdKind, Resource, Service};
+
+/// The probes, at the origin (never under the base path or a version): liveness, which
+/// asks nothing of the database, and readiness, which does.
+pub const LIVENESS_PATH: &str = "/healthz";
+pub const READINESS_PATH: &str = "/readyz";
+/// How long readiness waits for the database before it answers 503.
+pub const READY_WITHIN_SECONDS: u64 = 2;
 
 /// The most `errors` one problem answer lists (its `detail` counts them all).
 pub const MAX_FIELD_ERRORS: usize = 50;

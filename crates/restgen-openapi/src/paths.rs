@@ -14,7 +14,7 @@ use restgen_model::model::*;
 use serde_json::{Map, Value, json};
 
 /// The probes' paths: at the origin, never versioned, authenticated or rate limited.
-pub(crate) const PROBES: [&str; 2] = ["/healthz", "/readyz"];
+pub(crate) const PROBES: [&str; 2] = [bounds::LIVENESS_PATH, bounds::READINESS_PATH];
 
 /// The two probes a load balancer or orchestrator asks: liveness (`/healthz`, the process
 /// serves) and readiness (`/readyz`, its database answers too).
@@ -28,7 +28,7 @@ pub(crate) fn probes() -> [(&'static str, Value); 2] {
         "get": {
             "operationId": "healthz",
             "summary": "Whether the service process answers (liveness)",
-            "description": "Always 200 while the process serves requests; the database is not asked, so an instance is not restarted because the database is down (see `/readyz`). Needs no credentials and ignores any; never rate limited, so a probe does not depend on other traffic.",
+            "description": format!("Always 200 while the process serves requests; the database is not asked, so an instance is not restarted because the database is down (see `{}`). Needs no credentials and ignores any; never rate limited, so a probe does not depend on other traffic.", bounds::READINESS_PATH),
             "tags": ["service"],
             "security": [],
             "responses": {
@@ -40,7 +40,7 @@ pub(crate) fn probes() -> [(&'static str, Value); 2] {
         "get": {
             "operationId": "readyz",
             "summary": "Whether the service can serve requests: its database answers (readiness)",
-            "description": "200 while the database answers within 2 seconds, 503 otherwise: a load balancer sends an instance that answers 503 nothing until it answers 200 again. Needs no credentials and ignores any; never rate limited.",
+            "description": format!("200 while the database answers within {} seconds, 503 otherwise: a load balancer sends an instance that answers 503 nothing until it answers 200 again. Needs no credentials and ignores any; never rate limited.", bounds::READY_WITHIN_SECONDS),
             "tags": ["service"],
             "security": [],
             "responses": {

@@ -554,10 +554,8 @@ pub async fn list(
         request.query.filters.push(crate::store::Filter { column: p.column, value: id.clone() });
     }
     if scope == Scope::Own {
-        let column = if spec.principal { "id" } else { "owner_id" };
-        let kind = spec.owner.map_or(spec.id, |(_, kind)| kind);
-        let me = caller.id_value(kind).ok_or_else(|| caller.unauthorized())?;
-        request.query.filters.push(crate::store::Filter { column, value: me });
+        let (column, value) = access::owner_condition(spec, caller).ok_or_else(|| caller.unauthorized())?;
+        request.query.filters.push(crate::store::Filter { column, value });
     }
     if let Some(after) = &request.starting_after {
         let bad = |message: &str| {

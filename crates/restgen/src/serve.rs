@@ -13,6 +13,7 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use restgen_model::bounds;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -333,7 +334,9 @@ fn build(
     );
     // Outside authentication and rate limits: a load balancer's probe needs no
     // credentials, ignores any, and is never throttled by somebody else's traffic.
-    routes = routes.route("/healthz", axum::routing::get(healthz)).route("/readyz", axum::routing::get(readyz));
+    routes = routes
+        .route(bounds::LIVENESS_PATH, axum::routing::get(healthz))
+        .route(bounds::READINESS_PATH, axum::routing::get(readyz));
     let cors = service.cors.map(|c| crate::cors::layer(c, service.auth));
     // Shed, not queue: a request beyond the limit is answered at once, and the caller
     // told when to come back.
@@ -396,9 +399,6 @@ fn overloaded() -> Response {
         .into_response()
 }
 
-/// How long `/readyz` waits for the database.
-const READY_WITHIN: Duration = Duration::from_secs(2);
-
 /// Liveness: the process serves requests. It asks nothing of the database, so an
 /// orchestrator does not restart every instance because the database is down (which a
 /// restart would not mend); readiness is [`readyz`]'s.
@@ -408,10 +408,11 @@ async fn healthz() -> Response {
 
 /// Readiness: the database answers, so the instance can serve what it is sent. A load
 /// balancer takes an instance that fails it out of rotation until it passes again.
-/// A database that does not answer within [`READY_WITHIN`] counts as down: a probe must
-/// answer sooner than a pool waiting for a connection would.
+/// A database that does not answer within [`bounds::READY_WITHIN_SECONDS`] counts as
+/// down: a probe must answer sooner than a pool waiting for a connection would.
 async fn readyz(State(store): State<Store>) -> Response {
-    if tokio::time::timeout(READY_WITHIN, store.ping()).await.unwrap_or(false) {
+    let within = Duration::from_secs(bounds::READY_WITHIN_SECONDS);
+    if tokio::time::timeout(within, store.ping()).await.unwrap_or(false) {
         (StatusCode::OK, axum::Json(serde_json::json!({ "status": "ready" }))).into_response()
     } else {
         Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the database does not answer").into_response()

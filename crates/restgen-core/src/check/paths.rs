@@ -3,6 +3,7 @@
 use crate::diagnostics::{Diagnostics, codes};
 use crate::model::{Resource, Scheme, Service, Versioning};
 use crate::origin::Origin;
+use restgen_model::bounds;
 use std::collections::HashMap;
 
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
@@ -92,8 +93,8 @@ fn no_clashes(service: &Service, diags: &mut Diagnostics) {
     if service.has_events() {
         claimed.push(("/webhooks".into(), "the webhook registration endpoint".into(), Origin::Unknown));
     }
-    claimed.push(("/healthz".into(), "the liveness probe".into(), Origin::Unknown));
-    claimed.push(("/readyz".into(), "the readiness probe".into(), Origin::Unknown));
+    claimed.push((bounds::LIVENESS_PATH.into(), "the liveness probe".into(), Origin::Unknown));
+    claimed.push((bounds::READINESS_PATH.into(), "the readiness probe".into(), Origin::Unknown));
     claimed.push(("/openapi.json".into(), "the OpenAPI document".into(), Origin::Unknown));
 
     // Indexed by path and by every proper prefix, so each claim is compared with the

@@ -5,7 +5,7 @@
 
 use super::Caller;
 use crate::problem::Problem;
-use crate::spec::{ResourceSpec, Rule};
+use crate::spec::{IdKind, ResourceSpec, Rule};
 use crate::store::{Record, SqlValue};
 use serde_json::Value;
 
@@ -64,24 +64,24 @@ pub fn not_owned(spec: &ResourceSpec) -> Problem {
     }
 }
 
-/// The column that says whose a record is and the caller's id as its value: what a write
-/// adds to its `WHERE` to touch only the caller's own. `None` when the resource has no
-/// such column (no record of it is anybody's) or the caller has no id of its kind.
+/// The column that says whose a record is, and the kind of id it holds: an account is its
+/// own (`id`), an owned record is its owner's (`owner_id`); `None` where no record of the
+/// resource is anybody's.
+fn owner_column(spec: &ResourceSpec) -> Option<(&'static str, IdKind)> {
+    if spec.principal { Some(("id", spec.id)) } else { spec.owner.map(|(_, kind)| ("owner_id", kind)) }
+}
+
+/// The owner column and the caller's id as its value: what a list filters on and a write
+/// adds to its `WHERE` to reach only the caller's own. `None` when no record of the
+/// resource is anybody's or the caller has no id of its kind.
 pub fn owner_condition(spec: &ResourceSpec, caller: &Caller) -> Option<(&'static str, SqlValue)> {
-    let (column, kind) = if spec.principal { ("id", spec.id) } else { ("owner_id", spec.owner?.1) };
+    let (column, kind) = owner_column(spec)?;
     Some((column, caller.id_value(kind)?))
 }
 
 /// Whether `record` is the caller's: their own account, or a record they own.
 pub fn owns(spec: &ResourceSpec, caller: &Caller, record: &Record) -> bool {
-    let Some(id) = caller.id() else { return false };
-    let column = if spec.principal {
-        "id"
-    } else if spec.owner.is_some() {
-        "owner_id"
-    } else {
-        return false;
-    };
+    let (Some(id), Some((column, _))) = (caller.id(), owner_column(spec)) else { return false };
     match record.get(column) {
         Some(Value::String(s)) => s == id,
         Some(Value::Number(n)) => n.to_string() == id,

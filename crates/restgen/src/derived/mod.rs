@@ -346,7 +346,10 @@ impl App {
             sqlite: create(restgen_model::evolution::ddl::Dialect::Sqlite),
             postgres: create(restgen_model::evolution::ddl::Dialect::Postgres),
         }]));
-        let sample = self.specs.first().map_or("/healthz".to_owned(), |s| format!("{}{}", self.base_path, s.path));
+        let sample = self
+            .specs
+            .first()
+            .map_or(restgen_model::bounds::LIVENESS_PATH.to_owned(), |s| format!("{}{}", self.base_path, s.path));
         let publishes = self.specs.iter().any(|s| !s.events.is_empty());
         let webhooks = self.webhooks.or_else(|| {
             publishes.then(|| crate::spec::WebhooksSpec {

@@ -6,6 +6,7 @@
 
 use crate::support::accounts::PASSWORD;
 use crate::support::child::{Process, shop_command};
+use crate::support::harness::{Reply, request};
 use serde_json::{Value, json};
 use std::io::BufRead;
 use std::process::Stdio;
@@ -78,31 +79,9 @@ async fn database() -> Option<String> {
     }
 }
 
-/// An answer: status, headers, body (JSON when it is).
-struct Answer {
-    status: u16,
-    headers: reqwest::header::HeaderMap,
-    body: Value,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.get(name).map(|v| v.to_str().unwrap())
-    }
-}
-
-async fn send(base: &str, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&Value>) -> Answer {
-    let mut request = reqwest::Client::new().request(method.parse().unwrap(), format!("{base}{path}"));
-    for (name, value) in headers {
-        request = request.header(*name, *value);
-    }
-    if let Some(body) = body {
-        request = request.json(body);
-    }
-    let response = request.send().await.unwrap();
-    let (status, headers) = (response.status().as_u16(), response.headers().clone());
-    let text = response.text().await.unwrap();
-    Answer { status, headers, body: serde_json::from_str(&text).unwrap_or(Value::String(text)) }
+/// A request to `base`, read whole.
+async fn send(base: &str, method: &str, path: &str, headers: &[(&str, &str)], body: Option<&Value>) -> Reply {
+    request(&reqwest::Client::new(), base, method, path, body.cloned(), headers).await
 }
 
 /// Registers `name` on one instance and signs in on another: the bearer header.

@@ -229,14 +229,7 @@ impl Server {
 
     /// A request with extra headers (credentials).
     pub async fn send_with(&self, method: &str, path: &str, body: Option<Value>, headers: &[(&str, &str)]) -> Reply {
-        let mut req = self.client.request(method.parse().unwrap(), format!("{}{path}", self.base));
-        for (name, value) in headers {
-            req = req.header(*name, *value);
-        }
-        if let Some(b) = body {
-            req = req.header("content-type", "application/json").body(b.to_string());
-        }
-        reply(req.send().await.unwrap()).await
+        request(&self.client, &self.base, method, path, body, headers).await
     }
 
     pub async fn raw(&self, method: &str, path: &str, content_type: &str, body: Vec<u8>) -> Reply {
@@ -255,6 +248,25 @@ impl Server {
     pub async fn post(&self, path: &str, body: Value) -> Reply {
         self.send("POST", path, Some(body)).await
     }
+}
+
+/// A request to the service at `base` (one in this process or another), read whole.
+pub async fn request(
+    client: &reqwest::Client,
+    base: &str,
+    method: &str,
+    path: &str,
+    body: Option<Value>,
+    headers: &[(&str, &str)],
+) -> Reply {
+    let mut req = client.request(method.parse().unwrap(), format!("{base}{path}"));
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    if let Some(b) = body {
+        req = req.header("content-type", "application/json").body(b.to_string());
+    }
+    reply(req.send().await.unwrap()).await
 }
 
 async fn reply(r: reqwest::Response) -> Reply {
