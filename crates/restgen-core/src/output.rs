@@ -20,6 +20,20 @@ pub enum FileKind {
     /// A migration: written once, never changed after, since databases that applied it
     /// check it has not changed. Writing different bytes over one is an error.
     Migration,
+    /// The migration record: rewritten when stale, like a generated file, but it is the
+    /// history the next generation plans from.
+    Record,
+}
+
+impl FileKind {
+    /// Whether the file must be on the disk before it replaces its target. Generated files
+    /// are derived from the schema: one a crash leaves empty is mended by the next run, so
+    /// they skip the `fsync` (two thirds of the files, a tenth of a generation's time).
+    /// Migrations and their record are history, and a scaffold file is never rewritten once
+    /// it exists: an empty one would stay.
+    fn durable(self) -> bool {
+        !matches!(self, FileKind::Generated)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,6 +68,11 @@ pub struct Stale {
 impl Output {
     pub fn add(&mut self, path: impl Into<PathBuf>, kind: FileKind, contents: String) {
         self.files.insert(path.into(), OutputFile { kind, contents });
+    }
+
+    /// Adds every file of `other` (one there replaces one here of the same path).
+    pub fn merge(&mut self, other: Output) {
+        self.files.extend(other.files);
     }
 
     /// What writing into `dir` would do, without writing.
@@ -95,8 +114,11 @@ impl Output {
             // filesystem; dropped (and so deleted) if anything below fails.
             let mut tmp =
                 tempfile::Builder::new().prefix(".restgen-").tempfile_in(parent).map_err(|e| with_path(e, parent))?;
-            tmp.write_all(self.files[rel].contents.as_bytes()).map_err(|e| with_path(e, &target))?;
-            tmp.as_file().sync_all().map_err(|e| with_path(e, &target))?;
+            let file = &self.files[rel];
+            tmp.write_all(file.contents.as_bytes()).map_err(|e| with_path(e, &target))?;
+            if file.kind.durable() {
+                tmp.as_file().sync_all().map_err(|e| with_path(e, &target))?;
+            }
             staged.push((tmp, target));
         }
         for (tmp, target) in staged {

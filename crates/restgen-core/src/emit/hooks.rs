@@ -7,7 +7,7 @@ use quote::{format_ident, quote};
 
 /// `hooks.rs`: the trait a service's `src/hooks.rs` implements, one method per resource
 /// and write, each defaulting to "allow unchanged".
-pub(crate) fn emit(service: &Service) -> RustFile {
+pub(crate) fn emit(service: &Service) -> RustFile<'static> {
     let methods = service.resources.iter().flat_map(|r| {
         let name = r.name.value.clone();
         [Operation::Create, Operation::Replace, Operation::Patch, Operation::Delete].into_iter().filter(move |op| r.has(*op)).map(move |op| {
@@ -60,5 +60,5 @@ pub(crate) fn emit(service: &Service) -> RustFile {
             #(#transitions)*
         }
     };
-    RustFile { head, sections: Vec::new() }
+    RustFile::whole(head)
 }

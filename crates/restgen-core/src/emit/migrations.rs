@@ -9,7 +9,7 @@ use crate::evolution::{self, Migrations, RECORD_PATH};
 use quote::quote;
 
 /// The migrations as the runtime applies them: every file, included.
-pub(crate) fn emit(migrations: &Migrations) -> RustFile {
+pub(crate) fn emit(migrations: &Migrations) -> RustFile<'static> {
     let specs = migrations.record.migrations.iter().map(|name| {
         let version = proc_macro2::Literal::i64_unsuffixed(evolution::version_of(name));
         let description = evolution::description_of(name);
@@ -30,7 +30,7 @@ pub(crate) fn emit(migrations: &Migrations) -> RustFile {
 
         pub static MIGRATIONS: &[::restgen::store::MigrationSpec] = &[#(#specs),*];
     };
-    RustFile { head, sections: Vec::new() }
+    RustFile::whole(head)
 }
 
 /// The files of the migration this generation adds, one per dialect, and the record.

@@ -71,25 +71,40 @@ pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitErro
 /// Every file of the service crate for `service`, with the migrations planned against the
 /// last generation's record.
 pub fn generate_with(service: &Service, options: &Options, history: &Migrations) -> Result<Output, EmitError> {
+    let mut out = sources(service, options, history)?;
+    out.merge(documents(service));
+    Ok(out)
+}
+
+/// The service's OpenAPI documents, by their paths in the service crate: apart from
+/// [`sources`] so that a caller with two cores can write both at once.
+pub fn documents(service: &Service) -> Output {
     let mut out = Output::default();
-    let header = rust::header(&options.source_name);
-    let rust_files = [
-        ("src/generated/mod.rs", service::emit(service)),
-        ("src/generated/models.rs", models::emit(service, models::Side::Service)),
-        ("src/generated/resources.rs", resources::emit(service)),
-        ("src/generated/hooks.rs", hooks::emit(service)),
-        ("src/generated/routes.rs", routes::emit(service)),
-        ("src/generated/migrations.rs", migrations::emit(history)),
-    ];
-    for (path, file) in rust_files {
-        out.add(path, FileKind::Generated, rust::render(path, &header, file)?);
-    }
     out.add("openapi.json", FileKind::Generated, restgen_openapi::render(service));
     for (n, document) in restgen_openapi::render_versions(service) {
         out.add(format!("openapi.v{n}.json"), FileKind::Generated, document);
     }
+    out
+}
+
+/// Every file of the service crate but its OpenAPI [`documents`].
+pub fn sources<'s>(service: &'s Service, options: &Options, history: &Migrations) -> Result<Output, EmitError> {
+    let mut out = Output::default();
+    let header = rust::header(&options.source_name);
+    // Each file emitted only as it is printed, so one file's tokens are alive at a time.
+    let rust_files: [(&str, &dyn Fn() -> rust::RustFile<'s>); 6] = [
+        ("src/generated/mod.rs", &|| service::emit(service)),
+        ("src/generated/models.rs", &|| models::emit(service, models::Side::Service)),
+        ("src/generated/resources.rs", &|| resources::emit(service)),
+        ("src/generated/hooks.rs", &|| hooks::emit(service)),
+        ("src/generated/routes.rs", &|| routes::emit(service)),
+        ("src/generated/migrations.rs", &|| migrations::emit(history)),
+    ];
+    for (path, file) in rust_files {
+        out.add(path, FileKind::Generated, rust::render(path, &header, file())?);
+    }
     for (path, contents) in migrations::files(history, &options.source_name) {
-        let kind = if path == RECORD_PATH { FileKind::Generated } else { FileKind::Migration };
+        let kind = if path == RECORD_PATH { FileKind::Record } else { FileKind::Migration };
         out.add(path, kind, contents);
     }
     for (path, contents) in scaffold::render(service, options)? {
@@ -99,11 +114,13 @@ pub fn generate_with(service: &Service, options: &Options, history: &Migrations)
 }
 
 /// Every file of the client crate `<service>-client` for `service`.
-pub fn generate_client(service: &Service, options: &Options) -> Result<Output, EmitError> {
+pub fn generate_client<'s>(service: &'s Service, options: &Options) -> Result<Output, EmitError> {
     let mut out = Output::default();
     let header = rust::header(&options.source_name);
-    for (path, file) in [("src/lib.rs", client::lib(service)), ("src/models.rs", client::models(service))] {
-        out.add(path, FileKind::Generated, rust::render(path, &header, file)?);
+    let rust_files: [(&str, &dyn Fn() -> rust::RustFile<'s>); 2] =
+        [("src/lib.rs", &|| client::lib(service)), ("src/models.rs", &|| client::models(service))];
+    for (path, file) in rust_files {
+        out.add(path, FileKind::Generated, rust::render(path, &header, file())?);
     }
     out.add("Cargo.toml", FileKind::Generated, scaffold::client_manifest(service, options)?);
     Ok(out)

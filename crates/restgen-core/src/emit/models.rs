@@ -46,14 +46,14 @@ impl Side {
     }
 }
 
-pub(crate) fn emit(service: &Service, side: Side) -> RustFile {
+pub(crate) fn emit(service: &Service, side: Side) -> RustFile<'_> {
     let roles = roles_enum(service, side);
     let head = quote! {
         //! Resource representations and their allow-listed inputs.
 
         #roles
     };
-    RustFile { head, sections: service.resources.iter().map(|r| resource(service, r, side)).collect() }
+    RustFile::new(head, service.resources.iter().map(move |r| resource(service, r, side)))
 }
 
 /// `Role`, the roles of `auth.roles`, when a `roles` field needs a type.

@@ -7,27 +7,27 @@ use heck::ToShoutySnakeCase;
 use proc_macro2::{Literal, TokenStream};
 use quote::{format_ident, quote};
 
-pub(crate) fn emit(service: &Service) -> RustFile {
+pub(crate) fn emit(service: &Service) -> RustFile<'_> {
     let head = quote! {
         //! Every resource as the runtime sees it: fields, access, paging, parents.
 
         use ::restgen::spec::*;
     };
-    let mut sections: Vec<TokenStream> = service.resources.iter().map(|r| spec(service, r)).collect();
+    let mut tail: Vec<TokenStream> = Vec::new();
     let all = service.resources.iter().map(static_ident);
-    sections.push(quote! {
+    tail.push(quote! {
         /// Every resource, in schema order.
         pub static RESOURCES: &[&ResourceSpec] = &[#(&#all),*];
     });
-    sections.push(auth(service));
+    tail.push(auth(service));
     let limit = rate_limit(service.rate_limit.as_ref(), "default");
-    sections.push(quote! {
+    tail.push(quote! {
         /// The service's `rate_limit`: routes of no resource, and resources without
         /// their own.
         pub const RATE_LIMIT: ::core::option::Option<RateSpec> = #limit;
     });
     let versioning = versioning(service);
-    sections.push(quote! {
+    tail.push(quote! {
         /// The API versions served side by side, and how a request names one.
         pub static VERSIONING: ::core::option::Option<&VersioningSpec> = #versioning;
     });
@@ -43,11 +43,11 @@ pub(crate) fn emit(service: &Service) -> RustFile {
     } else {
         quote!(::core::option::Option::None)
     };
-    sections.push(quote! {
+    tail.push(quote! {
         /// How events reach webhook subscribers: where resources publish `events`.
         pub const WEBHOOKS: ::core::option::Option<WebhooksSpec> = #webhooks;
     });
-    RustFile { head, sections }
+    RustFile::new(head, service.resources.iter().map(|r| spec(service, r)).chain(tail))
 }
 
 /// A resource's or field's `since`/`until` as the runtime's `Gate`; `None` when it has

@@ -7,7 +7,7 @@ use super::rust::RustFile;
 use crate::model::{Operation, Service, WriteOp};
 use quote::{format_ident, quote};
 
-pub(crate) fn emit(service: &Service) -> RustFile {
+pub(crate) fn emit(service: &Service) -> RustFile<'static> {
     let merges = service.resources.iter().map(|r| {
         let spec = static_ident(r);
         let name = &r.name.value;
@@ -62,5 +62,5 @@ pub(crate) fn emit(service: &Service) -> RustFile {
             ::restgen::__private::axum::Router::new() #(#merges)*
         }
     };
-    RustFile { head, sections: Vec::new() }
+    RustFile::whole(head)
 }

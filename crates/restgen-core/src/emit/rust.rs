@@ -11,9 +11,23 @@ pub(crate) fn header(source_name: &str) -> String {
 
 /// A Rust file as tokens: its head (inner attributes, docs, imports) and its sections
 /// (one per resource, say), printed one by one so formatting time stays linear in size.
-pub(crate) struct RustFile {
+/// Sections are emitted as they are printed, so only one section's tokens are alive at a
+/// time: a schema of 1,000 resources otherwise holds every token tree of a file at once,
+/// and a third of the generation went to the kernel zeroing fresh pages for them.
+pub(crate) struct RustFile<'a> {
     pub head: TokenStream,
-    pub sections: Vec<TokenStream>,
+    pub sections: Box<dyn Iterator<Item = TokenStream> + 'a>,
+}
+
+impl<'a> RustFile<'a> {
+    /// A file that is all head.
+    pub fn whole(head: TokenStream) -> Self {
+        RustFile { head, sections: Box::new(std::iter::empty()) }
+    }
+
+    pub fn new(head: TokenStream, sections: impl Iterator<Item = TokenStream> + 'a) -> Self {
+        RustFile { head, sections: Box::new(sections) }
+    }
 }
 
 /// Formats `file` as text that starts with `header`.

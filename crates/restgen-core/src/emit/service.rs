@@ -4,7 +4,7 @@
 use super::rust::RustFile;
 use quote::quote;
 
-pub(crate) fn emit(service: &crate::model::Service) -> RustFile {
+pub(crate) fn emit(service: &crate::model::Service) -> RustFile<'static> {
     let name = &service.name.value;
     let base = &service.api.base_path.value;
     let max_body = proc_macro2::Literal::u64_unsuffixed(service.limits.max_body_bytes);
@@ -74,5 +74,5 @@ pub(crate) fn emit(service: &crate::model::Service) -> RustFile {
             }
         }
     };
-    RustFile { head, sections: Vec::new() }
+    RustFile::whole(head)
 }
