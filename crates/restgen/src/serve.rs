@@ -347,48 +347,37 @@ fn build(
             // Global: axum applies layers route by route, and the limit is for the service.
             .layer(tower::limit::GlobalConcurrencyLimitLayer::new(n))
     });
-    let routes = routes
-        .layer(
-            tower::ServiceBuilder::new()
-                // Outside the layers below, so their bare answers (413, 503) get problem bodies.
-                .layer(tower::util::MapResponseLayer::new(problem_for_bare_errors))
-                .option_layer(shed)
-                .map_response(IntoResponse::into_response)
-                .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, service.request_timeout))
-                .layer(CatchPanicLayer::custom(|_| Problem::internal().into_response())),
-        )
-        .with_state(store);
     // Before routing, so that `{base}/v{n}/...` is routed as the unprefixed path; the
     // version's refusals (404, 400, 406, 410) are problems like every other answer.
-    let routes = match service.versioning {
-        Some(spec) => {
-            let mut roots: Vec<&'static str> = service.resources.iter().map(|r| r.path).collect();
-            roots.extend(service.resources.iter().flat_map(|r| r.former_paths.iter().copied()));
-            let versions = Arc::new(crate::version::Versions {
-                spec,
-                base: service.base_path,
-                roots,
-                clock: settings.clock.clone(),
-            });
-            Router::new().fallback_service(routes).layer(axum::middleware::from_fn(move |request, next| {
-                crate::version::resolve(versions.clone(), request, next)
-            }))
-        }
-        None => routes,
-    };
+    let version = service.versioning.map(|spec| {
+        let mut roots: Vec<&'static str> = service.resources.iter().map(|r| r.path).collect();
+        roots.extend(service.resources.iter().flat_map(|r| r.former_paths.iter().copied()));
+        let versions =
+            Arc::new(crate::version::Versions { spec, base: service.base_path, roots, clock: settings.clock.clone() });
+        axum::middleware::from_fn(move |request, next| crate::version::resolve(versions.clone(), request, next))
+    });
     let limit = service.max_body_bytes;
-    let router = routes.layer(
-        tower::ServiceBuilder::new()
-            .layer(TraceLayer::new_for_http())
-            // A body declared larger than the limit is refused as it is, then read and thrown
-            // away (bounded) so that a client still sending it gets the 413.
-            .layer(axum::middleware::from_fn(move |request, next| crate::linger::linger(limit, request, next)))
-            // Outermost but for the two above: a preflight is answered before routing or
-            // auth, and every answer, errors included, carries the CORS headers a browser
-            // needs to read it.
-            .option_layer(cors)
-            .map_response(IntoResponse::into_response),
-    );
+    // Around the router as one service, not through `Router::layer`, which wraps every
+    // route in a boxed service of its own that each request clones, once per layer.
+    let outer = tower::ServiceBuilder::new()
+        .layer(TraceLayer::new_for_http())
+        // A body declared larger than the limit is refused as it is, then read and thrown
+        // away (bounded) so that a client still sending it gets the 413.
+        .layer(axum::middleware::from_fn(move |request, next| crate::linger::linger(limit, request, next)))
+        // Outermost but for the two above: a preflight is answered before routing or auth,
+        // and every answer, errors included, carries the CORS headers a browser needs to
+        // read it.
+        .option_layer(cors)
+        .map_response(IntoResponse::into_response)
+        .option_layer(version)
+        // Outside the layers below, so their bare answers (413, 503) get problem bodies.
+        .layer(tower::util::MapResponseLayer::new(problem_for_bare_errors))
+        .option_layer(shed)
+        .map_response(IntoResponse::into_response)
+        .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, service.request_timeout))
+        .layer(CatchPanicLayer::custom(|_| Problem::internal().into_response()))
+        .service(routes.with_state(store));
+    let router = Router::new().fallback_service(outer);
     Ok((router, background))
 }
 
