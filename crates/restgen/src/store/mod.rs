@@ -705,7 +705,7 @@ impl Store {
         let (sql, args) = sql::select_page(self.dialect, spec, query);
         let mut records = on_pool!(self, pool => {
             let rows = bind(&sql, args).fetch_all(pool).await?;
-            rows.iter().map(|r| value::record(self.dialect, spec, r)).collect::<Result<Vec<_>, _>>()?
+            value::records(self.dialect, spec, &rows)?
         });
         let more = records.len() > query.limit as usize;
         records.truncate(query.limit as usize);

@@ -72,10 +72,68 @@ where
     })
 }
 
+/// Where each column of a resource's record sits in a result's rows: found by name once
+/// per result, so that each row of a page is read by position instead of looking every
+/// column up by name again.
+pub(crate) struct Layout {
+    id: usize,
+    owner: Option<usize>,
+    fields: Vec<usize>,
+    times: Option<[usize; 2]>,
+}
+
+impl Layout {
+    pub(crate) fn of<R: Row>(spec: &ResourceSpec, row: &R) -> Result<Layout, sqlx::Error>
+    where
+        for<'a> &'a str: ColumnIndex<R>,
+    {
+        use sqlx::Column;
+        let at = |name: &str| row.try_column(name).map(Column::ordinal);
+        Ok(Layout {
+            id: at("id")?,
+            owner: spec.owner.map(|_| at("owner_id")).transpose()?,
+            fields: spec.fields.iter().map(|f| at(f.name)).collect::<Result<_, _>>()?,
+            times: if spec.timestamps { Some([at("created_at")?, at("updated_at")?]) } else { None },
+        })
+    }
+}
+
 /// A row as the JSON record it stores.
 pub(crate) fn record<R: Row>(dialect: Dialect, spec: &ResourceSpec, row: &R) -> Result<Record, sqlx::Error>
 where
     for<'a> &'a str: ColumnIndex<R>,
+    usize: ColumnIndex<R>,
+    String: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<String>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    i64: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<i64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<f64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<bool>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+{
+    record_at(dialect, spec, &Layout::of(spec, row)?, row)
+}
+
+/// Every row of a result as the records they store.
+pub(crate) fn records<R: Row>(dialect: Dialect, spec: &ResourceSpec, rows: &[R]) -> Result<Vec<Record>, sqlx::Error>
+where
+    for<'a> &'a str: ColumnIndex<R>,
+    usize: ColumnIndex<R>,
+    String: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<String>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    i64: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<i64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<f64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<bool>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+{
+    let Some(first) = rows.first() else { return Ok(Vec::new()) };
+    let layout = Layout::of(spec, first)?;
+    rows.iter().map(|row| record_at(dialect, spec, &layout, row)).collect()
+}
+
+/// A row as the JSON record it stores, its columns where `layout` says.
+fn record_at<R: Row>(dialect: Dialect, spec: &ResourceSpec, layout: &Layout, row: &R) -> Result<Record, sqlx::Error>
+where
+    usize: ColumnIndex<R>,
     String: for<'r> Decode<'r, R::Database> + Type<R::Database>,
     Option<String>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
     i64: for<'r> Decode<'r, R::Database> + Type<R::Database>,
@@ -86,39 +144,39 @@ where
     // Sized up front: growing an index map re-hashes it, a cost every row would pay.
     let mut out = Record::with_capacity(spec.fields.len() + 4);
     let id = match spec.id {
-        IdKind::Integer => Value::from(row.try_get::<i64, _>("id")?),
-        IdKind::Uuid => Value::from(row.try_get::<String, _>("id")?),
+        IdKind::Integer => Value::from(row.try_get::<i64, _>(layout.id)?),
+        IdKind::Uuid => Value::from(row.try_get::<String, _>(layout.id)?),
     };
     out.insert("id".into(), id);
-    if spec.owner.is_some() {
-        let owner = match spec.owner.map(|(_, kind)| kind) {
-            Some(IdKind::Integer) => row.try_get::<Option<i64>, _>("owner_id")?.map_or(Value::Null, Value::from),
-            _ => row.try_get::<Option<String>, _>("owner_id")?.map_or(Value::Null, Value::from),
+    if let (Some((_, kind)), Some(at)) = (spec.owner, layout.owner) {
+        let owner = match kind {
+            IdKind::Integer => row.try_get::<Option<i64>, _>(at)?.map_or(Value::Null, Value::from),
+            IdKind::Uuid => row.try_get::<Option<String>, _>(at)?.map_or(Value::Null, Value::from),
         };
         out.insert("owner_id".into(), owner);
     }
-    for f in spec.fields {
+    for (f, &at) in spec.fields.iter().zip(&layout.fields) {
         let v = match f.kind {
-            FieldKind::Integer => row.try_get::<Option<i64>, _>(f.name)?.map_or(Value::Null, Value::from),
-            FieldKind::Number => row.try_get::<Option<f64>, _>(f.name)?.map_or(Value::Null, Value::from),
+            FieldKind::Integer => row.try_get::<Option<i64>, _>(at)?.map_or(Value::Null, Value::from),
+            FieldKind::Number => row.try_get::<Option<f64>, _>(at)?.map_or(Value::Null, Value::from),
             FieldKind::Boolean => match dialect {
                 // SQLite has no boolean type: it stores 0 and 1.
-                Dialect::Sqlite => row.try_get::<Option<i64>, _>(f.name)?.map_or(Value::Null, |b| Value::Bool(b != 0)),
-                Dialect::Postgres => row.try_get::<Option<bool>, _>(f.name)?.map_or(Value::Null, Value::Bool),
+                Dialect::Sqlite => row.try_get::<Option<i64>, _>(at)?.map_or(Value::Null, |b| Value::Bool(b != 0)),
+                Dialect::Postgres => row.try_get::<Option<bool>, _>(at)?.map_or(Value::Null, Value::Bool),
             },
             FieldKind::Ref if matches!(f.to, Some((_, IdKind::Integer))) => {
-                row.try_get::<Option<i64>, _>(f.name)?.map_or(Value::Null, Value::from)
+                row.try_get::<Option<i64>, _>(at)?.map_or(Value::Null, Value::from)
             }
             FieldKind::Json | FieldKind::Roles => row
-                .try_get::<Option<String>, _>(f.name)?
+                .try_get::<Option<String>, _>(at)?
                 .map_or(Value::Null, |t| serde_json::from_str(&t).unwrap_or(Value::Null)),
-            _ => row.try_get::<Option<String>, _>(f.name)?.map_or(Value::Null, Value::String),
+            _ => row.try_get::<Option<String>, _>(at)?.map_or(Value::Null, Value::String),
         };
         out.insert(f.name.into(), v);
     }
-    if spec.timestamps {
-        for col in ["created_at", "updated_at"] {
-            out.insert(col.into(), Value::String(row.try_get::<String, _>(col)?));
+    if let Some(times) = layout.times {
+        for (col, at) in ["created_at", "updated_at"].into_iter().zip(times) {
+            out.insert(col.into(), Value::String(row.try_get::<String, _>(at)?));
         }
     }
     Ok(out)
