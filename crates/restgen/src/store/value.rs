@@ -72,10 +72,51 @@ where
     })
 }
 
+/// What reading a record asks of a driver's row: where a column is, and each column by
+/// position as one of the kinds records hold.
+pub(crate) trait RecordRow {
+    fn position(&self, name: &str) -> Result<usize, sqlx::Error>;
+    fn int(&self, at: usize) -> Result<Option<i64>, sqlx::Error>;
+    fn float(&self, at: usize) -> Result<Option<f64>, sqlx::Error>;
+    fn boolean(&self, at: usize) -> Result<Option<bool>, sqlx::Error>;
+    fn text(&self, at: usize) -> Result<Option<String>, sqlx::Error>;
+}
+
+impl<R: Row> RecordRow for R
+where
+    for<'a> &'a str: ColumnIndex<R>,
+    usize: ColumnIndex<R>,
+    Option<String>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<i64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<f64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    Option<bool>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+{
+    fn position(&self, name: &str) -> Result<usize, sqlx::Error> {
+        self.try_column(name).map(sqlx::Column::ordinal)
+    }
+    fn int(&self, at: usize) -> Result<Option<i64>, sqlx::Error> {
+        self.try_get(at)
+    }
+    fn float(&self, at: usize) -> Result<Option<f64>, sqlx::Error> {
+        self.try_get(at)
+    }
+    fn boolean(&self, at: usize) -> Result<Option<bool>, sqlx::Error> {
+        self.try_get(at)
+    }
+    fn text(&self, at: usize) -> Result<Option<String>, sqlx::Error> {
+        self.try_get(at)
+    }
+}
+
+/// A column that may not be NULL, as the row gave it.
+fn required<T>(value: Option<T>, at: usize) -> Result<T, sqlx::Error> {
+    value.ok_or_else(|| sqlx::Error::ColumnDecode { index: at.to_string(), source: "unexpected NULL".into() })
+}
+
 /// Where each column of a resource's record sits in a result's rows: found by name once
 /// per result, so that each row of a page is read by position instead of looking every
 /// column up by name again.
-pub(crate) struct Layout {
+struct Layout {
     id: usize,
     owner: Option<usize>,
     fields: Vec<usize>,
@@ -83,100 +124,78 @@ pub(crate) struct Layout {
 }
 
 impl Layout {
-    pub(crate) fn of<R: Row>(spec: &ResourceSpec, row: &R) -> Result<Layout, sqlx::Error>
-    where
-        for<'a> &'a str: ColumnIndex<R>,
-    {
-        use sqlx::Column;
-        let at = |name: &str| row.try_column(name).map(Column::ordinal);
+    fn of(spec: &ResourceSpec, row: &impl RecordRow) -> Result<Layout, sqlx::Error> {
         Ok(Layout {
-            id: at("id")?,
-            owner: spec.owner.map(|_| at("owner_id")).transpose()?,
-            fields: spec.fields.iter().map(|f| at(f.name)).collect::<Result<_, _>>()?,
-            times: if spec.timestamps { Some([at("created_at")?, at("updated_at")?]) } else { None },
+            id: row.position("id")?,
+            owner: spec.owner.map(|_| row.position("owner_id")).transpose()?,
+            fields: spec.fields.iter().map(|f| row.position(f.name)).collect::<Result<_, _>>()?,
+            times: if spec.timestamps {
+                Some([row.position("created_at")?, row.position("updated_at")?])
+            } else {
+                None
+            },
         })
     }
 }
 
 /// A row as the JSON record it stores.
-pub(crate) fn record<R: Row>(dialect: Dialect, spec: &ResourceSpec, row: &R) -> Result<Record, sqlx::Error>
-where
-    for<'a> &'a str: ColumnIndex<R>,
-    usize: ColumnIndex<R>,
-    String: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    Option<String>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    i64: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    Option<i64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    Option<f64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    Option<bool>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-{
+pub(crate) fn record(dialect: Dialect, spec: &ResourceSpec, row: &impl RecordRow) -> Result<Record, sqlx::Error> {
     record_at(dialect, spec, &Layout::of(spec, row)?, row)
 }
 
 /// Every row of a result as the records they store.
-pub(crate) fn records<R: Row>(dialect: Dialect, spec: &ResourceSpec, rows: &[R]) -> Result<Vec<Record>, sqlx::Error>
-where
-    for<'a> &'a str: ColumnIndex<R>,
-    usize: ColumnIndex<R>,
-    String: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    Option<String>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    i64: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    Option<i64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    Option<f64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    Option<bool>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-{
+pub(crate) fn records<R: RecordRow>(
+    dialect: Dialect,
+    spec: &ResourceSpec,
+    rows: &[R],
+) -> Result<Vec<Record>, sqlx::Error> {
     let Some(first) = rows.first() else { return Ok(Vec::new()) };
     let layout = Layout::of(spec, first)?;
     rows.iter().map(|row| record_at(dialect, spec, &layout, row)).collect()
 }
 
 /// A row as the JSON record it stores, its columns where `layout` says.
-fn record_at<R: Row>(dialect: Dialect, spec: &ResourceSpec, layout: &Layout, row: &R) -> Result<Record, sqlx::Error>
-where
-    usize: ColumnIndex<R>,
-    String: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    Option<String>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    i64: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    Option<i64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    Option<f64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-    Option<bool>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
-{
+fn record_at(
+    dialect: Dialect,
+    spec: &ResourceSpec,
+    layout: &Layout,
+    row: &impl RecordRow,
+) -> Result<Record, sqlx::Error> {
+    let nullable = |v: Option<Value>| v.unwrap_or(Value::Null);
     // Sized up front: growing an index map re-hashes it, a cost every row would pay.
     let mut out = Record::with_capacity(spec.fields.len() + 4);
     let id = match spec.id {
-        IdKind::Integer => Value::from(row.try_get::<i64, _>(layout.id)?),
-        IdKind::Uuid => Value::from(row.try_get::<String, _>(layout.id)?),
+        IdKind::Integer => Value::from(required(row.int(layout.id)?, layout.id)?),
+        IdKind::Uuid => Value::from(required(row.text(layout.id)?, layout.id)?),
     };
     out.insert("id".into(), id);
     if let (Some((_, kind)), Some(at)) = (spec.owner, layout.owner) {
         let owner = match kind {
-            IdKind::Integer => row.try_get::<Option<i64>, _>(at)?.map_or(Value::Null, Value::from),
-            IdKind::Uuid => row.try_get::<Option<String>, _>(at)?.map_or(Value::Null, Value::from),
+            IdKind::Integer => row.int(at)?.map(Value::from),
+            IdKind::Uuid => row.text(at)?.map(Value::from),
         };
-        out.insert("owner_id".into(), owner);
+        out.insert("owner_id".into(), nullable(owner));
     }
     for (f, &at) in spec.fields.iter().zip(&layout.fields) {
         let v = match f.kind {
-            FieldKind::Integer => row.try_get::<Option<i64>, _>(at)?.map_or(Value::Null, Value::from),
-            FieldKind::Number => row.try_get::<Option<f64>, _>(at)?.map_or(Value::Null, Value::from),
+            FieldKind::Integer => row.int(at)?.map(Value::from),
+            FieldKind::Number => row.float(at)?.map(Value::from),
             FieldKind::Boolean => match dialect {
                 // SQLite has no boolean type: it stores 0 and 1.
-                Dialect::Sqlite => row.try_get::<Option<i64>, _>(at)?.map_or(Value::Null, |b| Value::Bool(b != 0)),
-                Dialect::Postgres => row.try_get::<Option<bool>, _>(at)?.map_or(Value::Null, Value::Bool),
+                Dialect::Sqlite => row.int(at)?.map(|b| Value::Bool(b != 0)),
+                Dialect::Postgres => row.boolean(at)?.map(Value::Bool),
             },
-            FieldKind::Ref if matches!(f.to, Some((_, IdKind::Integer))) => {
-                row.try_get::<Option<i64>, _>(at)?.map_or(Value::Null, Value::from)
+            FieldKind::Ref if matches!(f.to, Some((_, IdKind::Integer))) => row.int(at)?.map(Value::from),
+            FieldKind::Json | FieldKind::Roles => {
+                row.text(at)?.map(|t| serde_json::from_str(&t).unwrap_or(Value::Null))
             }
-            FieldKind::Json | FieldKind::Roles => row
-                .try_get::<Option<String>, _>(at)?
-                .map_or(Value::Null, |t| serde_json::from_str(&t).unwrap_or(Value::Null)),
-            _ => row.try_get::<Option<String>, _>(at)?.map_or(Value::Null, Value::String),
+            _ => row.text(at)?.map(Value::String),
         };
-        out.insert(f.name.into(), v);
+        out.insert(f.name.into(), nullable(v));
     }
     if let Some(times) = layout.times {
         for (col, at) in ["created_at", "updated_at"].into_iter().zip(times) {
-            out.insert(col.into(), Value::String(row.try_get::<String, _>(at)?));
+            out.insert(col.into(), Value::String(required(row.text(at)?, at)?));
         }
     }
     Ok(out)
