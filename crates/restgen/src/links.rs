@@ -45,7 +45,7 @@ pub(crate) fn add(spec: &ResourceSpec, cx: &Context, record: &mut Record) {
             }
         }
     }
-    record.insert("_links".into(), Value::Object(links));
+    record.insert("_links", Value::Object(links));
 }
 
 /// Whether the caller may change `record`, as a transition would ask.

@@ -306,12 +306,12 @@ pub fn respond(
     request: &HeaderMap,
     format: Format,
     req: &ListRequest,
-    items: Vec<Value>,
+    items: Vec<Record>,
     more: bool,
 ) -> Result<Response, Problem> {
     let limit = req.query.limit;
     let next_cursor = match (spec.pagination.style, more, items.last()) {
-        (PageStyle::Cursor, true, Some(Value::Object(last))) => {
+        (PageStyle::Cursor, true, Some(last)) => {
             Some(encode_cursor(&req.sort_param, req.within.as_deref(), &req.query.sort, last))
         }
         _ => None,
@@ -344,33 +344,52 @@ pub fn respond(
         }
     }
     if format == Format::Csv {
-        let bytes = crate::table::csv(spec, view, items.iter().filter_map(Value::as_object))?;
+        let bytes = crate::table::csv(spec, view, &items)?;
         return crate::conditional::read(spec, view, request, format, bytes, headers);
     }
-    let body = match spec.envelope {
-        Envelope::Bare => Value::Array(items),
+    let bytes = match spec.envelope {
+        Envelope::Bare => serde_json::to_vec(&items),
         Envelope::Key(key) => {
-            let mut env = serde_json::Map::new();
-            env.insert(key.into(), Value::Array(items));
-            env.insert("has_more".into(), Value::Bool(more));
+            let mut rest = serde_json::Map::new();
+            rest.insert("has_more".into(), Value::Bool(more));
             match (spec.pagination.style, &req.query.page) {
                 (PageStyle::Page, _) => {
-                    env.insert("page".into(), Value::from(req.page));
-                    env.insert("per_page".into(), Value::from(limit));
+                    rest.insert("page".into(), Value::from(req.page));
+                    rest.insert("per_page".into(), Value::from(limit));
                 }
                 (PageStyle::Offset, Page::Offset(o)) => {
-                    env.insert("offset".into(), Value::from(*o));
-                    env.insert("limit".into(), Value::from(limit));
+                    rest.insert("offset".into(), Value::from(*o));
+                    rest.insert("limit".into(), Value::from(limit));
                 }
                 _ => {
-                    env.insert("next_cursor".into(), next_cursor.clone().map_or(Value::Null, Value::String));
+                    rest.insert("next_cursor".into(), next_cursor.clone().map_or(Value::Null, Value::String));
                 }
             }
-            Value::Object(env)
+            serde_json::to_vec(&Enveloped { key, items: &items, rest: &rest })
         }
-    };
-    let bytes = serde_json::to_vec(&body).map_err(|_| Problem::internal())?;
+    }
+    .map_err(|_| Problem::internal())?;
     crate::conditional::read(spec, view, request, format, bytes, headers)
+}
+
+/// A page in its envelope: the records under the resource's key first, then the paging
+/// members; serialized as it stands, the records not copied into a JSON object each.
+struct Enveloped<'a> {
+    key: &'a str,
+    items: &'a [Record],
+    rest: &'a serde_json::Map<String, Value>,
+}
+
+impl serde::Serialize for Enveloped<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(1 + self.rest.len()))?;
+        map.serialize_entry(self.key, self.items)?;
+        for (k, v) in self.rest {
+            map.serialize_entry(k, v)?;
+        }
+        map.end()
+    }
 }
 
 /// A filter value as text, the way a request writes it.

@@ -120,18 +120,18 @@ pub(crate) async fn insert(
             }
             None => default_of(f, &now),
         };
-        fields.insert(f.name.to_owned(), value);
+        fields.insert(f.name, value);
     }
     if let Some(rule) = compute {
         // The record as it will be stored; an integer id is the database's, 0 until then.
-        record.insert("id".into(), id.clone().map_or(Value::from(0), Value::from));
+        record.insert("id", id.clone().map_or(Value::from(0), Value::from));
         if let Some((owner_id, _)) = owner {
-            record.insert("owner_id".into(), owner_id.to_json());
+            record.insert("owner_id", owner_id.to_json());
         }
         record.extend(fields.clone());
         if spec.timestamps {
-            record.insert("created_at".into(), Value::from(now.clone()));
-            record.insert("updated_at".into(), Value::from(now.clone()));
+            record.insert("created_at", Value::from(now.clone()));
+            record.insert("updated_at", Value::from(now.clone()));
         }
         fields = computed(spec, rule, record, &fields)?;
     }
@@ -341,8 +341,7 @@ fn changed_values(
     if let Some(rule) = compute {
         let mut record = stored_record.clone();
         record.extend(changes.clone());
-        let before: Record =
-            spec.fields.iter().filter_map(|f| Some((f.name.to_owned(), record.get(f.name)?.clone()))).collect();
+        let before: Record = spec.fields.iter().filter_map(|f| Some((f.name, record.get(f.name)?.clone()))).collect();
         let computed = computed(spec, rule, record, &before)?;
         for f in spec.fields {
             // A stored password is its hash: never written back unless it changed.
@@ -350,7 +349,7 @@ fn changed_values(
             if (changed || changes.contains_key(f.name))
                 && let Some(v) = computed.get(f.name)
             {
-                after.insert(f.name.to_owned(), v.clone());
+                after.insert(f.name, v.clone());
             }
         }
     }
@@ -368,10 +367,9 @@ fn changed_values(
 /// holds the fields as they were, so only what the rule changed is checked again.
 fn computed(spec: &ResourceSpec, rule: &ComputeRule, mut record: Record, before: &Record) -> Result<Record, Problem> {
     rule(&mut record)?;
-    let fields: Record =
-        spec.fields.iter().filter_map(|f| Some((f.name.to_owned(), record.get(f.name)?.clone()))).collect();
-    let changed: Record =
-        fields.iter().filter(|(k, v)| before.get(*k) != Some(*v)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let fields: Record = spec.fields.iter().filter_map(|f| Some((f.name, record.get(f.name)?.clone()))).collect();
+    let changed: Map<String, Value> =
+        fields.iter().filter(|(k, v)| before.get(k) != Some(*v)).map(|(k, v)| (k.to_owned(), v.clone())).collect();
     let errors = validate::fields(spec.fields, &changed);
     if !errors.is_empty() {
         let mut p = Problem::validation(errors);
@@ -574,7 +572,7 @@ pub async fn list(
         request.query.page = crate::store::Page::After(list::cursor_values(spec, &request.query.sort, &record));
     }
     let (records, more) = store.list(spec, &request.query).await?;
-    let items: Vec<Value> = records.into_iter().map(|r| Value::Object(representation(spec, cx, r))).collect();
+    let items: Vec<Record> = records.into_iter().map(|r| representation(spec, cx, r)).collect();
     list::respond(spec, view, uri, headers, format, &request, items, more)
 }
 

@@ -107,7 +107,7 @@ impl<C, R, P> Hooks<C, R, P> {
         rule: impl Fn(&mut T) -> Result<(), Problem> + Send + Sync + 'static,
     ) -> Self {
         self.compute = Some(Arc::new(move |record: &mut Record| {
-            let mut typed: T = crate::body::typed(record.clone())?;
+            let mut typed: T = crate::body::typed(record.clone().into_map())?;
             rule(&mut typed)?;
             match serde_json::to_value(typed) {
                 Ok(serde_json::Value::Object(fields)) => record.extend(fields),
@@ -125,7 +125,7 @@ pub fn transition_rule<T: DeserializeOwned>(
     rule: impl Fn(&str, &str, &T) -> Result<(), Problem> + Send + Sync + 'static,
 ) -> Arc<TransitionRule> {
     Arc::new(move |id: &str, name: &str, record: &Record| {
-        let typed: T = serde_json::from_value(serde_json::Value::Object(record.clone())).map_err(|e| {
+        let typed: T = serde_json::from_value(serde_json::to_value(record).unwrap_or_default()).map_err(|e| {
             tracing::error!(error = %e, "a stored record does not read as the hook's type");
             Problem::internal()
         })?;

@@ -39,7 +39,7 @@ pub(crate) fn csv<'a>(
     };
     out.write_record(&columns).map_err(fail)?;
     for record in records {
-        let row = columns.iter().map(|c| cell(spec, c, record.get(*c).unwrap_or(&Value::Null)));
+        let row = columns.iter().map(|c| cell(spec, c, record.get(c).unwrap_or(&Value::Null)));
         out.write_record(row).map_err(fail)?;
     }
     out.into_inner().map_err(|e| fail(e.into_error().into()))
@@ -77,7 +77,7 @@ mod tests {
 
     fn record(v: Value) -> Record {
         let Value::Object(map) = v else { panic!("an object") };
-        map
+        Record::from(map)
     }
 
     fn text(records: &[Record]) -> String {

@@ -5,14 +5,15 @@
 //! booleans), so one query builder serves both dialects. Every value is a bound
 //! parameter; identifiers come from the validated schema and are always quoted.
 
+mod record;
 mod sql;
 mod value;
 
+pub use record::Record;
 pub use sql::{Filter, ListQuery, Page, SortKey};
 pub use value::SqlValue;
 
 use crate::spec::{IdKind, ResourceSpec};
-use serde_json::{Map, Value};
 use sqlx::encode::Encode;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::postgres::{PgPool, PgPoolOptions};
@@ -33,9 +34,6 @@ pub struct ApiKeyRow {
     pub secret_hash: String,
     pub created_at: String,
 }
-
-/// A JSON object: one record as stored, server-controlled fields included.
-pub type Record = Map<String, Value>;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dialect {

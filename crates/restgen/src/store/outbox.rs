@@ -122,9 +122,9 @@ pub(super) fn event_insert(
     let now = chrono::Utc::now();
     let micros = now.timestamp_micros();
     let mut data = Map::new();
-    for (k, v) in record {
+    for (k, v) in record.iter() {
         if !spec.field(k).is_some_and(|f| f.write_only) {
-            data.insert(k.clone(), v.clone());
+            data.insert(k.to_owned(), v.clone());
         }
     }
     let kind = format!("{}.{event}", spec.name);

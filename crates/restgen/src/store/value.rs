@@ -168,13 +168,13 @@ fn record_at(
         IdKind::Integer => Value::from(required(row.int(layout.id)?, layout.id)?),
         IdKind::Uuid => Value::from(required(row.text(layout.id)?, layout.id)?),
     };
-    out.insert("id".into(), id);
+    out.insert("id", id);
     if let (Some((_, kind)), Some(at)) = (spec.owner, layout.owner) {
         let owner = match kind {
             IdKind::Integer => row.int(at)?.map(Value::from),
             IdKind::Uuid => row.text(at)?.map(Value::from),
         };
-        out.insert("owner_id".into(), nullable(owner));
+        out.insert("owner_id", nullable(owner));
     }
     for (f, &at) in spec.fields.iter().zip(&layout.fields) {
         let v = match f.kind {
@@ -191,11 +191,11 @@ fn record_at(
             }
             _ => row.text(at)?.map(Value::String),
         };
-        out.insert(f.name.into(), nullable(v));
+        out.insert(f.name, nullable(v));
     }
     if let Some(times) = layout.times {
         for (col, at) in ["created_at", "updated_at"].into_iter().zip(times) {
-            out.insert(col.into(), Value::String(required(row.text(at)?, at)?));
+            out.insert(col, Value::String(required(row.text(at)?, at)?));
         }
     }
     Ok(out)

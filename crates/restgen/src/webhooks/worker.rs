@@ -15,8 +15,8 @@ use super::Webhooks;
 use super::target::Guarded;
 use crate::auth::Caller;
 use crate::auth::access;
-use crate::store::Store;
 use crate::store::outbox::{DeliveryRow, EventRow};
+use crate::store::{Record, Store};
 use restgen_model::bounds::MAX_DELIVERY_ERROR;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -154,7 +154,9 @@ async fn round(
 async fn recipients(w: &Webhooks, store: &Store, event: &EventRow) -> Result<Vec<String>, crate::store::StoreError> {
     let Some(spec) = w.resources.iter().find(|r| r.name == event.resource) else { return Ok(Vec::new()) };
     let payload: Value = serde_json::from_str(&event.payload).unwrap_or(Value::Null);
-    let Some(record) = payload.get("data").and_then(Value::as_object) else { return Ok(Vec::new()) };
+    let Some(record) = payload.get("data").and_then(Value::as_object).map(|o| Record::from(o.clone())) else {
+        return Ok(Vec::new());
+    };
     let mut out = Vec::new();
     let subscribed =
         |s: &crate::store::outbox::WebhookRow| s.events.contains(&event.kind) && s.enabled_since <= event.created_at;
@@ -168,7 +170,7 @@ async fn recipients(w: &Webhooks, store: &Store, event: &EventRow) -> Result<Vec
             _ => Caller::default(),
         };
         let may_read = access::collection(spec.access.read, &caller)
-            .is_ok_and(|scope| access::record(spec, scope, &caller, record).is_ok());
+            .is_ok_and(|scope| access::record(spec, scope, &caller, &record).is_ok());
         if may_read {
             out.push(sub.id);
         }

@@ -353,7 +353,7 @@ async fn insert(
         values.push(("created_at", SqlValue::Text(Some(at.clone()))));
         values.push(("updated_at", SqlValue::Text(Some(at))));
     }
-    Value::Object(s.store.insert(spec, values, None).await.expect("a seeded record is stored"))
+    Value::from(s.store.insert(spec, values, None).await.expect("a seeded record is stored"))
 }
 
 /// Every record of `spec` whose `column` holds `parent`, from the database.
@@ -436,7 +436,7 @@ async fn matrix(s: &Server, service: &Service) -> Coverage {
                             (Some(reach), Some(_)) => Ok(children_of(s, child, link.column, &parent_id)
                                 .await
                                 .into_iter()
-                                .map(Value::Object)
+                                .map(Value::from)
                                 .filter(|c| reach == Reach::All || owner_of(child, c) == who.id)
                                 .map(|c| id_of(&c))
                                 .collect()),
@@ -496,8 +496,8 @@ async fn cursors(
     let key = |p: &Value| SqlValue::id(link.spec.id, &id_of(p)).unwrap();
     let their_children = children_of(s, child, link.column, &key(theirs)).await;
     let my_children = children_of(s, child, link.column, &key(mine)).await;
-    let their_child = id_of(&Value::Object(their_children[0].clone()));
-    let my_child = id_of(&Value::Object(my_children[0].clone()));
+    let their_child = id_of(&Value::from(their_children[0].clone()));
+    let my_child = id_of(&Value::from(my_children[0].clone()));
     let mut cases = 0;
 
     let r = viewer.send(s, "GET", &list(mine, &format!("starting_after={their_child}"))).await;
@@ -525,7 +525,7 @@ async fn cursors(
     if let Some(ann) = people.callers.iter().find(|w| w.label == "the parent's owner")
         && ann.reach(child.access.read) == Some(Reach::Own)
         && ann.reach(link.spec.access.read).is_some()
-        && let Some(other) = my_children.iter().map(|c| Value::Object(c.clone())).find(|c| owner_of(child, c) != ann.id)
+        && let Some(other) = my_children.iter().map(|c| Value::from(c.clone())).find(|c| owner_of(child, c) != ann.id)
     {
         let r = ann.send(s, "GET", &list(mine, &format!("starting_after={}", id_of(&other)))).await;
         r.assert_problem(400);

@@ -135,7 +135,7 @@ async fn record_of(s: &Server, owner: &Account, spec: &'static ResourceSpec) -> 
         values.push(("created_at", SqlValue::Text(Some("2026-01-01T00:00:00.000000Z".into()))));
         values.push(("updated_at", SqlValue::Text(Some("2026-01-01T00:00:00.000000Z".into()))));
     }
-    Value::Object(s.store.insert(spec, values, None).await.unwrap())
+    Value::from(s.store.insert(spec, values, None).await.unwrap())
 }
 
 fn uuid_v7() -> String {
