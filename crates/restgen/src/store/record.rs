@@ -49,6 +49,13 @@ impl Record {
         }
     }
 
+    /// Adds a column the record does not have yet, last: what reading a row does, where
+    /// the names are known apart and looking for each first would cost a scan per column.
+    pub(crate) fn push(&mut self, name: &'static str, value: Value) {
+        debug_assert!(!self.contains_key(name), "`{name}` pushed twice");
+        self.0.push((Cow::Borrowed(name), value));
+    }
+
     /// Removes `name`, keeping the others in order.
     pub fn shift_remove(&mut self, name: &str) -> Option<Value> {
         let at = self.0.iter().position(|(k, _)| k == name)?;

@@ -162,19 +162,19 @@ fn record_at(
     row: &impl RecordRow,
 ) -> Result<Record, sqlx::Error> {
     let nullable = |v: Option<Value>| v.unwrap_or(Value::Null);
-    // Sized up front: growing an index map re-hashes it, a cost every row would pay.
+    // Sized up front: one allocation per row.
     let mut out = Record::with_capacity(spec.fields.len() + 4);
     let id = match spec.id {
         IdKind::Integer => Value::from(required(row.int(layout.id)?, layout.id)?),
         IdKind::Uuid => Value::from(required(row.text(layout.id)?, layout.id)?),
     };
-    out.insert("id", id);
+    out.push("id", id);
     if let (Some((_, kind)), Some(at)) = (spec.owner, layout.owner) {
         let owner = match kind {
             IdKind::Integer => row.int(at)?.map(Value::from),
             IdKind::Uuid => row.text(at)?.map(Value::from),
         };
-        out.insert("owner_id", nullable(owner));
+        out.push("owner_id", nullable(owner));
     }
     for (f, &at) in spec.fields.iter().zip(&layout.fields) {
         let v = match f.kind {
@@ -191,11 +191,11 @@ fn record_at(
             }
             _ => row.text(at)?.map(Value::String),
         };
-        out.insert(f.name, nullable(v));
+        out.push(f.name, nullable(v));
     }
     if let Some(times) = layout.times {
         for (col, at) in ["created_at", "updated_at"].into_iter().zip(times) {
-            out.insert(col, Value::String(required(row.text(at)?, at)?));
+            out.push(col, Value::String(required(row.text(at)?, at)?));
         }
     }
     Ok(out)
