@@ -119,8 +119,65 @@ impl<C, R, P> Hooks<C, R, P> {
     }
 }
 
-/// A transition rule on the record as the type `T`, as generated routes hand a service's
-/// hooks to the runtime. A stored record that does not read as `T` is a fault (500).
+/// The methods of a service's hooks object that run on one resource's writes: what
+/// generated routes hand [`Hooks::of`], one method of the service's `Hooks` trait for each
+/// write the resource has (`None` for one it lacks), so the routes name methods instead of
+/// spelling a closure around each.
+pub struct HookMethods<H, C, R, P, T = ()> {
+    pub before_create: Option<CreateMethod<H, C>>,
+    pub before_replace: Option<UpdateMethod<H, R>>,
+    pub before_patch: Option<UpdateMethod<H, P>>,
+    pub before_delete: Option<DeleteMethod<H>>,
+    /// With the record as the type `T` (the resource's representation).
+    pub before_transition: Option<TransitionMethod<H, T>>,
+}
+
+/// A method of hooks object `H` run on a create's typed input.
+pub type CreateMethod<H, C> = fn(&H, &mut C) -> Result<(), Problem>;
+/// A method of `H` run on a replace's or patch's typed input, with the record's id.
+pub type UpdateMethod<H, T> = fn(&H, &str, &mut T) -> Result<(), Problem>;
+/// A method of `H` run before a record is deleted, with its id.
+pub type DeleteMethod<H> = fn(&H, &str) -> Result<(), Problem>;
+/// A method of `H` run before a transition: the record's id, the transition's name, the
+/// record as `T`.
+pub type TransitionMethod<H, T> = fn(&H, &str, &str, &T) -> Result<(), Problem>;
+
+impl<C: 'static, R: 'static, P: 'static> Hooks<C, R, P> {
+    /// `methods` of `hooks` as this resource's hooks.
+    pub fn of<H: Send + Sync + 'static, T: DeserializeOwned + 'static>(
+        hooks: &Arc<H>,
+        methods: HookMethods<H, C, R, P, T>,
+    ) -> Self {
+        let HookMethods { before_create, before_replace, before_patch, before_delete, before_transition } = methods;
+        let on = || hooks.clone();
+        Hooks {
+            before_create: before_create.map(|m| {
+                let h = on();
+                Arc::new(move |input: &mut C| m(&h, input)) as Arc<CreateRule<C>>
+            }),
+            before_replace: before_replace.map(|m| {
+                let h = on();
+                Arc::new(move |id: &str, input: &mut R| m(&h, id, input)) as Arc<UpdateRule<R>>
+            }),
+            before_patch: before_patch.map(|m| {
+                let h = on();
+                Arc::new(move |id: &str, input: &mut P| m(&h, id, input)) as Arc<UpdateRule<P>>
+            }),
+            before_delete: before_delete.map(|m| {
+                let h = on();
+                Arc::new(move |id: &str| m(&h, id)) as Arc<DeleteRule>
+            }),
+            before_transition: before_transition.map(|m| {
+                let h = on();
+                transition_rule(move |id: &str, name: &str, record: &T| m(&h, id, name, record))
+            }),
+            compute: None,
+        }
+    }
+}
+
+/// A transition rule on the record as the type `T`. A stored record that does not read as
+/// `T` is a fault (500).
 pub fn transition_rule<T: DeserializeOwned>(
     rule: impl Fn(&str, &str, &T) -> Result<(), Problem> + Send + Sync + 'static,
 ) -> Arc<TransitionRule> {

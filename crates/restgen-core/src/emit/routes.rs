@@ -19,37 +19,41 @@ pub(crate) fn emit(service: &Service) -> RustFile<'static> {
                 quote!(())
             }
         };
-        let (c, rep, p) = (input(WriteOp::Create, "Create"), input(WriteOp::Replace, "Replace"), input(WriteOp::Patch, "Patch"));
-        let hook = |op: Operation, with_id: bool| {
-            if !r.has(op) {
-                return quote!(::core::option::Option::None);
-            }
-            let method = format_ident!("before_{}_{name}", op.word());
-            if op == Operation::Delete {
-                quote!(::core::option::Option::Some({ let h = hooks.clone(); ::std::sync::Arc::new(move |id: &str| h.#method(id)) }))
-            } else if with_id {
-                quote!(::core::option::Option::Some({ let h = hooks.clone(); ::std::sync::Arc::new(move |id: &str, input: &mut _| h.#method(id, input)) }))
+        let (c, rep, p) =
+            (input(WriteOp::Create, "Create"), input(WriteOp::Replace, "Replace"), input(WriteOp::Patch, "Patch"));
+        let method = |op: Operation| {
+            if r.has(op) {
+                let method = format_ident!("before_{}_{name}", op.word());
+                quote!(Some(H::#method))
             } else {
-                quote!(::core::option::Option::Some({ let h = hooks.clone(); ::std::sync::Arc::new(move |input: &mut _| h.#method(input)) }))
+                quote!(None)
             }
         };
-        let (bc, br, bp, bd) =
-            (hook(Operation::Create, false), hook(Operation::Replace, true), hook(Operation::Patch, true), hook(Operation::Delete, true));
-        let transition = r.states.as_ref().filter(|s| !s.transitions.is_empty()).map(|_| {
-            let method = format_ident!("before_transition_{name}");
-            let record = format_ident!("{}", type_name(name));
-            quote! {
-                before_transition: ::core::option::Option::Some(::restgen::routes::transition_rule::<super::models::#record>({
-                    let h = hooks.clone();
-                    move |id: &str, transition: &str, record: &super::models::#record| h.#method(id, transition, record)
-                })),
+        let (bc, br, bp, bd) = (
+            method(Operation::Create),
+            method(Operation::Replace),
+            method(Operation::Patch),
+            method(Operation::Delete),
+        );
+        let transition = match r.states.as_ref().filter(|s| !s.transitions.is_empty()) {
+            Some(_) => {
+                let method = format_ident!("before_transition_{name}");
+                quote!(Some(H::#method))
             }
-        });
+            None => quote!(None),
+        };
+        let record = format_ident!("{}", type_name(name));
         quote! {
             .merge(::restgen::routes::resource::<#c, #rep, #p>(
                 &super::resources::#spec,
                 base,
-                ::restgen::routes::Hooks { before_create: #bc, before_replace: #br, before_patch: #bp, before_delete: #bd, #transition ..::core::default::Default::default() },
+                ::restgen::routes::Hooks::of::<H, super::models::#record>(&hooks, ::restgen::routes::HookMethods {
+                    before_create: #bc,
+                    before_replace: #br,
+                    before_patch: #bp,
+                    before_delete: #bd,
+                    before_transition: #transition,
+                }),
             ))
         }
     });
@@ -59,6 +63,8 @@ pub(crate) fn emit(service: &Service) -> RustFile<'static> {
         /// Every resource route under `base`, with `hooks` around its writes; the runtime
         /// adds `/healthz` and the shared middleware.
         pub fn router<H: super::hooks::Hooks>(base: &str, hooks: ::std::sync::Arc<H>) -> ::restgen::__private::axum::Router<::restgen::store::Store> {
+            // Each resource's hooks are methods of `H`, or none.
+            use ::core::option::Option::{None, Some};
             ::restgen::__private::axum::Router::new() #(#merges)*
         }
     };

@@ -8,6 +8,7 @@ pub fn router<H: super::hooks::Hooks>(
     base: &str,
     hooks: ::std::sync::Arc<H>,
 ) -> ::restgen::__private::axum::Router<::restgen::store::Store> {
+    use ::core::option::Option::{None, Some};
     ::restgen::__private::axum::Router::new()
         .merge(
             ::restgen::routes::resource::<
@@ -17,31 +18,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::USER,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_user(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_user(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_user(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| h.before_delete_user(id))
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::User,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_user),
+                        before_replace: Some(H::before_replace_user),
+                        before_patch: Some(H::before_patch_user),
+                        before_delete: Some(H::before_delete_user),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -52,33 +41,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::CUSTOMER,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_customer(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_customer(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_customer(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| {
-                            h.before_delete_customer(id)
-                        })
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Customer,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_customer),
+                        before_replace: Some(H::before_replace_customer),
+                        before_patch: Some(H::before_patch_customer),
+                        before_delete: Some(H::before_delete_customer),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -89,43 +64,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::ORDER,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_order(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_order(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_order(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| h.before_delete_order(id))
-                    }),
-                    before_transition: ::core::option::Option::Some(
-                        ::restgen::routes::transition_rule::<
-                            super::models::Order,
-                        >({
-                            let h = hooks.clone();
-                            move |
-                                id: &str,
-                                transition: &str,
-                                record: &super::models::Order|
-                            h.before_transition_order(id, transition, record)
-                        }),
-                    ),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Order,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_order),
+                        before_replace: Some(H::before_replace_order),
+                        before_patch: Some(H::before_patch_order),
+                        before_delete: Some(H::before_delete_order),
+                        before_transition: Some(H::before_transition_order),
+                    },
+                ),
             ),
         )
         .merge(
@@ -136,13 +87,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::INVOICE,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::None,
-                    before_replace: ::core::option::Option::None,
-                    before_patch: ::core::option::Option::None,
-                    before_delete: ::core::option::Option::None,
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Invoice,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: None,
+                        before_replace: None,
+                        before_patch: None,
+                        before_delete: None,
+                        before_transition: None,
+                    },
+                ),
             ),
         )
 }

@@ -8,6 +8,7 @@ pub fn router<H: super::hooks::Hooks>(
     base: &str,
     hooks: ::std::sync::Arc<H>,
 ) -> ::restgen::__private::axum::Router<::restgen::store::Store> {
+    use ::core::option::Option::{None, Some};
     ::restgen::__private::axum::Router::new()
         .merge(
             ::restgen::routes::resource::<
@@ -17,31 +18,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::DEPOT,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_depot(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_depot(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_depot(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| h.before_delete_depot(id))
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Depot,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_depot),
+                        before_replace: Some(H::before_replace_depot),
+                        before_patch: Some(H::before_patch_depot),
+                        before_delete: Some(H::before_delete_depot),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -52,31 +41,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::DRIVER,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_driver(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_driver(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_driver(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| h.before_delete_driver(id))
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Driver,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_driver),
+                        before_replace: Some(H::before_replace_driver),
+                        before_patch: Some(H::before_patch_driver),
+                        before_delete: Some(H::before_delete_driver),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -87,33 +64,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::VEHICLE,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_vehicle(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_vehicle(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_vehicle(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| {
-                            h.before_delete_vehicle(id)
-                        })
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Vehicle,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_vehicle),
+                        before_replace: Some(H::before_replace_vehicle),
+                        before_patch: Some(H::before_patch_vehicle),
+                        before_delete: Some(H::before_delete_vehicle),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -124,43 +87,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::TRIP,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_trip(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_trip(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_trip(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| h.before_delete_trip(id))
-                    }),
-                    before_transition: ::core::option::Option::Some(
-                        ::restgen::routes::transition_rule::<
-                            super::models::Trip,
-                        >({
-                            let h = hooks.clone();
-                            move |
-                                id: &str,
-                                transition: &str,
-                                record: &super::models::Trip|
-                            h.before_transition_trip(id, transition, record)
-                        }),
-                    ),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Trip,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_trip),
+                        before_replace: Some(H::before_replace_trip),
+                        before_patch: Some(H::before_patch_trip),
+                        before_delete: Some(H::before_delete_trip),
+                        before_transition: Some(H::before_transition_trip),
+                    },
+                ),
             ),
         )
         .merge(
@@ -171,23 +110,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::SERVICE_LOG,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_service_log(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::None,
-                    before_patch: ::core::option::Option::None,
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| {
-                            h.before_delete_service_log(id)
-                        })
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::ServiceLog,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_service_log),
+                        before_replace: None,
+                        before_patch: None,
+                        before_delete: Some(H::before_delete_service_log),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
 }

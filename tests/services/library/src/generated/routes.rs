@@ -8,6 +8,7 @@ pub fn router<H: super::hooks::Hooks>(
     base: &str,
     hooks: ::std::sync::Arc<H>,
 ) -> ::restgen::__private::axum::Router<::restgen::store::Store> {
+    use ::core::option::Option::{None, Some};
     ::restgen::__private::axum::Router::new()
         .merge(
             ::restgen::routes::resource::<
@@ -17,31 +18,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::MEMBER,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_member(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_member(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_member(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| h.before_delete_member(id))
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Member,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_member),
+                        before_replace: Some(H::before_replace_member),
+                        before_patch: Some(H::before_patch_member),
+                        before_delete: Some(H::before_delete_member),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -52,31 +41,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::AUTHOR,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_author(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_author(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_author(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| h.before_delete_author(id))
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Author,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_author),
+                        before_replace: Some(H::before_replace_author),
+                        before_patch: Some(H::before_patch_author),
+                        before_delete: Some(H::before_delete_author),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -87,31 +64,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::BOOK,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_book(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_book(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_book(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| h.before_delete_book(id))
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Book,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_book),
+                        before_replace: Some(H::before_replace_book),
+                        before_patch: Some(H::before_patch_book),
+                        before_delete: Some(H::before_delete_book),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -122,31 +87,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::COPY,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_copy(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_copy(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_copy(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| h.before_delete_copy(id))
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Copy,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_copy),
+                        before_replace: Some(H::before_replace_copy),
+                        before_patch: Some(H::before_patch_copy),
+                        before_delete: Some(H::before_delete_copy),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -157,23 +110,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::LOAN,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_loan(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::None,
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_loan(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::None,
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Loan,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_loan),
+                        before_replace: None,
+                        before_patch: Some(H::before_patch_loan),
+                        before_delete: None,
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -184,18 +133,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::RENEWAL,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_renewal(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::None,
-                    before_patch: ::core::option::Option::None,
-                    before_delete: ::core::option::Option::None,
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Renewal,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_renewal),
+                        before_replace: None,
+                        before_patch: None,
+                        before_delete: None,
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -206,31 +156,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::REVIEW,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_review(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_review(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_review(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| h.before_delete_review(id))
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Review,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_review),
+                        before_replace: Some(H::before_replace_review),
+                        before_patch: Some(H::before_patch_review),
+                        before_delete: Some(H::before_delete_review),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -241,33 +179,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::READING_LIST,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_reading_list(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_reading_list(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_reading_list(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| {
-                            h.before_delete_reading_list(id)
-                        })
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::ReadingList,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_reading_list),
+                        before_replace: Some(H::before_replace_reading_list),
+                        before_patch: Some(H::before_patch_reading_list),
+                        before_delete: Some(H::before_delete_reading_list),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -278,31 +202,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::ENTRY,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_entry(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_entry(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_entry(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| h.before_delete_entry(id))
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Entry,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_entry),
+                        before_replace: Some(H::before_replace_entry),
+                        before_patch: Some(H::before_patch_entry),
+                        before_delete: Some(H::before_delete_entry),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -313,33 +225,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::ARCHIVE,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_archive(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_archive(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_archive(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| {
-                            h.before_delete_archive(id)
-                        })
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Archive,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_archive),
+                        before_replace: Some(H::before_replace_archive),
+                        before_patch: Some(H::before_patch_archive),
+                        before_delete: Some(H::before_delete_archive),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
         .merge(
@@ -350,33 +248,19 @@ pub fn router<H: super::hooks::Hooks>(
             >(
                 &super::resources::MANUSCRIPT,
                 base,
-                ::restgen::routes::Hooks {
-                    before_create: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |input: &mut _| {
-                            h.before_create_manuscript(input)
-                        })
-                    }),
-                    before_replace: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_replace_manuscript(id, input)
-                        })
-                    }),
-                    before_patch: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str, input: &mut _| {
-                            h.before_patch_manuscript(id, input)
-                        })
-                    }),
-                    before_delete: ::core::option::Option::Some({
-                        let h = hooks.clone();
-                        ::std::sync::Arc::new(move |id: &str| {
-                            h.before_delete_manuscript(id)
-                        })
-                    }),
-                    ..::core::default::Default::default()
-                },
+                ::restgen::routes::Hooks::of::<
+                    H,
+                    super::models::Manuscript,
+                >(
+                    &hooks,
+                    ::restgen::routes::HookMethods {
+                        before_create: Some(H::before_create_manuscript),
+                        before_replace: Some(H::before_replace_manuscript),
+                        before_patch: Some(H::before_patch_manuscript),
+                        before_delete: Some(H::before_delete_manuscript),
+                        before_transition: None,
+                    },
+                ),
             ),
         )
 }
