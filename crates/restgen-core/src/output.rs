@@ -2,7 +2,8 @@
 //!
 //! `Generated` files are rewritten whenever their bytes change; `Scaffold` files belong to
 //! the user once written and are only created when absent; a `Migration` is created once
-//! and never changed. Writing is all or nothing:
+//! and never changed, and their `Record` is rewritten like a generated file but synced to
+//! disk as they are. Writing is all or nothing:
 //! every changed file is staged beside its target first, and only when all are staged are
 //! they renamed into place, so a failed run leaves the directory as it was.
 

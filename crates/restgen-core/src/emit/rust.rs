@@ -12,8 +12,7 @@ pub(crate) fn header(source_name: &str) -> String {
 /// A Rust file as tokens: its head (inner attributes, docs, imports) and its sections
 /// (one per resource, say), printed one by one so formatting time stays linear in size.
 /// Sections are emitted as they are printed, so only one section's tokens are alive at a
-/// time: a schema of 1,000 resources otherwise holds every token tree of a file at once,
-/// and a third of the generation went to the kernel zeroing fresh pages for them.
+/// time, not a whole file's (a thousand resources' worth in a large schema).
 pub(crate) struct RustFile<'a> {
     pub head: TokenStream,
     pub sections: Box<dyn Iterator<Item = TokenStream> + 'a>,
