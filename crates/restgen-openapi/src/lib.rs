@@ -31,9 +31,14 @@ pub fn render(service: &Service) -> String {
 }
 
 fn text(doc: &Value) -> String {
-    let mut text = serde_json::to_string_pretty(doc).unwrap_or_default();
-    text.push('\n');
-    text
+    // Room for a large document from the start: grown by doubling, every step of a large
+    // buffer is fresh memory, faulted in, and a copy of what was written.
+    let mut text = Vec::with_capacity(1 << 20);
+    if serde_json::to_writer_pretty(&mut text, doc).is_err() {
+        return String::new();
+    }
+    text.push(b'\n');
+    String::from_utf8(text).unwrap_or_default()
 }
 
 /// The document of what a request that names no version gets: the newest version at the
