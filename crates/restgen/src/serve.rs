@@ -85,6 +85,22 @@ pub(crate) fn env_prefix(service: &str) -> String {
     service.to_ascii_uppercase().replace('-', "_")
 }
 
+/// The environment variable `name` (through `var`) as a positive number `positive` admits:
+/// `None` when it is unset or empty, an error naming it when it is something else.
+pub(crate) fn positive_var<T: std::str::FromStr>(
+    name: &str,
+    var: impl Fn(&str) -> Option<String>,
+    positive: impl Fn(&T) -> bool,
+) -> Result<Option<T>, String> {
+    match var(name).filter(|v| !v.trim().is_empty()) {
+        None => Ok(None),
+        Some(text) => match text.trim().parse::<T>() {
+            Ok(n) if positive(&n) => Ok(Some(n)),
+            _ => Err(format!("{name} must be a positive number, not `{text}`")),
+        },
+    }
+}
+
 /// Settings read from the environment.
 #[derive(Clone, Debug)]
 pub struct Config {

@@ -58,13 +58,7 @@ impl RateSettings {
     /// `<SERVICE>_RATE_LIMIT_SCALE` as [`RateSettings::scale`]: a positive number.
     pub fn from_lookup(service: &str, var: impl Fn(&str) -> Option<String>) -> Result<RateSettings, String> {
         let name = format!("{}_RATE_LIMIT_SCALE", crate::serve::env_prefix(service));
-        let scale = match var(&name).filter(|v| !v.is_empty()) {
-            Some(text) => match text.trim().parse::<f64>() {
-                Ok(s) if s.is_finite() && s > 0.0 => s,
-                _ => return Err(format!("{name} must be a positive number, not `{text}`")),
-            },
-            None => 1.0,
-        };
+        let scale = crate::serve::positive_var(&name, var, |s: &f64| s.is_finite() && *s > 0.0)?.unwrap_or(1.0);
         Ok(RateSettings { scale })
     }
 }

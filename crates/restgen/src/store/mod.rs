@@ -81,13 +81,7 @@ impl StoreOptions {
     /// The options from the environment: `DATABASE_MAX_CONNECTIONS` (a positive number)
     /// and `SQLITE_SYNCHRONOUS` (`normal` or `full`).
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<StoreOptions, String> {
-        let max_connections = match var("DATABASE_MAX_CONNECTIONS") {
-            None => None,
-            Some(v) => match v.trim().parse::<u32>() {
-                Ok(n) if n > 0 => Some(n),
-                _ => return Err(format!("DATABASE_MAX_CONNECTIONS must be a positive number, not `{v}`")),
-            },
-        };
+        let max_connections = crate::serve::positive_var("DATABASE_MAX_CONNECTIONS", &var, |n: &u32| *n > 0)?;
         let synchronous = match var("SQLITE_SYNCHRONOUS").as_deref().map(str::trim) {
             None | Some("normal") => Synchronous::Normal,
             Some("full") => Synchronous::Full,
