@@ -182,7 +182,7 @@ pub fn transition_rule<T: DeserializeOwned>(
     rule: impl Fn(&str, &str, &T) -> Result<(), Problem> + Send + Sync + 'static,
 ) -> Arc<TransitionRule> {
     Arc::new(move |id: &str, name: &str, record: &Record| {
-        let typed: T = serde_json::from_value(serde_json::to_value(record).unwrap_or_default()).map_err(|e| {
+        let typed: T = serde_json::from_value(serde_json::Value::from(record.clone())).map_err(|e| {
             tracing::error!(error = %e, "a stored record does not read as the hook's type");
             Problem::internal()
         })?;

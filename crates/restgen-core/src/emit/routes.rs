@@ -57,13 +57,14 @@ pub(crate) fn emit(service: &Service) -> RustFile<'static> {
             ))
         }
     });
+    // Each resource's hooks are the methods of `H` it has, or `None`: the `use` below keeps
+    // them one line each (the only names it brings in, and models are named by path).
     let head = quote! {
         //! The routes of every resource.
 
         /// Every resource route under `base`, with `hooks` around its writes; the runtime
-        /// adds `/healthz` and the shared middleware.
+        /// adds the probes and the shared middleware.
         pub fn router<H: super::hooks::Hooks>(base: &str, hooks: ::std::sync::Arc<H>) -> ::restgen::__private::axum::Router<::restgen::store::Store> {
-            // Each resource's hooks are methods of `H`, or none.
             use ::core::option::Option::{None, Some};
             ::restgen::__private::axum::Router::new() #(#merges)*
         }

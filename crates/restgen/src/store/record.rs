@@ -66,18 +66,6 @@ impl Record {
         self.0.iter().map(|(k, v)| (k.as_ref(), v))
     }
 
-    pub fn keys(&self) -> impl Iterator<Item = &str> {
-        self.0.iter().map(|(k, _)| k.as_ref())
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
     /// Adds every column of `other`, as [`Record::insert`] does.
     pub fn extend<K: Into<Cow<'static, str>>>(&mut self, other: impl IntoIterator<Item = (K, Value)>) {
         for (k, v) in other {
@@ -152,7 +140,7 @@ mod tests {
         assert_eq!(record.insert("id", json!(2)), Some(json!(1)), "replaced where it stands");
         assert_eq!(serde_json::to_string(&record).unwrap(), r#"{"id":2,"name":"a","note":null}"#);
         assert_eq!(record.shift_remove("name"), Some(json!("a")));
-        assert_eq!(record.keys().collect::<Vec<_>>(), ["id", "note"]);
+        assert_eq!(record.iter().map(|(k, _)| k).collect::<Vec<_>>(), ["id", "note"]);
         let back: Record = serde_json::from_str(r#"{"id":2,"note":null}"#).unwrap();
         assert_eq!(back, record);
         assert_eq!(Value::from(record), json!({"id": 2, "note": null}));

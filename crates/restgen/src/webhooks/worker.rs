@@ -153,10 +153,9 @@ async fn round(
 /// somebody who may read the record as it was at the event (as they are now).
 async fn recipients(w: &Webhooks, store: &Store, event: &EventRow) -> Result<Vec<String>, crate::store::StoreError> {
     let Some(spec) = w.resources.iter().find(|r| r.name == event.resource) else { return Ok(Vec::new()) };
-    let payload: Value = serde_json::from_str(&event.payload).unwrap_or(Value::Null);
-    let Some(record) = payload.get("data").and_then(Value::as_object).map(|o| Record::from(o.clone())) else {
-        return Ok(Vec::new());
-    };
+    let mut payload: Value = serde_json::from_str(&event.payload).unwrap_or(Value::Null);
+    let Some(Value::Object(data)) = payload.get_mut("data").map(Value::take) else { return Ok(Vec::new()) };
+    let record = Record::from(data);
     let mut out = Vec::new();
     let subscribed =
         |s: &crate::store::outbox::WebhookRow| s.events.contains(&event.kind) && s.enabled_since <= event.created_at;

@@ -3,7 +3,7 @@
 #![cfg_attr(rustfmt, rustfmt::skip)]
 //! The routes of every resource.
 /// Every resource route under `base`, with `hooks` around its writes; the runtime
-/// adds `/healthz` and the shared middleware.
+/// adds the probes and the shared middleware.
 pub fn router<H: super::hooks::Hooks>(
     base: &str,
     hooks: ::std::sync::Arc<H>,
