@@ -23,6 +23,8 @@ pub const MAX_IF_NONE_MATCH: usize = restgen_model::bounds::MAX_IF_NONE_MATCH;
 
 /// Bytes of SHA-256 an ETag keeps: 128 bits, 22 characters of base64url.
 const TAG_BYTES: usize = 16;
+/// Characters of the tag's base64url (unpadded) between its quotes.
+const TAG_LEN: usize = TAG_BYTES.div_ceil(3) * 4 - (3 - TAG_BYTES % 3) % 3;
 
 /// `"<base64url of the first 128 bits of SHA-256>"`: equal bytes, equal tag, so it is
 /// strong, and the same for every caller who sees the same representation. In a service
@@ -35,8 +37,13 @@ fn etag(view: &View, content_type: &str, bytes: &[u8]) -> HeaderValue {
     }
     hasher.update(bytes);
     let digest = hasher.finalize();
-    let tag = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&digest[..TAG_BYTES]);
-    HeaderValue::from_str(&format!("\"{tag}\"")).expect("base64url is a valid header value")
+    // Quoted and encoded in place: a tag is made for every answer that carries a record.
+    let mut quoted = [b'"'; TAG_LEN + 2];
+    let written = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .encode_slice(&digest[..TAG_BYTES], &mut quoted[1..=TAG_LEN])
+        .expect("room for the encoded tag");
+    debug_assert_eq!(written, TAG_LEN);
+    HeaderValue::from_bytes(&quoted).expect("base64url is a valid header value")
 }
 
 /// The strong tag of `body` as JSON in `view`: the tag its answer would carry.
