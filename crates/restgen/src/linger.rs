@@ -7,41 +7,83 @@
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderValue, header};
-use axum::middleware::Next;
 use axum::response::Response;
 use futures_util::StreamExt;
+use futures_util::future::{BoxFuture, Either};
+use std::task::{Context, Poll};
 use std::time::Duration;
+use tower::{Layer, Service};
 
 /// The most of a refused body read and thrown away.
 const MAX_BYTES: usize = 64 * 1024 * 1024;
 /// The longest a refused body is read for.
 const MAX_TIME: Duration = Duration::from_secs(10);
 
-/// Runs the request; one whose `Content-Length` is over `limit` reaches the service
-/// without its body (the body limit refuses it by its declared length), and the body is
-/// drained before the refusal is answered.
-pub(crate) async fn linger(limit: usize, request: Request, next: Next) -> Response {
-    let declared = request
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<u64>().ok());
-    if declared.is_none_or(|n| n <= limit as u64) {
-        return next.run(request).await;
+/// Lingers over bodies declared larger than `limit` bytes.
+#[derive(Clone, Copy)]
+pub(crate) struct LingerLayer {
+    pub limit: usize,
+}
+
+impl<S> Layer<S> for LingerLayer {
+    type Service = Linger<S>;
+
+    fn layer(&self, inner: S) -> Linger<S> {
+        Linger { inner, limit: self.limit }
     }
-    let (parts, body) = request.into_parts();
-    let mut response = next.run(Request::from_parts(parts, Body::empty())).await;
-    let drain = async {
-        let mut stream = body.into_data_stream();
-        let mut read = 0;
-        while let Some(Ok(chunk)) = stream.next().await {
-            read += chunk.len();
-            if read > MAX_BYTES {
-                break;
-            }
+}
+
+/// A plain service rather than `axum::middleware::from_fn`: every request passes through
+/// it and nearly all go straight on, so they cost a branch, where `from_fn` boxes a copy
+/// of the services within and the request's future.
+#[derive(Clone)]
+pub(crate) struct Linger<S> {
+    inner: S,
+    limit: usize,
+}
+
+impl<S> Service<Request> for Linger<S>
+where
+    S: Service<Request, Response = Response>,
+    S::Future: Send + 'static,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = Either<S::Future, BoxFuture<'static, Result<Response, S::Error>>>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    /// Runs the request; one whose `Content-Length` is over the limit reaches the service
+    /// without its body (the body limit refuses it by its declared length), and the body
+    /// is drained before the refusal is answered.
+    fn call(&mut self, request: Request) -> Self::Future {
+        let declared = request
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        if declared.is_none_or(|n| n <= self.limit as u64) {
+            return Either::Left(self.inner.call(request));
         }
-    };
-    let _ = tokio::time::timeout(MAX_TIME, drain).await;
-    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-    response
+        let (parts, body) = request.into_parts();
+        let answer = self.inner.call(Request::from_parts(parts, Body::empty()));
+        Either::Right(Box::pin(async move {
+            let mut response = answer.await?;
+            let drain = async {
+                let mut stream = body.into_data_stream();
+                let mut read = 0;
+                while let Some(Ok(chunk)) = stream.next().await {
+                    read += chunk.len();
+                    if read > MAX_BYTES {
+                        break;
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(MAX_TIME, drain).await;
+            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Ok(response)
+        }))
+    }
 }

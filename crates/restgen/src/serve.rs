@@ -379,7 +379,7 @@ fn build(
         .layer(TraceLayer::new_for_http())
         // A body declared larger than the limit is refused as it is, then read and thrown
         // away (bounded) so that a client still sending it gets the 413.
-        .layer(axum::middleware::from_fn(move |request, next| crate::linger::linger(limit, request, next)))
+        .layer(crate::linger::LingerLayer { limit })
         // Outermost but for the two above: a preflight is answered before routing or auth,
         // and every answer, errors included, carries the CORS headers a browser needs to
         // read it.
