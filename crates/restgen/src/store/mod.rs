@@ -14,6 +14,7 @@ pub use sql::{Filter, ListQuery, Page, SortKey};
 pub use value::SqlValue;
 
 use crate::spec::{IdKind, ResourceSpec};
+use sql::Columns;
 use sqlx::encode::Encode;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::postgres::{PgPool, PgPoolOptions};
@@ -493,7 +494,7 @@ impl Store {
     }
 
     pub async fn get(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Record, StoreError> {
-        let sql = format!("SELECT * FROM {} WHERE \"id\" = $1", sql::ident(spec.name));
+        let sql = format!("SELECT {} FROM {} WHERE \"id\" = $1", Columns(spec), sql::ident(spec.name));
         on_pool!(self, pool => match bind(&sql, vec![id.clone()]).fetch_optional(pool).await? {
             Some(row) => Ok(value::record(self.dialect, spec, &row)?),
             None => Err(StoreError::NotFound),
@@ -549,7 +550,7 @@ impl Store {
         admit: Admit<'_>,
         event: Option<&str>,
     ) -> Result<(), StoreError> {
-        let sql = format!("DELETE FROM {} WHERE \"id\" = $1 RETURNING *", sql::ident(spec.name));
+        let sql = format!("DELETE FROM {} WHERE \"id\" = $1 RETURNING {}", sql::ident(spec.name), Columns(spec));
         self.write_if(spec, id, admit, &sql, vec![id.clone()], event).await.map(drop)
     }
 
@@ -603,12 +604,12 @@ impl Store {
     /// row until the transaction ends (SQLite's write lock already covers it).
     fn select_locked(&self, spec: &ResourceSpec) -> String {
         let lock = if self.dialect == Dialect::Postgres { " FOR UPDATE" } else { "" };
-        format!("SELECT * FROM {} WHERE \"id\" = $1{lock}", sql::ident(spec.name))
+        format!("SELECT {} FROM {} WHERE \"id\" = $1{lock}", Columns(spec), sql::ident(spec.name))
     }
 
     /// Deletes one record, with its `event` (the record as it was is the event's data).
     pub async fn delete(&self, spec: &ResourceSpec, id: &SqlValue, event: Option<&str>) -> Result<(), StoreError> {
-        let sql = format!("DELETE FROM {} WHERE \"id\" = $1 RETURNING *", sql::ident(spec.name));
+        let sql = format!("DELETE FROM {} WHERE \"id\" = $1 RETURNING {}", sql::ident(spec.name), Columns(spec));
         self.write(spec, &sql, vec![id.clone()], event).await?.map(drop).ok_or(StoreError::NotFound)
     }
 
@@ -619,7 +620,12 @@ impl Store {
         column: &str,
         value: SqlValue,
     ) -> Result<Option<Record>, StoreError> {
-        let sql = format!("SELECT * FROM {} WHERE {} = $1 LIMIT 1", sql::ident(spec.name), sql::ident(column));
+        let sql = format!(
+            "SELECT {} FROM {} WHERE {} = $1 LIMIT 1",
+            Columns(spec),
+            sql::ident(spec.name),
+            sql::ident(column)
+        );
         on_pool!(self, pool => match bind(&sql, vec![value]).fetch_optional(pool).await? {
             Some(row) => Ok(Some(value::record(self.dialect, spec, &row)?)),
             None => Ok(None),

@@ -10,6 +10,28 @@ pub(crate) fn ident(name: &str) -> String {
     format!("\"{name}\"")
 }
 
+/// The columns of a resource's record, in the order `value::record` reads them: named
+/// rather than `*`, so that each is where the reader expects it whatever order migrations
+/// left the table's columns in, and no position is looked up by name per result.
+pub(crate) struct Columns<'a>(pub &'a ResourceSpec);
+
+impl std::fmt::Display for Columns<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let spec = self.0;
+        f.write_str("\"id\"")?;
+        if spec.owner.is_some() {
+            f.write_str(", \"owner_id\"")?;
+        }
+        for field in spec.fields {
+            write!(f, ", \"{}\"", field.name)?;
+        }
+        if spec.timestamps {
+            f.write_str(", \"created_at\", \"updated_at\"")?;
+        }
+        Ok(())
+    }
+}
+
 /// An equality filter on one column.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Filter {
@@ -69,9 +91,15 @@ pub(crate) fn insert(spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> (Str
     let cols: Vec<String> = values.iter().map(|(c, _)| ident(c)).collect();
     let params: Vec<String> = (1..=values.len()).map(|i| format!("${i}")).collect();
     let sql = if values.is_empty() {
-        format!("INSERT INTO {} DEFAULT VALUES RETURNING *", ident(spec.name))
+        format!("INSERT INTO {} DEFAULT VALUES RETURNING {}", ident(spec.name), Columns(spec))
     } else {
-        format!("INSERT INTO {} ({}) VALUES ({}) RETURNING *", ident(spec.name), cols.join(", "), params.join(", "))
+        format!(
+            "INSERT INTO {} ({}) VALUES ({}) RETURNING {}",
+            ident(spec.name),
+            cols.join(", "),
+            params.join(", "),
+            Columns(spec)
+        )
     };
     (sql, values.into_iter().map(|(_, v)| v).collect())
 }
@@ -91,9 +119,9 @@ pub(crate) fn update(
         which.push_str(&format!(" AND {} = ${}", ident(column), n + 1));
     }
     let sql = if sets.is_empty() {
-        format!("SELECT * FROM {} WHERE {which}", ident(spec.name))
+        format!("SELECT {} FROM {} WHERE {which}", Columns(spec), ident(spec.name))
     } else {
-        format!("UPDATE {} SET {} WHERE {which} RETURNING *", ident(spec.name), sets.join(", "))
+        format!("UPDATE {} SET {} WHERE {which} RETURNING {}", ident(spec.name), sets.join(", "), Columns(spec))
     };
     let mut args: Vec<SqlValue> = values.into_iter().map(|(_, v)| v).collect();
     args.push(id);
@@ -150,7 +178,7 @@ pub(crate) fn select_page(dialect: Dialect, spec: &ResourceSpec, q: &ListQuery) 
             }
         })
         .collect();
-    let mut sql = format!("SELECT * FROM {}", ident(spec.name));
+    let mut sql = format!("SELECT {} FROM {}", Columns(spec), ident(spec.name));
     if !conditions.is_empty() {
         sql.push_str(&format!(" WHERE {}", conditions.join(" AND ")));
     }

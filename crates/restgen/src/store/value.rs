@@ -72,10 +72,9 @@ where
     })
 }
 
-/// What reading a record asks of a driver's row: where a column is, and each column by
-/// position as one of the kinds records hold.
+/// What reading a record asks of a driver's row: each column by position as one of the
+/// kinds records hold.
 pub(crate) trait RecordRow {
-    fn position(&self, name: &str) -> Result<usize, sqlx::Error>;
     fn int(&self, at: usize) -> Result<Option<i64>, sqlx::Error>;
     fn float(&self, at: usize) -> Result<Option<f64>, sqlx::Error>;
     fn boolean(&self, at: usize) -> Result<Option<bool>, sqlx::Error>;
@@ -84,16 +83,12 @@ pub(crate) trait RecordRow {
 
 impl<R: Row> RecordRow for R
 where
-    for<'a> &'a str: ColumnIndex<R>,
     usize: ColumnIndex<R>,
     Option<String>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
     Option<i64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
     Option<f64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
     Option<bool>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
 {
-    fn position(&self, name: &str) -> Result<usize, sqlx::Error> {
-        self.try_column(name).map(sqlx::Column::ordinal)
-    }
     fn int(&self, at: usize) -> Result<Option<i64>, sqlx::Error> {
         self.try_get(at)
     }
@@ -113,70 +108,27 @@ fn required<T>(value: Option<T>, at: usize) -> Result<T, sqlx::Error> {
     value.ok_or_else(|| sqlx::Error::ColumnDecode { index: at.to_string(), source: "unexpected NULL".into() })
 }
 
-/// Where each column of a resource's record sits in a result's rows: found by name once
-/// per result, so that each row of a page is read by position instead of looking every
-/// column up by name again.
-struct Layout {
-    id: usize,
-    owner: Option<usize>,
-    fields: Vec<usize>,
-    times: Option<[usize; 2]>,
-}
-
-impl Layout {
-    fn of(spec: &ResourceSpec, row: &impl RecordRow) -> Result<Layout, sqlx::Error> {
-        Ok(Layout {
-            id: row.position("id")?,
-            owner: spec.owner.map(|_| row.position("owner_id")).transpose()?,
-            fields: spec.fields.iter().map(|f| row.position(f.name)).collect::<Result<_, _>>()?,
-            times: if spec.timestamps {
-                Some([row.position("created_at")?, row.position("updated_at")?])
-            } else {
-                None
-            },
-        })
-    }
-}
-
-/// A row as the JSON record it stores.
+/// A row of a statement that selects [`Columns`](super::sql::Columns) as the JSON record
+/// it stores.
 pub(crate) fn record(dialect: Dialect, spec: &ResourceSpec, row: &impl RecordRow) -> Result<Record, sqlx::Error> {
-    record_at(dialect, spec, &Layout::of(spec, row)?, row)
-}
-
-/// Every row of a result as the records they store.
-pub(crate) fn records<R: RecordRow>(
-    dialect: Dialect,
-    spec: &ResourceSpec,
-    rows: &[R],
-) -> Result<Vec<Record>, sqlx::Error> {
-    let Some(first) = rows.first() else { return Ok(Vec::new()) };
-    let layout = Layout::of(spec, first)?;
-    rows.iter().map(|row| record_at(dialect, spec, &layout, row)).collect()
-}
-
-/// A row as the JSON record it stores, its columns where `layout` says.
-fn record_at(
-    dialect: Dialect,
-    spec: &ResourceSpec,
-    layout: &Layout,
-    row: &impl RecordRow,
-) -> Result<Record, sqlx::Error> {
     let nullable = |v: Option<Value>| v.unwrap_or(Value::Null);
     // Sized up front: one allocation per row.
     let mut out = Record::with_capacity(spec.fields.len() + 4);
     let id = match spec.id {
-        IdKind::Integer => Value::from(required(row.int(layout.id)?, layout.id)?),
-        IdKind::Uuid => Value::from(required(row.text(layout.id)?, layout.id)?),
+        IdKind::Integer => Value::from(required(row.int(0)?, 0)?),
+        IdKind::Uuid => Value::from(required(row.text(0)?, 0)?),
     };
     out.push("id", id);
-    if let (Some((_, kind)), Some(at)) = (spec.owner, layout.owner) {
+    let mut at = 1;
+    if let Some((_, kind)) = spec.owner {
         let owner = match kind {
             IdKind::Integer => row.int(at)?.map(Value::from),
             IdKind::Uuid => row.text(at)?.map(Value::from),
         };
         out.push("owner_id", nullable(owner));
+        at += 1;
     }
-    for (f, &at) in spec.fields.iter().zip(&layout.fields) {
+    for f in spec.fields {
         let v = match f.kind {
             FieldKind::Integer => row.int(at)?.map(Value::from),
             FieldKind::Number => row.float(at)?.map(Value::from),
@@ -192,11 +144,22 @@ fn record_at(
             _ => row.text(at)?.map(Value::String),
         };
         out.push(f.name, nullable(v));
+        at += 1;
     }
-    if let Some(times) = layout.times {
-        for (col, at) in ["created_at", "updated_at"].into_iter().zip(times) {
+    if spec.timestamps {
+        for col in ["created_at", "updated_at"] {
             out.push(col, Value::String(required(row.text(at)?, at)?));
+            at += 1;
         }
     }
     Ok(out)
+}
+
+/// Every row of a result as the records they store.
+pub(crate) fn records<R: RecordRow>(
+    dialect: Dialect,
+    spec: &ResourceSpec,
+    rows: &[R],
+) -> Result<Vec<Record>, sqlx::Error> {
+    rows.iter().map(|row| record(dialect, spec, row)).collect()
 }
