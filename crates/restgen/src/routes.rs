@@ -10,7 +10,7 @@ use crate::store::{Record, Store};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
-use axum::extract::{OriginalUri, Path};
+use axum::extract::{OriginalUri, Path, Request};
 use axum::http::{HeaderMap, Method};
 use axum::routing::MethodRouter;
 use serde::Serialize;
@@ -202,10 +202,12 @@ pub fn resource<C: Input, R: Input, P: Input>(
     let Hooks { before_create, before_replace, before_patch, before_delete, before_transition, compute } = hooks;
     let (compute_create, compute_replace, compute_patch) = (compute.clone(), compute.clone(), compute);
     let mut collection: MethodRouter<Store> = MethodRouter::new();
+    // Operations without a body take the request itself, last, and read its headers in
+    // place: a `HeaderMap` extractor copies them for every request.
     if spec.has(Operation::List) {
         collection = collection.get(
-            move |cx: operations::Context, OriginalUri(uri): OriginalUri, headers: HeaderMap| async move {
-                operations::list(spec, &cx, &uri, &headers, None).await
+            move |cx: operations::Context, OriginalUri(uri): OriginalUri, request: Request| async move {
+                operations::list(spec, &cx, &uri, request.headers(), None).await
             },
         );
     }
@@ -231,8 +233,8 @@ pub fn resource<C: Input, R: Input, P: Input>(
     }
     let mut item: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::Get) {
-        item = item.get(move |cx: operations::Context, Path(id): Path<String>, headers: HeaderMap| async move {
-            operations::get(spec, &cx, &id, &headers).await
+        item = item.get(move |cx: operations::Context, Path(id): Path<String>, request: Request| async move {
+            operations::get(spec, &cx, &id, request.headers()).await
         });
     }
     if spec.has(Operation::Replace) {
@@ -272,8 +274,8 @@ pub fn resource<C: Input, R: Input, P: Input>(
         );
     }
     if spec.has(Operation::Delete) {
-        item = item.delete(move |cx: operations::Context, Path(id): Path<String>, headers: HeaderMap| async move {
-            operations::delete(spec, &cx, &id, &headers, before_delete.as_deref()).await
+        item = item.delete(move |cx: operations::Context, Path(id): Path<String>, request: Request| async move {
+            operations::delete(spec, &cx, &id, request.headers(), before_delete.as_deref()).await
         });
     }
     let mut router = lifecycle_routes(spec, base, before_transition);
@@ -321,8 +323,8 @@ pub fn resource<C: Input, R: Input, P: Input>(
                     move |cx: operations::Context,
                           Path(parent_id): Path<String>,
                           OriginalUri(uri): OriginalUri,
-                          headers: HeaderMap| async move {
-                        operations::list(spec, &cx, &uri, &headers, Some((parent, &parent_id))).await
+                          request: Request| async move {
+                        operations::list(spec, &cx, &uri, request.headers(), Some((parent, &parent_id))).await
                     },
                 ),
             );
@@ -357,8 +359,8 @@ fn lifecycle_routes(spec: &'static ResourceSpec, base: &str, hook: Option<Arc<Tr
     if lifecycle.status_endpoint {
         router = router.route(
             &format!("{}/status", item_path(spec, base)),
-            axum::routing::get(move |cx: operations::Context, Path(id): Path<String>, headers: HeaderMap| async move {
-                crate::lifecycle::status(spec, &cx, &id, &headers).await
+            axum::routing::get(move |cx: operations::Context, Path(id): Path<String>, request: Request| async move {
+                crate::lifecycle::status(spec, &cx, &id, request.headers()).await
             }),
         );
     }
