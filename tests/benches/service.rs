@@ -2,13 +2,17 @@
 //! same requests from the same database, measured in one run over loopback, on SQLite and
 //! (when `RESTGEN_TEST_DATABASE_URL` is set) on PostgreSQL: throughput, p50 and p99
 //! latency, server CPU per request and peak RSS of each server process, medians of
-//! alternating runs with their spread, and the ratio generated / hand-written.
+//! alternating runs with their spread, and the ratio generated / hand-written. Then, where
+//! valgrind is installed, the instructions each server executes per request, counted by
+//! callgrind: the same from run to run within a per cent, where CPU time on a shared
+//! machine moves by tens of per cents, so a change of a few per cent can be judged.
 //!
 //! Then what the generated crate costs to compile (`service/compile.rs`).
 //!
 //! Run: `cargo bench -p restgen-tests --bench service` (`BENCH_ROUNDS`, `BENCH_REQUESTS`
 //! to change the runs, `BENCH_ROWS=<text>` for only the rows whose database and name
-//! contain it, `BENCH_COMPILE=0` to leave out the builds). Writes `target/bench/service.md` and `target/bench/service.svg`.
+//! contain it, `BENCH_COMPILE=0` to leave out the builds, `BENCH_INSTRUCTIONS=<n>` for the
+//! requests counted under callgrind, 0 to leave the count out). Writes `target/bench/service.md` and `target/bench/service.svg`.
 //!
 //! The hand-written service is what a careful engineer writes for these routes (the
 //! reference of docs/performance.md): `&'static str` SQL, rows decoded into structs and
@@ -70,11 +74,24 @@ struct Server {
 
 impl Server {
     fn start(kind: &str, url: &str) -> Server {
-        let mut child = Command::new(std::env::current_exe().unwrap())
+        Server::spawn(Command::new(std::env::current_exe().unwrap()).args(["--serve", kind, url]))
+    }
+
+    /// The server under callgrind, counting from the start but told to zero its counts
+    /// and write them out by `callgrind_control` (see [`instructions`]); `out` is where.
+    fn under_callgrind(kind: &str, url: &str, out: &std::path::Path) -> Server {
+        let mut command = Command::new("valgrind");
+        command
+            .args(["--tool=callgrind", "-q"])
+            .arg(format!("--callgrind-out-file={}", out.join("callgrind.out").display()))
+            .arg(std::env::current_exe().unwrap())
             .args(["--serve", kind, url])
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::null());
+        Server::spawn(&mut command)
+    }
+
+    fn spawn(command: &mut Command) -> Server {
+        let mut child = command.stdout(Stdio::piped()).spawn().unwrap();
         let mut line = String::new();
         std::io::BufRead::read_line(&mut std::io::BufReader::new(child.stdout.as_mut().unwrap()), &mut line).unwrap();
         Server { child, base: line.trim().to_owned() }
@@ -460,38 +477,68 @@ struct Run {
 
 static RUN: AtomicU64 = AtomicU64::new(0);
 
-async fn load(server: &Server, case: Case, tags: &Arc<HashMap<u64, String>>, requests: usize) -> Run {
+/// A client of `server` for one run, with a name that makes the run's new records its own.
+fn client_for_run(server: &Server, case: Case, tags: &Arc<HashMap<u64, String>>) -> Driver {
     let client = reqwest::Client::new();
     let names = format!("bench{}", RUN.fetch_add(1, Ordering::Relaxed));
-    // Warm up connections, statement caches and the allocator.
-    for n in 0..200 {
-        let r = case.request(&client, &server.base, 1_000_000 + n, tags, &names).send().await.unwrap();
-        assert_eq!(r.status().as_u16(), case.expected(), "{}: {}", case.name(), r.text().await.unwrap());
+    Driver { client, base: server.base.clone(), case, tags: tags.clone(), names }
+}
+
+/// What sends one run's requests.
+struct Driver {
+    client: reqwest::Client,
+    base: String,
+    case: Case,
+    tags: Arc<HashMap<u64, String>>,
+    names: String,
+}
+
+impl Driver {
+    /// Warms up connections, statement caches and the allocator.
+    async fn warm_up(&self) {
+        let Driver { client, base, case, tags, names } = self;
+        for n in 0..200 {
+            let r = case.request(client, base, 1_000_000 + n, tags, names).send().await.unwrap();
+            assert_eq!(r.status().as_u16(), case.expected(), "{}: {}", case.name(), r.text().await.unwrap());
+        }
     }
+
+    /// Sends `requests`, `concurrency` at a time; each one's latency.
+    async fn drive(&self, requests: usize, concurrency: usize) -> Vec<Duration> {
+        let case = self.case;
+        let per_task = requests / concurrency;
+        let tasks: Vec<_> = (0..concurrency as u64)
+            .map(|task| {
+                let (client, base, tags, names) =
+                    (self.client.clone(), self.base.clone(), self.tags.clone(), self.names.clone());
+                tokio::spawn(async move {
+                    let mut latencies = Vec::with_capacity(per_task);
+                    for i in 0..per_task as u64 {
+                        let t = Instant::now();
+                        let n = task * per_task as u64 + i;
+                        let r = case.request(&client, &base, n, &tags, &names).send().await.unwrap();
+                        assert_eq!(r.status().as_u16(), case.expected(), "{}", case.name());
+                        r.bytes().await.unwrap();
+                        latencies.push(t.elapsed());
+                    }
+                    latencies
+                })
+            })
+            .collect();
+        let mut all = Vec::new();
+        for t in tasks {
+            all.extend(t.await.unwrap());
+        }
+        all
+    }
+}
+
+async fn load(server: &Server, case: Case, tags: &Arc<HashMap<u64, String>>, requests: usize) -> Run {
+    let driver = client_for_run(server, case, tags);
+    driver.warm_up().await;
     let cpu_before = server.cpu_ns();
     let start = Instant::now();
-    let per_task = requests / CONCURRENCY;
-    let tasks: Vec<_> = (0..CONCURRENCY as u64)
-        .map(|task| {
-            let (client, base, tags, names) = (client.clone(), server.base.clone(), tags.clone(), names.clone());
-            tokio::spawn(async move {
-                let mut latencies = Vec::with_capacity(per_task);
-                for i in 0..per_task as u64 {
-                    let t = Instant::now();
-                    let r =
-                        case.request(&client, &base, task * per_task as u64 + i, &tags, &names).send().await.unwrap();
-                    assert_eq!(r.status().as_u16(), case.expected(), "{}", case.name());
-                    r.bytes().await.unwrap();
-                    latencies.push(t.elapsed());
-                }
-                latencies
-            })
-        })
-        .collect();
-    let mut all = Vec::new();
-    for t in tasks {
-        all.extend(t.await.unwrap());
-    }
+    let mut all = driver.drive(requests, CONCURRENCY).await;
     let elapsed = start.elapsed();
     let cpu = server.cpu_ns().saturating_sub(cpu_before);
     all.sort();
@@ -502,6 +549,40 @@ async fn load(server: &Server, case: Case, tags: &Arc<HashMap<u64, String>>, req
         cpu: Duration::from_nanos(cpu / all.len() as u64),
         rss_kib: server.peak_rss_kib(),
     }
+}
+
+/// Instructions `kind` executes per request of `case`, all its threads counted by
+/// callgrind from after the warm-up to after the last answer. One request at a time:
+/// valgrind runs a process's threads one by one, and requests waiting on each other
+/// (for a pooled connection, say) would count the waiting, which depends on timing.
+async fn instructions(kind: &str, url: &str, case: Case, tags: &Arc<HashMap<u64, String>>, requests: usize) -> u64 {
+    let out = tempfile::tempdir().unwrap();
+    let server = Server::under_callgrind(kind, url, out.path());
+    let driver = client_for_run(&server, case, tags);
+    driver.warm_up().await;
+    let control = |what: &str| {
+        let status = Command::new("callgrind_control")
+            .args([what, &server.child.id().to_string()])
+            .stdout(Stdio::null())
+            .status()
+            .unwrap();
+        assert!(status.success(), "callgrind_control {what}");
+    };
+    control("--zero");
+    let answered = driver.drive(requests, 1).await.len();
+    control("--dump");
+    // The dump after the zero is the first numbered one: `callgrind.out.1`.
+    let dump = std::fs::read_to_string(out.path().join("callgrind.out.1")).unwrap();
+    let total: u64 = dump
+        .lines()
+        .find_map(|l| l.strip_prefix("summary:"))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("callgrind's summary line");
+    total / answered as u64
+}
+
+fn valgrind_installed() -> bool {
+    Command::new("valgrind").arg("--version").stdout(Stdio::null()).status().is_ok_and(|s| s.success())
 }
 
 /// What a client acts on in an answer: status, the headers that matter, the body; for
@@ -603,6 +684,8 @@ struct Row {
     database: &'static str,
     case: Case,
     runs: [Vec<Run>; 2],
+    /// Instructions per request, generated and hand-written, where they were counted.
+    instructions: Option<[u64; 2]>,
 }
 
 impl Row {
@@ -626,33 +709,39 @@ fn ms(d: &Duration) -> f64 {
 
 fn markdown(rows: &[Row], header: &str) -> String {
     let mut out = format!("{header}\n\n");
-    out.push_str("| database | row | server | req/s (min-max) | p50 ms | p99 ms | CPU µs/req | peak RSS MiB |\n");
-    out.push_str("|---|---|---|---:|---:|---:|---:|---:|\n");
+    out.push_str(
+        "| database | row | server | req/s (min-max) | p50 ms | p99 ms | CPU µs/req | instructions/req | peak RSS MiB |\n",
+    );
+    out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|\n");
     for row in rows {
         for (k, kind) in KINDS.iter().enumerate() {
             let (rps, lo, hi) = row.of(k, |r| r.rps);
             out.push_str(&format!(
-                "| {} | {} | {kind} | {rps:.0} ({lo:.0}-{hi:.0}) | {:.2} | {:.2} | {:.0} | {:.1} |\n",
+                "| {} | {} | {kind} | {rps:.0} ({lo:.0}-{hi:.0}) | {:.2} | {:.2} | {:.0} | {} | {:.1} |\n",
                 row.database,
                 row.case.name(),
                 row.of(k, |r| ms(&r.p50)).0,
                 row.of(k, |r| ms(&r.p99)).0,
                 row.of(k, |r| r.cpu.as_secs_f64() * 1e6).0,
+                row.instructions.map_or("-".to_owned(), |counts| counts[k].to_string()),
                 row.peak_rss_mib(k),
             ));
         }
     }
     out.push_str("\nRatios, generated / hand-written: median of the per-round ratios (smallest-largest).\n\n");
-    out.push_str("| database | row | throughput | p99 | CPU per request |\n|---|---|---:|---:|---:|\n");
+    out.push_str(
+        "| database | row | throughput | p99 | CPU per request | instructions per request |\n|---|---|---:|---:|---:|---:|\n",
+    );
     for row in rows {
         let range = |(m, lo, hi): (f64, f64, f64)| format!("{m:.2} ({lo:.2}-{hi:.2})");
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} |\n",
             row.database,
             row.case.name(),
             range(row.ratio(|r| r.rps)),
             range(row.ratio(|r| ms(&r.p99))),
             range(row.ratio(|r| r.cpu.as_secs_f64())),
+            row.instructions.map_or("-".to_owned(), |[g, h]| format!("{:.2}", g as f64 / h as f64)),
         ));
     }
     out
@@ -718,6 +807,10 @@ async fn compare() {
     let requests = setting("BENCH_REQUESTS", 4000);
     // `BENCH_ROWS=<text>`: only the rows whose "<database> <row>" contains it (to profile one).
     let only = std::env::var("BENCH_ROWS").ok();
+    let counted = if valgrind_installed() { setting("BENCH_INSTRUCTIONS", 400) } else { 0 };
+    if counted == 0 {
+        eprintln!("instructions not counted: valgrind is not installed, or BENCH_INSTRUCTIONS=0");
+    }
     let dir = tempfile::tempdir().unwrap();
     let mut databases: Vec<(&'static str, String)> =
         vec![("SQLite", format!("sqlite://{}", dir.path().join("bench.db").display()))];
@@ -749,14 +842,22 @@ async fn compare() {
                     runs[k].push(load(&server, case, &tags, requests).await);
                 }
             }
-            let row = Row { database, case, runs };
+            let instructions = match counted {
+                0 => None,
+                n => Some([
+                    instructions(KINDS[0], url, case, &tags, n).await,
+                    instructions(KINDS[1], url, case, &tags, n).await,
+                ]),
+            };
+            let row = Row { database, case, runs, instructions };
             let (g, h) = (row.of(0, |r| r.rps).0, row.of(1, |r| r.rps).0);
             println!(
-                "{database:<10} {:<28} {g:>7.0} vs {h:>7.0} req/s  throughput {:.2}  p99 {:.2}  CPU {:.2}  RSS {:.1} vs {:.1} MiB",
+                "{database:<10} {:<28} {g:>7.0} vs {h:>7.0} req/s  throughput {:.2}  p99 {:.2}  CPU {:.2}  instructions {}  RSS {:.1} vs {:.1} MiB",
                 case.name(),
                 row.ratio(|r| r.rps).0,
                 row.ratio(|r| ms(&r.p99)).0,
                 row.ratio(|r| r.cpu.as_secs_f64()).0,
+                row.instructions.map_or("-".to_owned(), |[g, h]| format!("{:.2}", g as f64 / h as f64)),
                 row.peak_rss_mib(0),
                 row.peak_rss_mib(1),
             );
