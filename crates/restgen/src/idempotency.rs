@@ -16,6 +16,7 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use futures_util::future::{BoxFuture, Either};
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::future::Future;
@@ -93,16 +94,38 @@ fn judge(record: &KeyRecord, fingerprint: &str, now: i64, abandoned_after: i64) 
 /// Runs `create` once per key: the first request with an `Idempotency-Key` runs and its
 /// answer is kept, unless it is a server fault (a retry must run again); the others get
 /// that answer. Requests without a key, or whose body could not be read, just run.
-pub(crate) async fn once(
+///
+/// Not an `async fn`: one would hold `create` beside the store's futures for the keys,
+/// tens of kilobytes that every request (with a key or not) copies as its future moves;
+/// `create` runs as it is, and the keyed path is a future of its own on the heap.
+pub(crate) fn once<'a, F>(
+    store: &'a Store,
+    keeper: &'a Keeper,
+    caller: &'a Caller,
+    path: &'a str,
+    headers: &'a HeaderMap,
+    body: Option<&'a Bytes>,
+    create: F,
+) -> Either<F, BoxFuture<'a, Result<Response, Problem>>>
+where
+    F: Future<Output = Result<Response, Problem>> + Send + 'a,
+{
+    match (headers.get(IDEMPOTENCY_KEY), body) {
+        (Some(key), Some(body)) => Either::Right(Box::pin(keyed(store, keeper, caller, path, key, body, create))),
+        _ => Either::Left(create),
+    }
+}
+
+/// [`once`] for a request with a key and a body.
+async fn keyed(
     store: &Store,
     keeper: &Keeper,
     caller: &Caller,
     path: &str,
-    headers: &HeaderMap,
-    body: Option<&Bytes>,
+    key: &HeaderValue,
+    body: &Bytes,
     create: impl Future<Output = Result<Response, Problem>>,
 ) -> Result<Response, Problem> {
-    let (Some(key), Some(body)) = (headers.get(IDEMPOTENCY_KEY), body) else { return create.await };
     let key = valid_key(key)?;
     let scope = hex(&Sha256::new()
         .chain_update(caller.id().unwrap_or("-"))

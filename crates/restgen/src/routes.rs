@@ -219,14 +219,16 @@ pub fn resource<C: Input, R: Input, P: Input>(
                   headers: HeaderMap,
                   body: Result<Bytes, BytesRejection>| async move {
                 let bytes = body.as_ref().ok().cloned();
-                let create = operations::create::<C>(
+                // On the heap: the operation's future is kilobytes, which every move of the
+                // handler's own future (axum boxes it, and `once` holds it) would copy.
+                let create = Box::pin(operations::create::<C>(
                     spec,
                     &cx,
                     &uri,
                     &headers,
                     body,
                     operations::Rules { before: before_create.as_deref(), compute: compute_create.as_deref() },
-                );
+                ));
                 idempotency::once(&cx.store, &keeper, &cx.caller, uri.path(), &headers, bytes.as_ref(), create).await
             },
         );
@@ -350,7 +352,8 @@ fn lifecycle_routes(spec: &'static ResourceSpec, base: &str, hook: Option<Arc<Tr
                       headers: HeaderMap,
                       body: Result<Bytes, BytesRejection>| async move {
                     let bytes = body.as_ref().ok().cloned();
-                    let moved = crate::lifecycle::transition(spec, &cx, &id, t, &headers, body, hook.as_deref());
+                    let moved =
+                        Box::pin(crate::lifecycle::transition(spec, &cx, &id, t, &headers, body, hook.as_deref()));
                     idempotency::once(&cx.store, &keeper, &cx.caller, uri.path(), &headers, bytes.as_ref(), moved).await
                 },
             ),
