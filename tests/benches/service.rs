@@ -503,8 +503,9 @@ impl Driver {
         }
     }
 
-    /// Sends `requests`, `concurrency` at a time; each one's latency.
-    async fn drive(&self, requests: usize, concurrency: usize) -> Vec<Duration> {
+    /// Sends `requests`, `concurrency` at a time, numbered from `first` (new records are
+    /// named by their number); each one's latency.
+    async fn drive(&self, first: u64, requests: usize, concurrency: usize) -> Vec<Duration> {
         let case = self.case;
         let per_task = requests / concurrency;
         let tasks: Vec<_> = (0..concurrency as u64)
@@ -515,7 +516,7 @@ impl Driver {
                     let mut latencies = Vec::with_capacity(per_task);
                     for i in 0..per_task as u64 {
                         let t = Instant::now();
-                        let n = task * per_task as u64 + i;
+                        let n = first + task * per_task as u64 + i;
                         let r = case.request(&client, &base, n, &tags, &names).send().await.unwrap();
                         assert_eq!(r.status().as_u16(), case.expected(), "{}", case.name());
                         r.bytes().await.unwrap();
@@ -538,7 +539,7 @@ async fn load(server: &Server, case: Case, tags: &Arc<HashMap<u64, String>>, req
     driver.warm_up().await;
     let cpu_before = server.cpu_ns();
     let start = Instant::now();
-    let mut all = driver.drive(requests, CONCURRENCY).await;
+    let mut all = driver.drive(0, requests, CONCURRENCY).await;
     let elapsed = start.elapsed();
     let cpu = server.cpu_ns().saturating_sub(cpu_before);
     all.sort();
@@ -560,6 +561,10 @@ async fn instructions(kind: &str, url: &str, case: Case, tags: &Arc<HashMap<u64,
     let server = Server::under_callgrind(kind, url, out.path());
     let driver = client_for_run(&server, case, tags);
     driver.warm_up().await;
+    // Then at full concurrency, so that the pool has opened its connections: one opened
+    // while counting (a PostgreSQL login hashes its password thousands of times) would
+    // outweigh hundreds of requests.
+    driver.drive(2_000_000, 2 * CONCURRENCY * 10, CONCURRENCY).await;
     let control = |what: &str| {
         let status = Command::new("callgrind_control")
             .args([what, &server.child.id().to_string()])
@@ -569,7 +574,7 @@ async fn instructions(kind: &str, url: &str, case: Case, tags: &Arc<HashMap<u64,
         assert!(status.success(), "callgrind_control {what}");
     };
     control("--zero");
-    let answered = driver.drive(requests, 1).await.len();
+    let answered = driver.drive(0, requests, 1).await.len();
     control("--dump");
     // The dump after the zero is the first numbered one: `callgrind.out.1`.
     let dump = std::fs::read_to_string(out.path().join("callgrind.out.1")).unwrap();
