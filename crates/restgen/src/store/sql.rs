@@ -3,11 +3,22 @@
 
 use super::{Dialect, SqlValue};
 use crate::spec::ResourceSpec;
+use std::fmt::Write;
 
 /// `"name"`: quoted so that resource names like `order` never read as SQL keywords.
 pub(crate) fn ident(name: &str) -> String {
-    debug_assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'));
-    format!("\"{name}\"")
+    Ident(name).to_string()
+}
+
+/// [`ident`] written where it is displayed, for statements built in one buffer.
+pub(crate) struct Ident<'a>(pub &'a str);
+
+impl std::fmt::Display for Ident<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = self.0;
+        debug_assert!(name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_'));
+        write!(f, "\"{name}\"")
+    }
 }
 
 /// The columns of a resource's record, in the order `value::record` reads them: named
@@ -23,7 +34,7 @@ impl std::fmt::Display for Columns<'_> {
             f.write_str(", \"owner_id\"")?;
         }
         for field in spec.fields {
-            write!(f, ", \"{}\"", field.name)?;
+            write!(f, ", {}", Ident(field.name))?;
         }
         if spec.timestamps {
             f.write_str(", \"created_at\", \"updated_at\"")?;
@@ -87,22 +98,30 @@ pub struct ListQuery {
     pub limit: u32,
 }
 
+// Writes use one buffer for their statement, written as they go: built per request, the
+// text cost more than its execution's encoding when each piece was a `String` of its own.
+// (`write!` to a `String` cannot fail.)
+
 pub(crate) fn insert(spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> (String, Vec<SqlValue>) {
-    let cols: Vec<String> = values.iter().map(|(c, _)| ident(c)).collect();
-    let params: Vec<String> = (1..=values.len()).map(|i| format!("${i}")).collect();
-    let sql = if values.is_empty() {
-        format!("INSERT INTO {} DEFAULT VALUES RETURNING {}", ident(spec.name), Columns(spec))
+    let mut sql = String::with_capacity(STATEMENT_CAPACITY);
+    let _ = write!(sql, "INSERT INTO {}", Ident(spec.name));
+    if values.is_empty() {
+        sql.push_str(" DEFAULT VALUES");
     } else {
-        format!(
-            "INSERT INTO {} ({}) VALUES ({}) RETURNING {}",
-            ident(spec.name),
-            cols.join(", "),
-            params.join(", "),
-            Columns(spec)
-        )
-    };
+        for (i, (column, _)) in values.iter().enumerate() {
+            let _ = write!(sql, "{}{}", if i == 0 { " (" } else { ", " }, Ident(column));
+        }
+        for i in 1..=values.len() {
+            let _ = write!(sql, "{}${i}", if i == 1 { ") VALUES (" } else { ", " });
+        }
+        sql.push(')');
+    }
+    let _ = write!(sql, " RETURNING {}", Columns(spec));
     (sql, values.into_iter().map(|(_, v)| v).collect())
 }
+
+/// Room for a write's statement without growing, for records of a dozen columns.
+const STATEMENT_CAPACITY: usize = 512;
 
 /// Sets `values` on the record `id`, where `owner` (a column and its value) holds too;
 /// with nothing to set, reads it under the same conditions.
@@ -112,17 +131,23 @@ pub(crate) fn update(
     values: Vec<(&str, SqlValue)>,
     owner: Option<(&str, SqlValue)>,
 ) -> (String, Vec<SqlValue>) {
-    let sets: Vec<String> = values.iter().enumerate().map(|(i, (c, _))| format!("{} = ${}", ident(c), i + 1)).collect();
-    let n = values.len() + 1;
-    let mut which = format!("\"id\" = ${n}");
-    if let Some((column, _)) = &owner {
-        which.push_str(&format!(" AND {} = ${}", ident(column), n + 1));
-    }
-    let sql = if sets.is_empty() {
-        format!("SELECT {} FROM {} WHERE {which}", Columns(spec), ident(spec.name))
+    let mut sql = String::with_capacity(STATEMENT_CAPACITY);
+    if values.is_empty() {
+        let _ = write!(sql, "SELECT {} FROM {}", Columns(spec), Ident(spec.name));
     } else {
-        format!("UPDATE {} SET {} WHERE {which} RETURNING {}", ident(spec.name), sets.join(", "), Columns(spec))
-    };
+        let _ = write!(sql, "UPDATE {} SET ", Ident(spec.name));
+        for (i, (column, _)) in values.iter().enumerate() {
+            let _ = write!(sql, "{}{} = ${}", if i == 0 { "" } else { ", " }, Ident(column), i + 1);
+        }
+    }
+    let n = values.len() + 1;
+    let _ = write!(sql, " WHERE \"id\" = ${n}");
+    if let Some((column, _)) = &owner {
+        let _ = write!(sql, " AND {} = ${}", Ident(column), n + 1);
+    }
+    if !values.is_empty() {
+        let _ = write!(sql, " RETURNING {}", Columns(spec));
+    }
     let mut args: Vec<SqlValue> = values.into_iter().map(|(_, v)| v).collect();
     args.push(id);
     args.extend(owner.map(|(_, v)| v));
@@ -195,5 +220,51 @@ pub(crate) fn select_page(dialect: Dialect, spec: &ResourceSpec, q: &ListQuery) 
 impl SqlValue {
     pub(crate) fn is_null(&self) -> bool {
         matches!(self, SqlValue::Text(None) | SqlValue::Int(None) | SqlValue::Float(None) | SqlValue::Bool(None))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::{FieldSpec, IdKind};
+
+    static SPEC: ResourceSpec = ResourceSpec {
+        name: "order",
+        owner: Some(("user", IdKind::Uuid)),
+        fields: &[
+            FieldSpec { name: "status", ..FieldSpec::DEFAULT },
+            FieldSpec { name: "total", ..FieldSpec::DEFAULT },
+        ],
+        ..ResourceSpec::DEFAULT
+    };
+
+    const COLUMNS: &str = "\"id\", \"owner_id\", \"status\", \"total\", \"created_at\", \"updated_at\"";
+
+    fn text(v: &str) -> SqlValue {
+        SqlValue::Text(Some(v.to_owned()))
+    }
+
+    #[test]
+    fn an_insert_names_each_column_set_and_returns_the_record() {
+        let (sql, args) = insert(&SPEC, vec![("status", text("new")), ("total", SqlValue::Int(Some(3)))]);
+        assert_eq!(sql, format!("INSERT INTO \"order\" (\"status\", \"total\") VALUES ($1, $2) RETURNING {COLUMNS}"));
+        assert_eq!(args, vec![text("new"), SqlValue::Int(Some(3))]);
+        let (sql, args) = insert(&SPEC, Vec::new());
+        assert_eq!(sql, format!("INSERT INTO \"order\" DEFAULT VALUES RETURNING {COLUMNS}"));
+        assert!(args.is_empty());
+    }
+
+    #[test]
+    fn an_update_sets_its_columns_where_the_id_and_owner_hold() {
+        let (sql, args) =
+            update(&SPEC, SqlValue::Int(Some(9)), vec![("status", text("paid"))], Some(("owner_id", text("u1"))));
+        assert_eq!(
+            sql,
+            format!("UPDATE \"order\" SET \"status\" = $1 WHERE \"id\" = $2 AND \"owner_id\" = $3 RETURNING {COLUMNS}")
+        );
+        assert_eq!(args, vec![text("paid"), SqlValue::Int(Some(9)), text("u1")]);
+        let (sql, args) = update(&SPEC, SqlValue::Int(Some(9)), Vec::new(), None);
+        assert_eq!(sql, format!("SELECT {COLUMNS} FROM \"order\" WHERE \"id\" = $1"));
+        assert_eq!(args, vec![SqlValue::Int(Some(9))]);
     }
 }
