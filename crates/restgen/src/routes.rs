@@ -94,7 +94,14 @@ impl<C, R, P> Hooks<C, R, P> {
         mut self,
         rule: impl Fn(&str, &str, &T) -> Result<(), Problem> + Send + Sync + 'static,
     ) -> Self {
-        self.before_transition = Some(transition_rule(rule));
+        // A stored record that does not read as `T` is a fault (500).
+        self.before_transition = Some(Arc::new(move |id: &str, name: &str, record: &Record| {
+            let typed: T = serde_json::from_value(serde_json::Value::from(record.clone())).map_err(|e| {
+                tracing::error!(error = %e, "a stored record does not read as the hook's type");
+                Problem::internal()
+            })?;
+            rule(id, name, &typed)
+        }));
         self
     }
 
@@ -149,45 +156,31 @@ impl<C: 'static, R: 'static, P: 'static> Hooks<C, R, P> {
         methods: HookMethods<H, C, R, P, T>,
     ) -> Self {
         let HookMethods { before_create, before_replace, before_patch, before_delete, before_transition } = methods;
-        let on = || hooks.clone();
-        Hooks {
-            before_create: before_create.map(|m| {
-                let h = on();
-                Arc::new(move |input: &mut C| m(&h, input)) as Arc<CreateRule<C>>
-            }),
-            before_replace: before_replace.map(|m| {
-                let h = on();
-                Arc::new(move |id: &str, input: &mut R| m(&h, id, input)) as Arc<UpdateRule<R>>
-            }),
-            before_patch: before_patch.map(|m| {
-                let h = on();
-                Arc::new(move |id: &str, input: &mut P| m(&h, id, input)) as Arc<UpdateRule<P>>
-            }),
-            before_delete: before_delete.map(|m| {
-                let h = on();
-                Arc::new(move |id: &str| m(&h, id)) as Arc<DeleteRule>
-            }),
-            before_transition: before_transition.map(|m| {
-                let h = on();
-                transition_rule(move |id: &str, name: &str, record: &T| m(&h, id, name, record))
-            }),
-            compute: None,
+        // Each method bound to the service's hooks object, through the builder a service
+        // written by hand uses.
+        let mut out = Hooks::default();
+        if let Some(m) = before_create {
+            let h = hooks.clone();
+            out = out.before_create(move |input| m(&h, input));
         }
+        if let Some(m) = before_replace {
+            let h = hooks.clone();
+            out = out.before_replace(move |id, input| m(&h, id, input));
+        }
+        if let Some(m) = before_patch {
+            let h = hooks.clone();
+            out = out.before_patch(move |id, input| m(&h, id, input));
+        }
+        if let Some(m) = before_delete {
+            let h = hooks.clone();
+            out = out.before_delete(move |id| m(&h, id));
+        }
+        if let Some(m) = before_transition {
+            let h = hooks.clone();
+            out = out.before_transition(move |id, name, record: &T| m(&h, id, name, record));
+        }
+        out
     }
-}
-
-/// A transition rule on the record as the type `T`. A stored record that does not read as
-/// `T` is a fault (500).
-pub fn transition_rule<T: DeserializeOwned>(
-    rule: impl Fn(&str, &str, &T) -> Result<(), Problem> + Send + Sync + 'static,
-) -> Arc<TransitionRule> {
-    Arc::new(move |id: &str, name: &str, record: &Record| {
-        let typed: T = serde_json::from_value(serde_json::Value::from(record.clone())).map_err(|e| {
-            tracing::error!(error = %e, "a stored record does not read as the hook's type");
-            Problem::internal()
-        })?;
-        rule(id, name, &typed)
-    })
 }
 
 /// Collection, item and nested-collection routes of `spec`, for the operations it has.
