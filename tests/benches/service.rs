@@ -127,16 +127,20 @@ impl Drop for Server {
 
 async fn serve(kind: &str, url: &str) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let app = if kind == "generated" {
+    let ready = || println!("http://{}", listener.local_addr().unwrap());
+    // Both served alike: no connection info on the request, which neither reads here.
+    if kind == "generated" {
         let service = fleet::service();
         let store = restgen::store::Store::connect(url).await.unwrap();
         restgen::serve::migrate(&store, &service).await.unwrap();
-        restgen::serve::app(service, store, &restgen::serve::Settings::default()).unwrap()
+        let app = restgen::serve::app(service, store, &restgen::serve::Settings::default()).unwrap();
+        ready();
+        axum::serve(listener, axum::ServiceExt::into_make_service(app)).await.unwrap();
     } else {
-        hand_written(url).await
-    };
-    println!("http://{}", listener.local_addr().unwrap());
-    axum::serve(listener, app).await.unwrap();
+        let app = hand_written(url).await;
+        ready();
+        axum::serve(listener, app).await.unwrap();
+    }
 }
 
 /// The reference's pools: 2 connections per core on SQLite (WAL, `synchronous=NORMAL`,

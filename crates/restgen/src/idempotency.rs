@@ -58,7 +58,7 @@ impl<S: Send + Sync> FromRequestParts<S> for Keeper {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(parts.extensions.get::<Keeper>().cloned().unwrap_or_default())
+        Ok(parts.extensions.get::<crate::frame::Shared>().map(|s| s.keeper().clone()).unwrap_or_default())
     }
 }
 

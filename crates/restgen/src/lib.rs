@@ -11,6 +11,7 @@ pub mod clock;
 pub mod conditional;
 mod cors;
 mod derived;
+mod frame;
 pub mod idempotency;
 pub mod lifecycle;
 mod linger;

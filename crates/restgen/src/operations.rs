@@ -35,10 +35,6 @@ pub struct Context {
     pub base: &'static str,
 }
 
-/// The service's `base_path`, given to every request (`serve::app`).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct BasePath(pub &'static str);
-
 impl Context {
     /// Where the request's resources live: the base path, and the version's prefix where
     /// the request named its version by path (`/api/v1`), so links lead to the same version.
@@ -56,7 +52,7 @@ impl FromRequestParts<Store> for Context {
     async fn from_request_parts(parts: &mut Parts, store: &Store) -> Result<Context, Infallible> {
         let caller = Caller::from_request_parts(parts, store).await?;
         let view = View::from_request_parts(parts, store).await?;
-        let base = parts.extensions.get::<BasePath>().map_or("", |b| b.0);
+        let base = parts.extensions.get::<crate::frame::Shared>().map_or("", |s| s.base());
         Ok(Context { store: store.clone(), caller, view, base })
     }
 }

@@ -10,10 +10,10 @@ use crate::spec::{AuthSpec, RateSpec, ResourceSpec, VersioningSpec, WebhooksSpec
 use crate::store::{MigrationSpec, Store, StoreOptions};
 use crate::webhooks::WebhookSettings;
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use restgen_model::bounds;
+use std::convert::Infallible;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -236,10 +236,10 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
 /// (rate limits keyed by address need it).
 pub async fn serve_until(
     listener: tokio::net::TcpListener,
-    app: Router,
+    app: impl Application,
     signal: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, app.into_make_service_with_connect_info::<std::net::SocketAddr>())
+    axum::serve(listener, axum::ServiceExt::into_make_service_with_connect_info::<std::net::SocketAddr>(app))
         .with_graceful_shutdown(signal)
         .await
 }
@@ -254,25 +254,59 @@ async fn bootstrap_from_env(store: &Store, spec: &'static AuthSpec) -> Result<()
     Ok(())
 }
 
+/// What [`app`] builds: the service as hyper serves it, one clone per request (clones
+/// share everything but a few reference counts).
+pub trait Application:
+    tower::Service<Request, Response = Response, Error = Infallible, Future: Send + 'static> + Clone + Send + Sync + 'static
+{
+}
+
+impl<T> Application for T where
+    T: tower::Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
+        + Clone
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// The whole application: resource routes under the base path, the auth endpoints,
 /// `/healthz` and `/readyz`, and the middleware every route shares. Fails when the key material in
 /// `settings` is unusable.
-pub fn app(service: Service, store: Store, settings: &Settings) -> Result<Router, String> {
-    let (router, background) = build(service, store, settings)?;
-    // The worker lives as long as the router: it stops when the last clone is dropped.
-    Ok(match background {
-        Some(b) => router.layer(axum::Extension(Arc::new(b))),
-        None => router,
-    })
+pub fn app(service: Service, store: Store, settings: &Settings) -> Result<impl Application, String> {
+    let (app, background) = build(service, store, settings)?;
+    // The worker lives as long as the application: it stops when the last clone is dropped.
+    Ok(Keep { inner: app, _background: background.map(Arc::new) })
 }
 
-/// The service's router and, where it publishes events and this instance delivers, its
-/// webhook worker, already running.
+/// `inner`, holding on to the webhook worker.
+#[derive(Clone)]
+struct Keep<S> {
+    inner: S,
+    _background: Option<Arc<crate::webhooks::Background>>,
+}
+
+impl<S: tower::Service<Request>> tower::Service<Request> for Keep<S> {
+    type Response = S::Response;
+    type Error = S::Error;
+    type Future = S::Future;
+
+    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> S::Future {
+        self.inner.call(request)
+    }
+}
+
+/// The service and, where it publishes events and this instance delivers, its webhook
+/// worker, already running.
 fn build(
     service: Service,
     store: Store,
     settings: &Settings,
-) -> Result<(Router, Option<crate::webhooks::Background>), String> {
+) -> Result<(impl Application, Option<crate::webhooks::Background>), String> {
     let mut routes = Router::new().merge(service.routes);
     let mut background = None;
     if let Some(spec) = service.webhooks {
@@ -332,27 +366,35 @@ fn build(
             crate::auth::authenticate(auth.clone(), limiter.clone(), request, next)
         })
     });
-    // One layer of layers: axum wraps each `Router::layer` around every route as a boxed
-    // service of its own, cloned for each request, so a stack applied at once costs one
-    // such clone instead of one per layer.
-    routes = routes.fallback(|| async { Problem::not_found("no such route") }).layer(
+    let routes = routes.fallback(|| async { Problem::not_found("no such route") });
+    // Inside rate limits and authentication: a body too large is a request like any
+    // other, counted and answered with the budget's fields.
+    let limit_bodies = || {
         tower::ServiceBuilder::new()
+            .map_response(IntoResponse::into_response)
+            .layer(RequestBodyLimitLayer::new(service.max_body_bytes))
+            .layer(DefaultBodyLimit::disable())
+    };
+    // Rate limits need the route a request was routed to, so they and what must be inside
+    // them wrap each route (`Router::layer`: a boxed service per route and layer, cloned
+    // for each request); without them the same layers wrap the router once.
+    let (routes, around) = if authenticate.is_some() || rate.is_some() {
+        let per_route = tower::ServiceBuilder::new()
             .option_layer(authenticate)
             // Inside authentication, so that budgets can be the caller's own.
             .option_layer(rate)
-            .layer(axum::Extension(crate::operations::BasePath(service.base_path)))
-            .layer(axum::Extension(keeper))
             .map_response(IntoResponse::into_response)
-            // Inside rate limits and authentication: a body too large is a request like any
-            // other, counted and answered with the budget's fields.
-            .layer(RequestBodyLimitLayer::new(service.max_body_bytes))
-            .layer(DefaultBodyLimit::disable()),
-    );
-    // Outside authentication and rate limits: a load balancer's probe needs no
-    // credentials, ignores any, and is never throttled by somebody else's traffic.
-    routes = routes
-        .route(bounds::LIVENESS_PATH, axum::routing::get(healthz))
-        .route(bounds::READINESS_PATH, axum::routing::get(readyz));
+            .layer(limit_bodies());
+        (routes.layer(per_route), None)
+    } else {
+        (routes, Some(limit_bodies()))
+    };
+    let routed = tower::ServiceBuilder::new().option_layer(around).service(routes.with_state(store.clone()));
+    let framed = crate::frame::Frame {
+        inner: routed,
+        shared: crate::frame::Shared::new(service.base_path, keeper),
+        store: store.clone(),
+    };
     let cors = service.cors.map(|c| crate::cors::layer(c, service.auth));
     // Shed, not queue: a request beyond the limit is answered at once, and the caller
     // told when to come back.
@@ -373,9 +415,8 @@ fn build(
         axum::middleware::from_fn(move |request, next| crate::version::resolve(versions.clone(), request, next))
     });
     let limit = service.max_body_bytes;
-    // Around the router as one service, not through `Router::layer`, which wraps every
-    // route in a boxed service of its own that each request clones, once per layer.
     let outer = tower::ServiceBuilder::new()
+        .map_response(IntoResponse::into_response)
         .layer(TraceLayer::new_for_http())
         // A body declared larger than the limit is refused as it is, then read and thrown
         // away (bounded) so that a client still sending it gets the 413.
@@ -392,9 +433,8 @@ fn build(
         .map_response(IntoResponse::into_response)
         .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, service.request_timeout))
         .layer(CatchPanicLayer::custom(|_| Problem::internal().into_response()))
-        .service(routes.with_state(store));
-    let router = Router::new().fallback_service(outer);
-    Ok((router, background))
+        .service(framed);
+    Ok((outer, background))
 }
 
 /// 503 for a request beyond `max_in_flight`.
@@ -402,26 +442,6 @@ fn overloaded() -> Response {
     Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the service is at its limit of requests in flight; retry shortly")
         .with_header(header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"))
         .into_response()
-}
-
-/// Liveness: the process serves requests. It asks nothing of the database, so an
-/// orchestrator does not restart every instance because the database is down (which a
-/// restart would not mend); readiness is [`readyz`]'s.
-async fn healthz() -> Response {
-    (StatusCode::OK, axum::Json(serde_json::json!({ "status": "ok" }))).into_response()
-}
-
-/// Readiness: the database answers, so the instance can serve what it is sent. A load
-/// balancer takes an instance that fails it out of rotation until it passes again.
-/// A database that does not answer within [`bounds::READY_WITHIN_SECONDS`] counts as
-/// down: a probe must answer sooner than a pool waiting for a connection would.
-async fn readyz(State(store): State<Store>) -> Response {
-    let within = Duration::from_secs(bounds::READY_WITHIN_SECONDS);
-    if tokio::time::timeout(within, store.ping()).await.unwrap_or(false) {
-        (StatusCode::OK, axum::Json(serde_json::json!({ "status": "ready" }))).into_response()
-    } else {
-        Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the database does not answer").into_response()
-    }
 }
 
 /// Errors produced below the handlers (405 from routing, 413 from the body limit, 503

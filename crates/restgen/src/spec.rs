@@ -56,12 +56,18 @@ pub struct ResourceSpec {
     pub formats: &'static [Format],
     /// The API versions that have it (`since`, `until`); outside them its paths are 404.
     pub gate: Gate,
+    /// The store's statements for it, written when first used: not part of what a spec
+    /// says, always `..ResourceSpec::DEFAULT`'s (empty).
+    #[doc(hidden)]
+    pub statements: crate::store::Statements,
 }
 
 impl ResourceSpec {
     /// What a resource is unless its spec says otherwise (the format's defaults): generated
     /// specs name what differs and take the rest from here (`..ResourceSpec::DEFAULT`).
     /// Name, path, fields, paging, access and `Cache-Control` are always given.
+    // A template: each spec made from it has statements of its own, empty until used.
+    #[allow(clippy::declare_interior_mutable_const)]
     pub const DEFAULT: ResourceSpec = ResourceSpec {
         name: "",
         path: "",
@@ -91,6 +97,7 @@ impl ResourceSpec {
         require_if_match: false,
         formats: &[Format::Json],
         gate: Gate::ALWAYS,
+        statements: crate::store::Statements::new(),
     };
 
     pub fn field(&self, name: &str) -> Option<&'static FieldSpec> {

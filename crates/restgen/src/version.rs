@@ -126,7 +126,10 @@ pub(crate) async fn resolve(versions: Arc<Versions>, mut request: Request, next:
     if by_path.is_some() {
         let query = request.uri().query().map_or(String::new(), |q| format!("?{q}"));
         if let Ok(uri) = format!("{}{rest}{query}", versions.base).parse::<Uri>() {
-            *request.uri_mut() = uri;
+            // What the caller asked for, for links and `Location` (the router keeps the
+            // first it is given).
+            let asked = axum::extract::OriginalUri(std::mem::replace(request.uri_mut(), uri));
+            request.extensions_mut().insert(asked);
         }
     }
     request.extensions_mut().insert(view);

@@ -52,7 +52,7 @@ async fn a_panicking_handler_answers_500_without_internals_and_the_service_keeps
         Router::new().route("/api/boom", get(|| async { boom() })).route("/api/fine", get(|| async { "fine" }));
     let (listener, url) = listen().await;
     let app = app(service(routes), store(&dir).await, &Settings::default()).unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    tokio::spawn(serve_until(listener, app, std::future::pending()));
     let boom = reqwest::get(format!("{url}/api/boom")).await.unwrap();
     assert_eq!(boom.status(), 500);
     assert_eq!(boom.headers()["content-type"], "application/problem+json");
@@ -68,7 +68,7 @@ async fn unknown_routes_are_problem_404s() {
     let dir = tempfile::tempdir().unwrap();
     let (listener, url) = listen().await;
     let app = app(service(Router::new()), store(&dir).await, &Settings::default()).unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    tokio::spawn(serve_until(listener, app, std::future::pending()));
     let missing = reqwest::get(format!("{url}/api/nothing")).await.unwrap();
     assert_eq!(missing.status(), 404);
     assert_eq!(missing.headers()["content-type"], "application/problem+json");
@@ -80,7 +80,7 @@ async fn liveness_does_not_ask_the_database_and_readiness_does() {
     let (listener, url) = listen().await;
     let store = store(&dir).await;
     let app = app(service(Router::new()), store.clone(), &Settings::default()).unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    tokio::spawn(serve_until(listener, app, std::future::pending()));
     let probe = |path: &'static str| {
         let url = format!("{url}{path}");
         async move {
@@ -102,6 +102,27 @@ async fn liveness_does_not_ask_the_database_and_readiness_does() {
     let (status, kind, body) = probe("/readyz").await;
     assert_eq!((status, kind.as_str()), (503, "application/problem+json"));
     assert_eq!(body["detail"], "the database does not answer");
+}
+
+#[tokio::test]
+async fn probes_answer_get_and_head_and_refuse_other_methods() {
+    let dir = tempfile::tempdir().unwrap();
+    let (listener, url) = listen().await;
+    let app = app(service(Router::new()), store(&dir).await, &Settings::default()).unwrap();
+    tokio::spawn(serve_until(listener, app, std::future::pending()));
+    let client = reqwest::Client::new();
+    for path in ["/healthz", "/readyz"] {
+        let head = client.head(format!("{url}{path}")).send().await.unwrap();
+        assert_eq!(head.status(), 200, "{path}");
+        assert_eq!(head.text().await.unwrap(), "", "{path}: HEAD has no body");
+        let post = client.post(format!("{url}{path}")).send().await.unwrap();
+        assert_eq!(post.status(), 405, "{path}");
+        assert_eq!(post.headers()["allow"], "GET,HEAD");
+        assert_eq!(post.headers()["content-type"], "application/problem+json");
+        // Only the exact paths: anything below them is routed like any other path.
+        let below = client.get(format!("{url}{path}/more")).send().await.unwrap();
+        assert_eq!(below.status(), 404, "{path}/more");
+    }
 }
 
 #[tokio::test]

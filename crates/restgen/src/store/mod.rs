@@ -10,7 +10,7 @@ mod sql;
 mod value;
 
 pub use record::Record;
-pub use sql::{Filter, ListQuery, Page, SortKey};
+pub use sql::{Filter, ListQuery, Page, SortKey, Statements};
 pub use value::SqlValue;
 
 use crate::spec::{IdKind, ResourceSpec};
@@ -20,7 +20,7 @@ use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::postgres::{PgPool, PgPoolOptions};
 use sqlx::query::Query;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{AssertSqlSafe, Database, Row, Type};
+use sqlx::{AssertSqlSafe, Database, Row, SqlSafeStr, SqlStr, Type};
 use std::str::FromStr;
 
 /// One row of the API key table.
@@ -456,7 +456,7 @@ impl Store {
         event: Option<&str>,
     ) -> Result<Record, StoreError> {
         let (sql, args) = sql::insert(spec, values);
-        self.write(spec, &sql, args, event).await?.ok_or(StoreError::NotFound)
+        self.write(spec, sql, args, event).await?.ok_or(StoreError::NotFound)
     }
 
     /// Runs `sql`, which returns the row it wrote, in a transaction with the event it
@@ -464,7 +464,7 @@ impl Store {
     async fn write(
         &self,
         spec: &ResourceSpec,
-        sql: &str,
+        sql: impl Statement,
         args: Vec<SqlValue>,
         event: Option<&str>,
     ) -> Result<Option<Record>, StoreError> {
@@ -494,8 +494,7 @@ impl Store {
     }
 
     pub async fn get(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Record, StoreError> {
-        let sql = format!("SELECT {} FROM {} WHERE \"id\" = $1", Columns(spec), sql::ident(spec.name));
-        on_pool!(self, pool => match bind(&sql, vec![id.clone()]).fetch_optional(pool).await? {
+        on_pool!(self, pool => match bind(sql::by_id(spec), vec![id.clone()]).fetch_optional(pool).await? {
             Some(row) => Ok(value::record(self.dialect, spec, &row)?),
             None => Err(StoreError::NotFound),
         })
@@ -523,7 +522,7 @@ impl Store {
         event: Option<&str>,
     ) -> Result<Record, StoreError> {
         let (sql, args) = sql::update(spec, id.clone(), values, owner);
-        self.write(spec, &sql, args, event).await?.ok_or(StoreError::NotFound)
+        self.write(spec, sql, args, event).await?.ok_or(StoreError::NotFound)
     }
 
     /// Sets the given columns of one record if `admit` admits it as it stands, judged and
@@ -538,7 +537,7 @@ impl Store {
         event: Option<&str>,
     ) -> Result<Record, StoreError> {
         let (sql, args) = sql::update(spec, id.clone(), values, None);
-        self.write_if(spec, id, admit, &sql, args, event).await?.ok_or(StoreError::NotFound)
+        self.write_if(spec, id, admit, sql, args, event).await?.ok_or(StoreError::NotFound)
     }
 
     /// Deletes one record if `admit` admits it as it stands, in one transaction as
@@ -550,8 +549,7 @@ impl Store {
         admit: Admit<'_>,
         event: Option<&str>,
     ) -> Result<(), StoreError> {
-        let sql = format!("DELETE FROM {} WHERE \"id\" = $1 RETURNING {}", sql::ident(spec.name), Columns(spec));
-        self.write_if(spec, id, admit, &sql, vec![id.clone()], event).await.map(drop)
+        self.write_if(spec, id, admit, sql::delete(spec), vec![id.clone()], event).await.map(drop)
     }
 
     /// Runs `sql` on one record if `admit` admits the record as it stands: the row is read
@@ -561,13 +559,13 @@ impl Store {
         spec: &ResourceSpec,
         id: &SqlValue,
         admit: Admit<'_>,
-        sql: &str,
+        sql: impl Statement,
         args: Vec<SqlValue>,
         event: Option<&str>,
     ) -> Result<Option<Record>, StoreError> {
         let written = on_pool!(self, pool => {
             let mut tx = pool.begin_with(AssertSqlSafe(self.begin_write())).await?;
-            let current = match bind(&self.select_locked(spec), vec![id.clone()]).fetch_optional(&mut *tx).await? {
+            let current = match bind(sql::by_id_locked(self.dialect, spec), vec![id.clone()]).fetch_optional(&mut *tx).await? {
                 Some(row) => value::record(self.dialect, spec, &row)?,
                 None => return Err(StoreError::NotFound),
             };
@@ -600,17 +598,9 @@ impl Store {
         }
     }
 
-    /// One record by id, read to be written in the same transaction: PostgreSQL locks the
-    /// row until the transaction ends (SQLite's write lock already covers it).
-    fn select_locked(&self, spec: &ResourceSpec) -> String {
-        let lock = if self.dialect == Dialect::Postgres { " FOR UPDATE" } else { "" };
-        format!("SELECT {} FROM {} WHERE \"id\" = $1{lock}", Columns(spec), sql::ident(spec.name))
-    }
-
     /// Deletes one record, with its `event` (the record as it was is the event's data).
     pub async fn delete(&self, spec: &ResourceSpec, id: &SqlValue, event: Option<&str>) -> Result<(), StoreError> {
-        let sql = format!("DELETE FROM {} WHERE \"id\" = $1 RETURNING {}", sql::ident(spec.name), Columns(spec));
-        self.write(spec, &sql, vec![id.clone()], event).await?.map(drop).ok_or(StoreError::NotFound)
+        self.write(spec, sql::delete(spec), vec![id.clone()], event).await?.map(drop).ok_or(StoreError::NotFound)
     }
 
     /// The record whose `column` holds `value` (a unique column: the login identifier).
@@ -626,7 +616,7 @@ impl Store {
             sql::ident(spec.name),
             sql::ident(column)
         );
-        on_pool!(self, pool => match bind(&sql, vec![value]).fetch_optional(pool).await? {
+        on_pool!(self, pool => match bind(sql, vec![value]).fetch_optional(pool).await? {
             Some(row) => Ok(Some(value::record(self.dialect, spec, &row)?)),
             None => Ok(None),
         })
@@ -649,7 +639,7 @@ impl Store {
             SqlValue::Text(Some(key.created_at.clone())),
         ];
         let inserted = on_pool!(self, pool => {
-            bind(&sql, args).execute(pool).await.map_err(|e| match e {
+            bind(sql, args).execute(pool).await.map_err(|e| match e {
                 sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::ForeignKeyViolation => {
                     StoreError::MissingRef { field: "owner_id".into() }
                 }
@@ -675,7 +665,7 @@ impl Store {
             "SELECT * FROM \"restgen_api_key\" WHERE \"owner_id\" = $1 ORDER BY \"created_at\" DESC, \"id\" DESC LIMIT {max}"
         );
         Ok(on_pool!(self, pool => {
-            let rows = bind(&sql, vec![owner_id]).fetch_all(pool).await?;
+            let rows = bind(sql, vec![owner_id]).fetch_all(pool).await?;
             rows.iter().map(|r| value::api_key(r, owner)).collect::<Result<Vec<_>, _>>()?
         }))
     }
@@ -688,21 +678,21 @@ impl Store {
             sql.push_str(" AND \"owner_id\" = $2");
             args.push(owner);
         }
-        let affected = on_pool!(self, pool => bind(&sql, args).execute(pool).await?.rows_affected());
+        let affected = on_pool!(self, pool => bind(sql, args).execute(pool).await?.rows_affected());
         if affected == 0 { Err(StoreError::NotFound) } else { Ok(()) }
     }
 
     /// Whether a record with this id exists in `table` (for ref checks).
     pub async fn exists(&self, table: &str, id: &SqlValue) -> Result<bool, StoreError> {
         let sql = format!("SELECT 1 FROM {} WHERE \"id\" = $1", sql::ident(table));
-        on_pool!(self, pool => Ok(bind(&sql, vec![id.clone()]).fetch_optional(pool).await?.is_some()))
+        on_pool!(self, pool => Ok(bind(sql, vec![id.clone()]).fetch_optional(pool).await?.is_some()))
     }
 
     /// One page of a list: the records and whether more follow.
     pub async fn list(&self, spec: &ResourceSpec, query: &ListQuery) -> Result<(Vec<Record>, bool), StoreError> {
         let (sql, args) = sql::select_page(self.dialect, spec, query);
         let mut records = on_pool!(self, pool => {
-            let rows = bind(&sql, args).fetch_all(pool).await?;
+            let rows = bind(sql, args).fetch_all(pool).await?;
             value::records(self.dialect, spec, &rows)?
         });
         let more = records.len() > query.limit as usize;
@@ -719,21 +709,39 @@ impl Store {
             Dialect::Postgres => (format!("EXPLAIN {sql}"), "QUERY PLAN"),
         };
         on_pool!(self, pool => {
-            let rows = bind(&explain, args).fetch_all(pool).await?;
+            let rows = bind(explain, args).fetch_all(pool).await?;
             Ok(rows.iter().filter_map(|r| r.try_get::<String, _>(column).ok()).collect())
         })
     }
 }
 
 /// A query with its parameters bound, for either driver.
-fn bind<'q, DB: Database>(sql: &str, args: Vec<SqlValue>) -> Query<'q, DB, <DB as Database>::Arguments>
+/// A statement's text as sqlx takes it, neither copied: a literal (or a text the spec
+/// keeps, `sql::Statements`), or one built for the request.
+trait Statement: Send {
+    fn text(self) -> SqlStr;
+}
+
+impl Statement for &'static str {
+    fn text(self) -> SqlStr {
+        SqlStr::from_static(self)
+    }
+}
+
+impl Statement for String {
+    fn text(self) -> SqlStr {
+        AssertSqlSafe(self).into_sql_str()
+    }
+}
+
+fn bind<'q, DB: Database>(sql: impl Statement, args: Vec<SqlValue>) -> Query<'q, DB, <DB as Database>::Arguments>
 where
     Option<String>: for<'t> Encode<'t, DB> + Type<DB>,
     Option<i64>: for<'t> Encode<'t, DB> + Type<DB>,
     Option<f64>: for<'t> Encode<'t, DB> + Type<DB>,
     Option<bool>: for<'t> Encode<'t, DB> + Type<DB>,
 {
-    let mut q = sqlx::query::<DB>(AssertSqlSafe(sql.to_owned()));
+    let mut q = sqlx::query::<DB>(sql.text());
     for a in args {
         q = match a {
             SqlValue::Text(v) => q.bind(v),

@@ -254,7 +254,7 @@ impl Store {
         let sql =
             format!("SELECT * FROM \"restgen_webhook\" {filter} ORDER BY \"created_at\" DESC, \"id\" DESC LIMIT {max}");
         Ok(on_pool!(self, pool => {
-            let rows = bind(&sql, args).fetch_all(pool).await?;
+            let rows = bind(sql, args).fetch_all(pool).await?;
             rows.iter().map(webhook_of).collect::<Result<Vec<_>, _>>()?
         }))
     }
@@ -310,7 +310,7 @@ impl Store {
              RETURNING \"id\", \"type\", \"resource\", \"payload\", \"created_at\""
         );
         let mut events = on_pool!(self, pool => {
-            let rows = bind(&sql, vec![int(now), int(until)]).fetch_all(pool).await?;
+            let rows = bind(sql, vec![int(now), int(until)]).fetch_all(pool).await?;
             rows.iter()
                 .map(|r| -> Result<EventRow, sqlx::Error> {
                     Ok(EventRow {
@@ -368,7 +368,7 @@ impl Store {
              RETURNING \"id\""
         );
         let ids: Vec<String> = on_pool!(self, pool => {
-            let rows = bind(&sql, vec![int(now), int(until)]).fetch_all(pool).await?;
+            let rows = bind(sql, vec![int(now), int(until)]).fetch_all(pool).await?;
             rows.iter().map(|r| r.try_get::<String, _>(0)).collect::<Result<Vec<_>, _>>()?
         });
         let mut out = Vec::new();
@@ -378,7 +378,7 @@ impl Store {
                  JOIN \"restgen_event\" e ON e.\"id\" = d.\"event_id\" JOIN \"restgen_webhook\" w ON w.\"id\" = d.\"webhook_id\" \
                  WHERE d.\"id\" = $1"
             );
-            let row = on_pool!(self, pool => match bind(&sql, vec![text(&id)]).fetch_optional(pool).await? {
+            let row = on_pool!(self, pool => match bind(sql, vec![text(&id)]).fetch_optional(pool).await? {
                 Some(r) => Some((delivery_of(&r)?, r.try_get::<String, _>("payload")?, r.try_get::<String, _>("url")?)),
                 None => None,
             });
@@ -426,8 +426,8 @@ impl Store {
             let mut tx = pool.begin().await?;
             let old = "SELECT e.\"id\" FROM \"restgen_event\" e WHERE e.\"dispatched\" = TRUE AND e.\"created_at\" < $1 \
                        AND NOT EXISTS (SELECT 1 FROM \"restgen_delivery\" d WHERE d.\"event_id\" = e.\"id\" AND d.\"status\" = 'pending')";
-            bind(&format!("DELETE FROM \"restgen_delivery\" WHERE \"event_id\" IN ({old})"), vec![int(before)]).execute(&mut *tx).await?;
-            let n = bind(&format!("DELETE FROM \"restgen_event\" WHERE \"id\" IN ({old})"), vec![int(before)]).execute(&mut *tx).await?.rows_affected();
+            bind(format!("DELETE FROM \"restgen_delivery\" WHERE \"event_id\" IN ({old})"), vec![int(before)]).execute(&mut *tx).await?;
+            let n = bind(format!("DELETE FROM \"restgen_event\" WHERE \"id\" IN ({old})"), vec![int(before)]).execute(&mut *tx).await?.rows_affected();
             tx.commit().await?;
             Ok(n)
         })
@@ -450,7 +450,7 @@ impl Store {
              WHERE d.\"webhook_id\" = $1 ORDER BY d.\"created_at\" DESC, d.\"id\" DESC LIMIT {max}"
         );
         Ok(on_pool!(self, pool => {
-            let rows = bind(&sql, vec![text(webhook)]).fetch_all(pool).await?;
+            let rows = bind(sql, vec![text(webhook)]).fetch_all(pool).await?;
             rows.iter().map(delivery_of).collect::<Result<Vec<_>, _>>()?
         }))
     }
@@ -461,7 +461,7 @@ impl Store {
             "SELECT {DELIVERY_COLUMNS} FROM \"restgen_delivery\" d JOIN \"restgen_event\" e ON e.\"id\" = d.\"event_id\" \
              WHERE d.\"webhook_id\" = $1 AND d.\"id\" = $2"
         );
-        Ok(on_pool!(self, pool => match bind(&sql, vec![text(webhook), text(id)]).fetch_optional(pool).await? {
+        Ok(on_pool!(self, pool => match bind(sql, vec![text(webhook), text(id)]).fetch_optional(pool).await? {
             Some(r) => Some(delivery_of(&r)?),
             None => None,
         }))

@@ -3,6 +3,7 @@
 
 use super::{Dialect, SqlValue};
 use crate::spec::ResourceSpec;
+use once_cell::race::OnceRef;
 use std::fmt::Write;
 
 /// `"name"`: quoted so that resource names like `order` never read as SQL keywords.
@@ -29,18 +30,67 @@ pub(crate) struct Columns<'a>(pub &'a ResourceSpec);
 impl std::fmt::Display for Columns<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let spec = self.0;
-        f.write_str("\"id\"")?;
-        if spec.owner.is_some() {
-            f.write_str(", \"owner_id\"")?;
-        }
-        for field in spec.fields {
-            write!(f, ", {}", Ident(field.name))?;
-        }
-        if spec.timestamps {
-            f.write_str(", \"created_at\", \"updated_at\"")?;
-        }
-        Ok(())
+        f.write_str(kept(&spec.statements.columns, || {
+            let mut list = String::from("\"id\"");
+            if spec.owner.is_some() {
+                list.push_str(", \"owner_id\"");
+            }
+            for field in spec.fields {
+                let _ = write!(list, ", {}", Ident(field.name));
+            }
+            if spec.timestamps {
+                list.push_str(", \"created_at\", \"updated_at\"");
+            }
+            list
+        }))
     }
+}
+
+/// The text of a resource's statements that its spec alone decides, written the first
+/// time each is used and kept with the spec (`ResourceSpec::statements`) for the life of
+/// the process: made per request, a read's text cost more instructions than the rest of
+/// its work in the store. `OnceRef` has no destructor, so a spec holding these can still
+/// be a static made from `ResourceSpec::DEFAULT`; threads that race to write one first
+/// each make it, and all but one copy are kept unused (a few, once).
+#[derive(Debug, Default)]
+pub struct Statements {
+    columns: OnceRef<'static, String>,
+    by_id: OnceRef<'static, String>,
+    locked: OnceRef<'static, String>,
+    delete: OnceRef<'static, String>,
+}
+
+impl Statements {
+    /// None written yet.
+    pub const fn new() -> Statements {
+        Statements { columns: OnceRef::new(), by_id: OnceRef::new(), locked: OnceRef::new(), delete: OnceRef::new() }
+    }
+}
+
+/// `cell`'s text, made by `make` the first time.
+fn kept(cell: &OnceRef<'static, String>, make: impl FnOnce() -> String) -> &'static str {
+    cell.get_or_init(|| Box::leak(Box::new(make())))
+}
+
+/// One record by id.
+pub(crate) fn by_id(spec: &ResourceSpec) -> &'static str {
+    kept(&spec.statements.by_id, || format!("SELECT {} FROM {} WHERE \"id\" = $1", Columns(spec), Ident(spec.name)))
+}
+
+/// One record by id, read to be written in the same transaction: PostgreSQL locks the
+/// row until the transaction ends (SQLite's write lock already covers it).
+pub(crate) fn by_id_locked(dialect: Dialect, spec: &ResourceSpec) -> &'static str {
+    match dialect {
+        Dialect::Sqlite => by_id(spec),
+        Dialect::Postgres => kept(&spec.statements.locked, || format!("{} FOR UPDATE", by_id(spec))),
+    }
+}
+
+/// Deletes one record by id, returning it as it was.
+pub(crate) fn delete(spec: &ResourceSpec) -> &'static str {
+    kept(&spec.statements.delete, || {
+        format!("DELETE FROM {} WHERE \"id\" = $1 RETURNING {}", Ident(spec.name), Columns(spec))
+    })
 }
 
 /// An equality filter on one column.
@@ -266,5 +316,22 @@ mod tests {
         let (sql, args) = update(&SPEC, SqlValue::Int(Some(9)), Vec::new(), None);
         assert_eq!(sql, format!("SELECT {COLUMNS} FROM \"order\" WHERE \"id\" = $1"));
         assert_eq!(args, vec![SqlValue::Int(Some(9))]);
+    }
+
+    #[test]
+    fn a_spec_keeps_the_statements_it_alone_decides_each_written_once() {
+        static OTHER: ResourceSpec = ResourceSpec { name: "line", timestamps: false, ..ResourceSpec::DEFAULT };
+        let read = format!("SELECT {COLUMNS} FROM \"order\" WHERE \"id\" = $1");
+        assert_eq!(by_id(&SPEC), read);
+        assert_eq!(by_id_locked(Dialect::Sqlite, &SPEC), read, "SQLite's write lock covers the read");
+        assert_eq!(by_id_locked(Dialect::Postgres, &SPEC), format!("{read} FOR UPDATE"));
+        assert_eq!(delete(&SPEC), format!("DELETE FROM \"order\" WHERE \"id\" = $1 RETURNING {COLUMNS}"));
+        // Kept, not written again: the same text each time.
+        assert!(std::ptr::eq(by_id(&SPEC), by_id(&SPEC)));
+        assert!(std::ptr::eq(delete(&SPEC), delete(&SPEC)));
+        // Each spec its own.
+        assert_eq!(by_id(&OTHER), "SELECT \"id\" FROM \"line\" WHERE \"id\" = $1");
+        assert_eq!(Columns(&OTHER).to_string(), "\"id\"");
+        assert_eq!(Columns(&SPEC).to_string(), COLUMNS);
     }
 }
