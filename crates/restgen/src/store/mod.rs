@@ -476,21 +476,26 @@ impl Store {
                 None => Ok(None),
             });
         }
-        let written = on_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
-            let row = bind(sql, args).fetch_optional(&mut *tx).await.map_err(|e| classify(spec, e))?;
-            let Some(row) = row else { return Ok(None) };
-            let record = value::record(self.dialect, spec, &row)?;
-            if let Some((sql, args)) = outbox::event_insert(spec, event, &record) {
-                bind(sql, args).execute(&mut *tx).await?;
-            }
-            tx.commit().await?;
-            record
-        });
-        if publishes {
+        // On the heap: a transaction's futures are kilobytes, which every write's future
+        // (and each future holding it) would otherwise carry, and copy as it moves.
+        let written = Box::pin(async move {
+            Ok::<_, StoreError>(on_pool!(self, pool => {
+                let mut tx = pool.begin().await?;
+                let row = bind(sql, args).fetch_optional(&mut *tx).await.map_err(|e| classify(spec, e))?;
+                let Some(row) = row else { return Ok(None) };
+                let record = value::record(self.dialect, spec, &row)?;
+                if let Some((sql, args)) = outbox::event_insert(spec, event, &record) {
+                    bind(sql, args).execute(&mut *tx).await?;
+                }
+                tx.commit().await?;
+                Some(record)
+            }))
+        })
+        .await?;
+        if written.is_some() {
             self.outbox.notify_one();
         }
-        Ok(Some(written))
+        Ok(written)
     }
 
     pub async fn get(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Record, StoreError> {
@@ -563,7 +568,8 @@ impl Store {
         args: Vec<SqlValue>,
         event: Option<&str>,
     ) -> Result<Option<Record>, StoreError> {
-        let written = on_pool!(self, pool => {
+        // On the heap, as a transaction in `write` is.
+        let written = Box::pin(async move { Ok::<_, StoreError>(on_pool!(self, pool => {
             let mut tx = pool.begin_with(AssertSqlSafe(self.begin_write())).await?;
             let current = match bind(sql::by_id_locked(self.dialect, spec), vec![id.clone()]).fetch_optional(&mut *tx).await? {
                 Some(row) => value::record(self.dialect, spec, &row)?,
@@ -581,7 +587,8 @@ impl Store {
             }
             tx.commit().await?;
             written
-        });
+        })) })
+        .await?;
         if event.is_some_and(|e| spec.events.contains(&e)) && written.is_some() {
             self.outbox.notify_one();
         }
