@@ -1,10 +1,13 @@
-//! What every request meets between the outer layers (trace, timeout, CORS, versions) and
-//! the ones that need a caller (authentication, rate limits): the load balancer's probes,
-//! answered here, and the service's own settings, given to the request as one extension.
+//! What every request meets between the outer layers (CORS, versions, load shedding) and
+//! the ones that need a caller (authentication, rate limits): the request's time limit, a
+//! panic caught, the load balancer's probes answered, the service's own settings given to
+//! the request as one extension, and a problem body for the bare errors of the layers
+//! within (405 from routing, 413 from the body limit).
 //!
-//! One plain service rather than a router of its own and two `Extension` layers: each of
-//! those cost every request a boxed clone and a map insertion, where this costs a
-//! comparison of the path and one insertion.
+//! One plain service rather than a router of its own and a layer for each: a layer boxes
+//! the response body again or the request's route, a router matches the path again, an
+//! `Extension` inserts again; each is a few hundred instructions a request, where this is
+//! one comparison of the path, one insertion, and the timer.
 
 use crate::idempotency::Keeper;
 use crate::problem::Problem;
@@ -12,9 +15,12 @@ use crate::store::Store;
 use axum::extract::Request;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::future::{BoxFuture, Either};
+use futures_util::FutureExt;
+use futures_util::future::{BoxFuture, CatchUnwind, Either, Map};
 use restgen_model::bounds;
+use std::any::Any;
 use std::convert::Infallible;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -46,13 +52,22 @@ impl Shared {
     }
 }
 
-/// The probes, then `inner` with [`Shared`] on the request.
+/// The probes, then `inner` with [`Shared`] on the request, within `timeout`.
 #[derive(Clone)]
 pub(crate) struct Frame<S> {
     pub inner: S,
     pub shared: Shared,
     pub store: Store,
+    /// The longest a request runs (`request_timeout`): then it is stopped and answered 503.
+    pub timeout: Duration,
 }
+
+/// What the inner service's future ends in: its answer, a panic, or the time limit.
+type Ended = Result<Result<Result<Response, Infallible>, Box<dyn Any + Send>>, tokio::time::error::Elapsed>;
+
+/// The inner service's future, timed and caught.
+type Guarded<F> =
+    Map<tokio::time::Timeout<CatchUnwind<AssertUnwindSafe<F>>>, fn(Ended) -> Result<Response, Infallible>>;
 
 impl<S> Service<Request> for Frame<S>
 where
@@ -61,7 +76,7 @@ where
 {
     type Response = Response;
     type Error = Infallible;
-    type Future = Either<S::Future, BoxFuture<'static, Result<Response, Infallible>>>;
+    type Future = Either<Guarded<S::Future>, BoxFuture<'static, Result<Response, Infallible>>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)
@@ -80,8 +95,68 @@ where
             return Either::Right(Box::pin(async move { Ok(probe.answer(&method, &store).await) }));
         }
         request.extensions_mut().insert(self.shared.clone());
-        Either::Left(self.inner.call(request))
+        let called = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)));
+        match called {
+            Ok(future) => Either::Left(
+                tokio::time::timeout(self.timeout, AssertUnwindSafe(future).catch_unwind())
+                    .map(settle as fn(Ended) -> Result<Response, Infallible>),
+            ),
+            Err(panic) => Either::Right(Box::pin(std::future::ready(Ok(panicked(panic.as_ref()))))),
+        }
     }
+}
+
+/// The answer to a request that ended: its own, with a problem body where it is a bare
+/// error; 500 for a panic; 503 for one that ran out of time.
+fn settle(ended: Ended) -> Result<Response, Infallible> {
+    Ok(match ended {
+        Ok(Ok(Ok(response))) => problem_for_bare_errors(response),
+        Ok(Err(panic)) => panicked(panic.as_ref()),
+        Err(_) => {
+            tracing::warn!("a request ran out of time and was stopped");
+            Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the request took too long and was stopped").into_response()
+        }
+    })
+}
+
+/// 500 for a request whose handling panicked; the panic's message is logged, never sent.
+fn panicked(panic: &(dyn Any + Send)) -> Response {
+    let message = panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("(not text)");
+    tracing::error!(panic = message, "a request's handling panicked");
+    Problem::internal().into_response()
+}
+
+/// Errors produced below the handlers (405 from routing, 413 from the body limit) carry
+/// no body; every error answer is problem+json, so they get one. Their headers (`Allow`
+/// above all) are kept.
+pub(crate) fn problem_for_bare_errors(response: Response) -> Response {
+    let status = response.status();
+    let is_problem = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_problem {
+        return response;
+    }
+    let detail = match status {
+        StatusCode::METHOD_NOT_ALLOWED => "this method is not allowed here; see the Allow header",
+        StatusCode::PAYLOAD_TOO_LARGE => "the body is larger than this service accepts",
+        StatusCode::SERVICE_UNAVAILABLE => "the request took too long and was stopped",
+        StatusCode::NOT_FOUND => "no such route",
+        _ => "the request failed",
+    };
+    let (parts, _) = response.into_parts();
+    let mut problem = Problem::new(status, detail).into_response();
+    for (name, value) in parts.headers.iter() {
+        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
+            problem.headers_mut().insert(name.clone(), value.clone());
+        }
+    }
+    problem
 }
 
 #[derive(Clone, Copy)]
@@ -95,7 +170,7 @@ impl Probe {
         if method != Method::GET && method != Method::HEAD {
             let mut refused = StatusCode::METHOD_NOT_ALLOWED.into_response();
             refused.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET,HEAD"));
-            return refused;
+            return problem_for_bare_errors(refused);
         }
         match self {
             Probe::Live => healthz(),

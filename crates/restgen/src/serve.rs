@@ -17,9 +17,7 @@ use std::convert::Infallible;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
-use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::limit::RequestBodyLimitLayer;
-use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
 
 /// What generated code hands the runtime to serve.
@@ -394,6 +392,7 @@ fn build(
         inner: routed,
         shared: crate::frame::Shared::new(service.base_path, keeper),
         store: store.clone(),
+        timeout: service.request_timeout,
     };
     let cors = service.cors.map(|c| crate::cors::layer(c, service.auth));
     // Shed, not queue: a request beyond the limit is answered at once, and the caller
@@ -415,9 +414,14 @@ fn build(
         axum::middleware::from_fn(move |request, next| crate::version::resolve(versions.clone(), request, next))
     });
     let limit = service.max_body_bytes;
+    // A span and a line per request where `RUST_LOG` asks for them (`tower_http=debug`);
+    // otherwise the layer would only cost each request its span and a wrapped body (the
+    // failures it would log at other levels are logged where they happen).
+    let trace = tracing::enabled!(target: "tower_http::trace::on_response", tracing::Level::DEBUG).then(|| {
+        tower::ServiceBuilder::new().map_response(IntoResponse::into_response).layer(TraceLayer::new_for_http())
+    });
     let outer = tower::ServiceBuilder::new()
-        .map_response(IntoResponse::into_response)
-        .layer(TraceLayer::new_for_http())
+        .option_layer(trace)
         // A body declared larger than the limit is refused as it is, then read and thrown
         // away (bounded) so that a client still sending it gets the 413.
         .layer(crate::linger::LingerLayer { limit })
@@ -427,12 +431,7 @@ fn build(
         .option_layer(cors)
         .map_response(IntoResponse::into_response)
         .option_layer(version)
-        // Outside the layers below, so their bare answers (413, 503) get problem bodies.
-        .layer(tower::util::MapResponseLayer::new(problem_for_bare_errors))
         .option_layer(shed)
-        .map_response(IntoResponse::into_response)
-        .layer(TimeoutLayer::with_status_code(StatusCode::SERVICE_UNAVAILABLE, service.request_timeout))
-        .layer(CatchPanicLayer::custom(|_| Problem::internal().into_response()))
         .service(framed);
     Ok((outer, background))
 }
@@ -442,35 +441,6 @@ fn overloaded() -> Response {
     Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the service is at its limit of requests in flight; retry shortly")
         .with_header(header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"))
         .into_response()
-}
-
-/// Errors produced below the handlers (405 from routing, 413 from the body limit, 503
-/// from the timeout) carry no body; every error answer is problem+json, so they get one.
-/// Their headers (`Allow` above all) are kept.
-fn problem_for_bare_errors(response: Response) -> Response {
-    let status = response.status();
-    let is_problem = response
-        .headers()
-        .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_problem {
-        return response;
-    }
-    let detail = match status {
-        StatusCode::METHOD_NOT_ALLOWED => "this method is not allowed here; see the Allow header",
-        StatusCode::PAYLOAD_TOO_LARGE => "the body is larger than this service accepts",
-        StatusCode::SERVICE_UNAVAILABLE => "the request took too long and was stopped",
-        StatusCode::NOT_FOUND => "no such route",
-        _ => "the request failed",
-    };
-    let (parts, _) = response.into_parts();
-    let mut problem = Problem::new(status, detail).into_response();
-    for (name, value) in parts.headers.iter() {
-        if name != header::CONTENT_TYPE && name != header::CONTENT_LENGTH {
-            problem.headers_mut().insert(name.clone(), value.clone());
-        }
-    }
-    problem
 }
 
 async fn shutdown() {

@@ -1,4 +1,5 @@
-//! The serving layer on its own: panics, unknown routes, graceful shutdown.
+//! The serving layer on its own: panics, time limits, unknown routes and methods, probes,
+//! graceful shutdown.
 
 use axum::Router;
 use axum::routing::get;
@@ -61,6 +62,65 @@ async fn a_panicking_handler_answers_500_without_internals_and_the_service_keeps
     let fine = reqwest::get(format!("{url}/api/fine")).await.unwrap();
     assert_eq!(fine.status(), 200);
     assert_eq!(fine.text().await.unwrap(), "fine");
+}
+
+#[tokio::test]
+async fn a_request_past_its_time_is_stopped_with_a_problem_503_and_the_service_keeps_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let dropped = Arc::new(Notify::new());
+    let on_drop = dropped.clone();
+    let routes = Router::new()
+        .route(
+            "/api/stuck",
+            get(move || {
+                // Told when the stopped request's handler is dropped, not merely abandoned.
+                let guard = scopeguard(on_drop.clone());
+                async move {
+                    let _guard = guard;
+                    std::future::pending::<&'static str>().await
+                }
+            }),
+        )
+        .route("/api/fine", get(|| async { "fine" }));
+    let mut service = service(routes);
+    service.request_timeout = Duration::from_millis(200);
+    let (listener, url) = listen().await;
+    let app = app(service, store(&dir).await, &Settings::default()).unwrap();
+    tokio::spawn(serve_until(listener, app, std::future::pending()));
+    let stuck = reqwest::get(format!("{url}/api/stuck")).await.unwrap();
+    assert_eq!(stuck.status(), 503);
+    assert_eq!(stuck.headers()["content-type"], "application/problem+json");
+    let body: serde_json::Value = stuck.json().await.unwrap();
+    assert_eq!(body["detail"], "the request took too long and was stopped");
+    dropped.notified().await;
+    let fine = reqwest::get(format!("{url}/api/fine")).await.unwrap();
+    assert_eq!(fine.status(), 200);
+}
+
+/// Notifies `n` when dropped.
+fn scopeguard(n: Arc<Notify>) -> impl Send + 'static {
+    struct Guard(Arc<Notify>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            self.0.notify_one();
+        }
+    }
+    Guard(n)
+}
+
+#[tokio::test]
+async fn a_method_a_route_lacks_is_a_problem_405_naming_those_it_has() {
+    let dir = tempfile::tempdir().unwrap();
+    let routes = Router::new().route("/api/fine", get(|| async { "fine" }));
+    let (listener, url) = listen().await;
+    let app = app(service(routes), store(&dir).await, &Settings::default()).unwrap();
+    tokio::spawn(serve_until(listener, app, std::future::pending()));
+    let refused = reqwest::Client::new().delete(format!("{url}/api/fine")).send().await.unwrap();
+    assert_eq!(refused.status(), 405);
+    assert_eq!(refused.headers()["allow"], "GET,HEAD");
+    assert_eq!(refused.headers()["content-type"], "application/problem+json");
+    let body: serde_json::Value = refused.json().await.unwrap();
+    assert_eq!(body["detail"], "this method is not allowed here; see the Allow header");
 }
 
 #[tokio::test]
