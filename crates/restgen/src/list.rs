@@ -299,20 +299,20 @@ fn decode_cursor(
 /// The answer: the envelope of the resource, `has_more`, and `Link: rel="next"`; as CSV,
 /// the records alone, the next page only in `Link`.
 #[allow(clippy::too_many_arguments)]
-pub fn respond(
+pub(crate) fn respond(
     spec: &ResourceSpec,
     view: &View,
     uri: &Uri,
     request: &HeaderMap,
     format: Format,
     req: &ListRequest,
-    items: Vec<Record>,
+    items: Items,
     more: bool,
 ) -> Result<Response, Problem> {
     let limit = req.query.limit;
-    let next_cursor = match (spec.pagination.style, more, items.last()) {
-        (PageStyle::Cursor, true, Some(last)) => {
-            Some(encode_cursor(&req.sort_param, req.within.as_deref(), &req.query.sort, last))
+    let next_cursor = match (spec.pagination.style, more) {
+        (PageStyle::Cursor, true) => {
+            items.last(spec)?.map(|last| encode_cursor(&req.sort_param, req.within.as_deref(), &req.query.sort, &last))
         }
         _ => None,
     };
@@ -344,11 +344,31 @@ pub fn respond(
         }
     }
     if format == Format::Csv {
-        let bytes = crate::table::csv(spec, view, &items)?;
+        let Items::Records(records) = &items else {
+            unreachable!("a CSV page is read into records (operations::list)")
+        };
+        let bytes = crate::table::csv(spec, view, records)?;
         return crate::conditional::read(spec, view, request, format, bytes, headers);
     }
-    let bytes = match spec.envelope {
-        Envelope::Bare => serde_json::to_vec(&items),
+    let bytes = match &items {
+        Items::Records(records) => page_json(spec, req, records, more, next_cursor),
+        Items::Rows(rows, shown) => page_json(spec, req, &rows.json(spec, shown), more, next_cursor),
+    }
+    .map_err(|_| Problem::internal())?;
+    crate::conditional::read(spec, view, request, format, bytes, headers)
+}
+
+/// The page as JSON: its items bare, or in the resource's envelope with the paging members.
+fn page_json(
+    spec: &ResourceSpec,
+    req: &ListRequest,
+    items: &impl serde::Serialize,
+    more: bool,
+    next_cursor: Option<String>,
+) -> serde_json::Result<Vec<u8>> {
+    let limit = req.query.limit;
+    match spec.envelope {
+        Envelope::Bare => serde_json::to_vec(items),
         Envelope::Key(key) => {
             let mut rest = serde_json::Map::new();
             rest.insert("has_more".into(), Value::Bool(more));
@@ -362,25 +382,42 @@ pub fn respond(
                     rest.insert("limit".into(), Value::from(limit));
                 }
                 _ => {
-                    rest.insert("next_cursor".into(), next_cursor.clone().map_or(Value::Null, Value::String));
+                    rest.insert("next_cursor".into(), next_cursor.map_or(Value::Null, Value::String));
                 }
             }
-            serde_json::to_vec(&Enveloped { key, items: &items, rest: &rest })
+            serde_json::to_vec(&Enveloped { key, items, rest: &rest })
         }
     }
-    .map_err(|_| Problem::internal())?;
-    crate::conditional::read(spec, view, request, format, bytes, headers)
+}
+
+/// A page's records: representations read from their rows, or the rows themselves with
+/// the fields their representation shows, written as JSON straight from them (a page of
+/// twenty spent a tenth of its instructions making and dropping records and JSON values).
+pub(crate) enum Items {
+    Records(Vec<Record>),
+    /// The rows, and which of the spec's fields the representation shows.
+    Rows(crate::store::Rows, Vec<bool>),
+}
+
+impl Items {
+    /// The last item's record (where a cursor's next page starts).
+    fn last(&self, spec: &ResourceSpec) -> Result<Option<Record>, Problem> {
+        match self {
+            Items::Records(records) => Ok(records.last().cloned()),
+            Items::Rows(rows, _) => Ok(rows.last(spec).map_err(crate::store::StoreError::from)?),
+        }
+    }
 }
 
 /// A page in its envelope: the records under the resource's key first, then the paging
 /// members; serialized as it stands, the records not copied into a JSON object each.
-struct Enveloped<'a> {
+struct Enveloped<'a, T> {
     key: &'a str,
-    items: &'a [Record],
+    items: &'a T,
     rest: &'a serde_json::Map<String, Value>,
 }
 
-impl serde::Serialize for Enveloped<'_> {
+impl<T: serde::Serialize> serde::Serialize for Enveloped<'_, T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
         let mut map = serializer.serialize_map(Some(1 + self.rest.len()))?;

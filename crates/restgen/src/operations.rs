@@ -567,8 +567,15 @@ pub async fn list(
             .ok_or_else(|| bad("names no record of this list"))?;
         request.query.page = crate::store::Page::After(list::cursor_values(spec, &request.query.sort, &record));
     }
-    let (records, more) = store.list(spec, &request.query).await?;
-    let items: Vec<Record> = records.into_iter().map(|r| representation(spec, cx, r)).collect();
+    let (rows, more) = store.list_rows(spec, &request.query).await?;
+    // Links depend on each record, and CSV is written from records; JSON without links
+    // is written straight from the rows.
+    let items = if spec.links || format != Format::Json {
+        let records = rows.records(spec).map_err(StoreError::from)?;
+        list::Items::Records(records.into_iter().map(|r| representation(spec, cx, r)).collect())
+    } else {
+        list::Items::Rows(rows, spec.fields.iter().map(|f| shown(f, view)).collect())
+    };
     list::respond(spec, view, uri, headers, format, &request, items, more)
 }
 
@@ -716,11 +723,17 @@ pub(crate) fn id_text(record: &Record) -> String {
     }
 }
 
+/// Whether a representation in `view` shows the field: not where it is write-only, nor
+/// where the version lacks it.
+fn shown(f: &FieldSpec, view: &View) -> bool {
+    !f.write_only && view.has(&f.gate)
+}
+
 /// The record as the caller sees it in the request's version: write-only fields, and
 /// those the version lacks, removed; its `_links` where the resource has them (they
 /// depend on the caller, as what is open to them does, so the tag does too).
 pub(crate) fn representation(spec: &ResourceSpec, cx: &Context, mut record: Record) -> Record {
-    for f in spec.fields.iter().filter(|f| f.write_only || !cx.view.has(&f.gate)) {
+    for f in spec.fields.iter().filter(|f| !shown(f, &cx.view)) {
         record.shift_remove(f.name);
     }
     if spec.links {

@@ -23,6 +23,63 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use sqlx::{AssertSqlSafe, Database, Row, SqlSafeStr, SqlStr, Type};
 use std::str::FromStr;
 
+/// Rows of records as the driver read them: read into [`Record`]s, or written as JSON
+/// straight from the rows ([`Rows::json`]), which a page of a list is.
+pub(crate) enum Rows {
+    Sqlite(Vec<sqlx::sqlite::SqliteRow>),
+    Postgres(Vec<sqlx::postgres::PgRow>),
+}
+
+impl Rows {
+    /// The records of the rows.
+    pub(crate) fn records(&self, spec: &ResourceSpec) -> Result<Vec<Record>, sqlx::Error> {
+        match self {
+            Rows::Sqlite(rows) => value::records(Dialect::Sqlite, spec, rows),
+            Rows::Postgres(rows) => value::records(Dialect::Postgres, spec, rows),
+        }
+    }
+
+    /// The record of the last row.
+    pub(crate) fn last(&self, spec: &ResourceSpec) -> Result<Option<Record>, sqlx::Error> {
+        match self {
+            Rows::Sqlite(rows) => rows.last().map(|r| value::record(Dialect::Sqlite, spec, r)).transpose(),
+            Rows::Postgres(rows) => rows.last().map(|r| value::record(Dialect::Postgres, spec, r)).transpose(),
+        }
+    }
+
+    /// The rows as a JSON array of their records' representations, the fields `shown`
+    /// leaves out skipped (see [`value::Shown`]).
+    pub(crate) fn json<'a>(&'a self, spec: &'a ResourceSpec, shown: &'a [bool]) -> impl serde::Serialize + 'a {
+        RowsJson { rows: self, spec, shown }
+    }
+}
+
+struct RowsJson<'a> {
+    rows: &'a Rows,
+    spec: &'a ResourceSpec,
+    shown: &'a [bool],
+}
+
+impl serde::Serialize for RowsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (spec, shown) = (self.spec, self.shown);
+        match self.rows {
+            Rows::Sqlite(rows) => serializer.collect_seq(rows.iter().map(|row| value::Shown {
+                dialect: Dialect::Sqlite,
+                spec,
+                shown,
+                row,
+            })),
+            Rows::Postgres(rows) => serializer.collect_seq(rows.iter().map(|row| value::Shown {
+                dialect: Dialect::Postgres,
+                spec,
+                shown,
+                row,
+            })),
+        }
+    }
+}
+
 /// One row of the API key table.
 #[derive(Clone, Debug)]
 pub struct ApiKeyRow {
@@ -697,14 +754,26 @@ impl Store {
 
     /// One page of a list: the records and whether more follow.
     pub async fn list(&self, spec: &ResourceSpec, query: &ListQuery) -> Result<(Vec<Record>, bool), StoreError> {
+        let (rows, more) = self.list_rows(spec, query).await?;
+        Ok((rows.records(spec)?, more))
+    }
+
+    /// One page of records as the driver read them, and whether more follow.
+    pub(crate) async fn list_rows(&self, spec: &ResourceSpec, query: &ListQuery) -> Result<(Rows, bool), StoreError> {
         let (sql, args) = sql::select_page(self.dialect, spec, query);
-        let mut records = on_pool!(self, pool => {
-            let rows = bind(sql, args).fetch_all(pool).await?;
-            value::records(self.dialect, spec, &rows)?
-        });
-        let more = records.len() > query.limit as usize;
-        records.truncate(query.limit as usize);
-        Ok((records, more))
+        let limit = query.limit as usize;
+        Ok(match &self.pool {
+            Pool::Sqlite(pool) => {
+                let mut rows = bind(sql, args).fetch_all(pool).await?;
+                let more = beyond(&mut rows, limit);
+                (Rows::Sqlite(rows), more)
+            }
+            Pool::Postgres(pool) => {
+                let mut rows = bind(sql, args).fetch_all(pool).await?;
+                let more = beyond(&mut rows, limit);
+                (Rows::Postgres(rows), more)
+            }
+        })
     }
 
     /// The database's plan for a list query, one line per step (SQLite's `EXPLAIN QUERY
@@ -723,6 +792,13 @@ impl Store {
 }
 
 /// A query with its parameters bound, for either driver.
+/// Whether `rows` (a page read with one row more) go beyond `limit`; they are cut to it.
+fn beyond<T>(rows: &mut Vec<T>, limit: usize) -> bool {
+    let more = rows.len() > limit;
+    rows.truncate(limit);
+    more
+}
+
 /// A statement's text as sqlx takes it, neither copied: a literal (or a text the spec
 /// keeps, `sql::Statements`), or one built for the request.
 trait Statement: Send {
@@ -791,4 +867,145 @@ fn classify(spec: &ResourceSpec, e: sqlx::Error) -> StoreError {
         }
     }
     StoreError::Database(e)
+}
+
+#[cfg(test)]
+mod tests {
+    //! A page written straight from its rows is the page its records make, byte for byte.
+
+    use super::*;
+    use crate::spec::{FieldKind, FieldSpec};
+    use serde_json::{Value, json};
+
+    /// Every kind a column can be read as, a write-only field, an owner, and times.
+    static KINDS: ResourceSpec = ResourceSpec {
+        name: "kinds",
+        id: IdKind::Integer,
+        owner: Some(("user", IdKind::Uuid)),
+        fields: &[
+            FieldSpec { name: "s", kind: FieldKind::String, ..FieldSpec::DEFAULT },
+            FieldSpec { name: "i", kind: FieldKind::Integer, ..FieldSpec::DEFAULT },
+            FieldSpec { name: "n", kind: FieldKind::Number, ..FieldSpec::DEFAULT },
+            FieldSpec { name: "b", kind: FieldKind::Boolean, ..FieldSpec::DEFAULT },
+            FieldSpec { name: "d", kind: FieldKind::Decimal, ..FieldSpec::DEFAULT },
+            FieldSpec { name: "j", kind: FieldKind::Json, ..FieldSpec::DEFAULT },
+            FieldSpec { name: "secret", kind: FieldKind::Password, write_only: true, ..FieldSpec::DEFAULT },
+            FieldSpec { name: "r", kind: FieldKind::Roles, ..FieldSpec::DEFAULT },
+        ],
+        ..ResourceSpec::DEFAULT
+    };
+
+    fn table(dialect: Dialect) -> String {
+        let (id, int, float, boolean) = match dialect {
+            Dialect::Sqlite => ("INTEGER PRIMARY KEY AUTOINCREMENT", "INTEGER", "REAL", "INTEGER"),
+            Dialect::Postgres => {
+                ("BIGINT GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY", "BIGINT", "DOUBLE PRECISION", "BOOLEAN")
+            }
+        };
+        format!(
+            "CREATE TABLE \"kinds\" (\"id\" {id}, \"owner_id\" TEXT, \"s\" TEXT, \"i\" {int}, \"n\" {float}, \
+             \"b\" {boolean}, \"d\" TEXT, \"j\" TEXT, \"secret\" TEXT, \"r\" TEXT, \
+             \"created_at\" TEXT NOT NULL, \"updated_at\" TEXT NOT NULL)"
+        )
+    }
+
+    fn text(t: &str) -> SqlValue {
+        SqlValue::Text(Some(t.to_owned()))
+    }
+
+    async fn rows_are_written_as_their_records(store: Store) {
+        let create = table(store.dialect);
+        on_pool!(store, pool => { sqlx::query(AssertSqlSafe(create)).execute(pool).await.unwrap(); });
+        let full = vec![
+            ("owner_id", text("0190b6a4-0000-7000-8000-0000000000aa")),
+            ("s", text("quote \" back \\ tab \t nl \n é 😀 </script>")),
+            ("i", SqlValue::Int(Some(-9_007_199_254_740_993))),
+            ("n", SqlValue::Float(Some(1.5e300))),
+            ("b", SqlValue::Bool(Some(true))),
+            ("d", text("12.50")),
+            ("j", text(r#"{"a":[1,"x",null],"b":{"c":true}}"#)),
+            ("secret", text("hunter2")),
+            ("r", text(r#"["admin"]"#)),
+            ("created_at", text("2026-11-26T08:00:00.000001Z")),
+            ("updated_at", text("2026-11-26T08:00:00.000002Z")),
+        ];
+        let empty = vec![
+            ("created_at", text("2026-11-26T08:00:01.000000Z")),
+            ("updated_at", text("2026-11-26T08:00:01.000000Z")),
+        ];
+        let unparsed = vec![
+            ("j", text("not json")),
+            ("n", SqlValue::Float(Some(-0.25))),
+            ("b", SqlValue::Bool(Some(false))),
+            ("created_at", text("2026-11-26T08:00:02.000000Z")),
+            ("updated_at", text("2026-11-26T08:00:02.000000Z")),
+        ];
+        for values in [full, empty, unparsed] {
+            store.insert(&KINDS, values, None).await.unwrap();
+        }
+        let query = ListQuery {
+            filters: Vec::new(),
+            sort: vec![SortKey { column: "id", descending: false, nullable: false, numeric: false }],
+            page: Page::Offset(0),
+            limit: 2,
+        };
+        let (rows, more) = store.list_rows(&KINDS, &query).await.unwrap();
+        assert!(more, "three rows, a page of two");
+        let shown: Vec<bool> = KINDS.fields.iter().map(|f| !f.write_only).collect();
+        let mut records = rows.records(&KINDS).unwrap();
+        for r in &mut records {
+            r.shift_remove("secret");
+        }
+        let from_rows = serde_json::to_string(&rows.json(&KINDS, &shown)).unwrap();
+        assert_eq!(from_rows, serde_json::to_string(&records).unwrap(), "{:?}", store.dialect);
+        let page: Value = serde_json::from_str(&from_rows).unwrap();
+        assert_eq!(
+            page[0],
+            json!({
+                "id": 1, "owner_id": "0190b6a4-0000-7000-8000-0000000000aa",
+                "s": "quote \" back \\ tab \t nl \n é 😀 </script>", "i": -9_007_199_254_740_993_i64,
+                "n": 1.5e300, "b": true, "d": "12.50", "j": { "a": [1, "x", null], "b": { "c": true } },
+                "r": ["admin"],
+                "created_at": "2026-11-26T08:00:00.000001Z", "updated_at": "2026-11-26T08:00:00.000002Z"
+            })
+        );
+        assert_eq!(
+            page[1],
+            json!({
+                "id": 2, "owner_id": null, "s": null, "i": null, "n": null, "b": null, "d": null, "j": null,
+                "r": null, "created_at": "2026-11-26T08:00:01.000000Z", "updated_at": "2026-11-26T08:00:01.000000Z"
+            })
+        );
+        // JSON text that does not parse reads as null, both ways.
+        let last = Page::Offset(2);
+        let (rows, _) = store.list_rows(&KINDS, &ListQuery { page: last, ..query }).await.unwrap();
+        let all = vec![true; KINDS.fields.len()];
+        let from_rows = serde_json::to_string(&rows.json(&KINDS, &all)).unwrap();
+        assert_eq!(from_rows, serde_json::to_string(&rows.records(&KINDS).unwrap()).unwrap());
+        let page: Value = serde_json::from_str(&from_rows).unwrap();
+        assert_eq!((&page[0]["j"], &page[0]["n"], &page[0]["b"]), (&Value::Null, &json!(-0.25), &json!(false)));
+        assert_eq!(rows.last(&KINDS).unwrap().and_then(|r| r.get("id").cloned()), Some(json!(3)));
+    }
+
+    #[tokio::test]
+    async fn sqlite_rows_are_written_as_their_records() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::connect(&format!("sqlite://{}", dir.path().join("k.db").display())).await.unwrap();
+        rows_are_written_as_their_records(store).await;
+    }
+
+    #[tokio::test]
+    async fn postgres_rows_are_written_as_their_records() {
+        let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
+            eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
+            return;
+        };
+        let schema = format!("t_kinds_{}", std::process::id());
+        let admin = Store::connect(&url).await.unwrap();
+        let fresh = format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE; CREATE SCHEMA \"{schema}\"");
+        on_pool!(admin, pool => { sqlx::raw_sql(AssertSqlSafe(fresh)).execute(pool).await.unwrap(); });
+        let sep = if url.contains('?') { '&' } else { '?' };
+        let store = Store::connect(&format!("{url}{sep}options=-c%20search_path%3D{schema}")).await.unwrap();
+        rows_are_written_as_their_records(store).await;
+    }
 }

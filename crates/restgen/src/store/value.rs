@@ -2,6 +2,7 @@
 
 use super::{Dialect, Record};
 use crate::spec::{FieldKind, FieldSpec, IdKind, ResourceSpec};
+use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 use sqlx::{ColumnIndex, Decode, Row, Type};
 
@@ -73,18 +74,18 @@ where
 }
 
 /// What reading a record asks of a driver's row: each column by position as one of the
-/// kinds records hold.
+/// kinds records hold, text borrowed from the row.
 pub(crate) trait RecordRow {
     fn int(&self, at: usize) -> Result<Option<i64>, sqlx::Error>;
     fn float(&self, at: usize) -> Result<Option<f64>, sqlx::Error>;
     fn boolean(&self, at: usize) -> Result<Option<bool>, sqlx::Error>;
-    fn text(&self, at: usize) -> Result<Option<String>, sqlx::Error>;
+    fn text(&self, at: usize) -> Result<Option<&str>, sqlx::Error>;
 }
 
 impl<R: Row> RecordRow for R
 where
     usize: ColumnIndex<R>,
-    Option<String>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
+    for<'r> Option<&'r str>: Decode<'r, R::Database> + Type<R::Database>,
     Option<i64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
     Option<f64>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
     Option<bool>: for<'r> Decode<'r, R::Database> + Type<R::Database>,
@@ -98,8 +99,46 @@ where
     fn boolean(&self, at: usize) -> Result<Option<bool>, sqlx::Error> {
         self.try_get(at)
     }
-    fn text(&self, at: usize) -> Result<Option<String>, sqlx::Error> {
+    fn text(&self, at: usize) -> Result<Option<&str>, sqlx::Error> {
         self.try_get(at)
+    }
+}
+
+/// One column of a record as its row holds it: what a record's JSON value is made from,
+/// or written from without one (a page's rows are serialized so, [`Shown`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Column<'r> {
+    Int(Option<i64>),
+    Float(Option<f64>),
+    Bool(Option<bool>),
+    Text(Option<&'r str>),
+    /// JSON text (`json` and `roles` fields): its value, `null` where it does not parse.
+    Json(Option<&'r str>),
+}
+
+impl Column<'_> {
+    pub(crate) fn to_json(self) -> Value {
+        match self {
+            Column::Int(v) => v.map_or(Value::Null, Value::from),
+            Column::Float(v) => v.map_or(Value::Null, Value::from),
+            Column::Bool(v) => v.map_or(Value::Null, Value::Bool),
+            Column::Text(v) => v.map_or(Value::Null, |t| Value::String(t.to_owned())),
+            Column::Json(v) => v.map_or(Value::Null, |t| serde_json::from_str(t).unwrap_or(Value::Null)),
+        }
+    }
+}
+
+impl Serialize for Column<'_> {
+    /// As [`Column::to_json`]'s value serializes.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            Column::Int(Some(n)) => serializer.serialize_i64(n),
+            Column::Float(Some(x)) if x.is_finite() => serializer.serialize_f64(x),
+            Column::Bool(Some(b)) => serializer.serialize_bool(b),
+            Column::Text(Some(t)) => serializer.serialize_str(t),
+            Column::Json(Some(_)) => self.to_json().serialize(serializer),
+            _ => serializer.serialize_none(),
+        }
     }
 }
 
@@ -108,50 +147,63 @@ fn required<T>(value: Option<T>, at: usize) -> Result<T, sqlx::Error> {
     value.ok_or_else(|| sqlx::Error::ColumnDecode { index: at.to_string(), source: "unexpected NULL".into() })
 }
 
-/// A row of a statement that selects [`Columns`](super::sql::Columns) as the JSON record
-/// it stores.
-pub(crate) fn record(dialect: Dialect, spec: &ResourceSpec, row: &impl RecordRow) -> Result<Record, sqlx::Error> {
-    let nullable = |v: Option<Value>| v.unwrap_or(Value::Null);
-    // Sized up front: one allocation per row.
-    let mut out = Record::with_capacity(spec.fields.len() + 4);
+/// Each column of a row of a statement that selects [`Columns`](super::sql::Columns),
+/// named, in order, to `visit`: the one reading of a record's row, whichever form it
+/// takes (a [`Record`], or JSON written straight from the row).
+pub(crate) fn columns<'r, E: From<sqlx::Error>>(
+    dialect: Dialect,
+    spec: &ResourceSpec,
+    row: &'r impl RecordRow,
+    mut visit: impl FnMut(&'static str, Option<&'static FieldSpec>, Column<'r>) -> Result<(), E>,
+) -> Result<(), E> {
     let id = match spec.id {
-        IdKind::Integer => Value::from(required(row.int(0)?, 0)?),
-        IdKind::Uuid => Value::from(required(row.text(0)?, 0)?),
+        IdKind::Integer => Column::Int(Some(required(row.int(0)?, 0)?)),
+        IdKind::Uuid => Column::Text(Some(required(row.text(0)?, 0)?)),
     };
-    out.push("id", id);
+    visit("id", None, id)?;
     let mut at = 1;
     if let Some((_, kind)) = spec.owner {
         let owner = match kind {
-            IdKind::Integer => row.int(at)?.map(Value::from),
-            IdKind::Uuid => row.text(at)?.map(Value::from),
+            IdKind::Integer => Column::Int(row.int(at)?),
+            IdKind::Uuid => Column::Text(row.text(at)?),
         };
-        out.push("owner_id", nullable(owner));
+        visit("owner_id", None, owner)?;
         at += 1;
     }
     for f in spec.fields {
         let v = match f.kind {
-            FieldKind::Integer => row.int(at)?.map(Value::from),
-            FieldKind::Number => row.float(at)?.map(Value::from),
+            FieldKind::Integer => Column::Int(row.int(at)?),
+            FieldKind::Number => Column::Float(row.float(at)?),
             FieldKind::Boolean => match dialect {
                 // SQLite has no boolean type: it stores 0 and 1.
-                Dialect::Sqlite => row.int(at)?.map(|b| Value::Bool(b != 0)),
-                Dialect::Postgres => row.boolean(at)?.map(Value::Bool),
+                Dialect::Sqlite => Column::Bool(row.int(at)?.map(|b| b != 0)),
+                Dialect::Postgres => Column::Bool(row.boolean(at)?),
             },
-            FieldKind::Ref if matches!(f.to, Some((_, IdKind::Integer))) => row.int(at)?.map(Value::from),
-            FieldKind::Json | FieldKind::Roles => {
-                row.text(at)?.map(|t| serde_json::from_str(&t).unwrap_or(Value::Null))
-            }
-            _ => row.text(at)?.map(Value::String),
+            FieldKind::Ref if matches!(f.to, Some((_, IdKind::Integer))) => Column::Int(row.int(at)?),
+            FieldKind::Json | FieldKind::Roles => Column::Json(row.text(at)?),
+            _ => Column::Text(row.text(at)?),
         };
-        out.push(f.name, nullable(v));
+        visit(f.name, Some(f), v)?;
         at += 1;
     }
     if spec.timestamps {
         for col in ["created_at", "updated_at"] {
-            out.push(col, Value::String(required(row.text(at)?, at)?));
+            visit(col, None, Column::Text(Some(required(row.text(at)?, at)?)))?;
             at += 1;
         }
     }
+    Ok(())
+}
+
+/// A row of a statement that selects [`Columns`](super::sql::Columns) as the JSON record
+/// it stores.
+pub(crate) fn record(dialect: Dialect, spec: &ResourceSpec, row: &impl RecordRow) -> Result<Record, sqlx::Error> {
+    // Sized up front: one allocation per row.
+    let mut out = Record::with_capacity(spec.fields.len() + 4);
+    columns(dialect, spec, row, |name, _, column| {
+        out.push(name, column.to_json());
+        Ok::<_, sqlx::Error>(())
+    })?;
     Ok(out)
 }
 
@@ -162,4 +214,42 @@ pub(crate) fn records<R: RecordRow>(
     rows: &[R],
 ) -> Result<Vec<Record>, sqlx::Error> {
     rows.iter().map(|row| record(dialect, spec, row)).collect()
+}
+
+/// A row as the JSON object of its record's representation, written straight from the
+/// row: no record, no JSON value, no copy of its text. The fields `shown` leaves out (by
+/// position in the spec's fields: write-only ones, those the request's version lacks)
+/// are skipped, as [`Record`]s of a representation lack them.
+pub(crate) struct Shown<'a, R> {
+    pub dialect: Dialect,
+    pub spec: &'a ResourceSpec,
+    pub shown: &'a [bool],
+    pub row: &'a R,
+}
+
+impl<R: RecordRow> Serialize for Shown<'_, R> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        let mut field = 0;
+        columns(self.dialect, self.spec, self.row, |name, spec, column| {
+            if spec.is_some() {
+                field += 1;
+                if !self.shown.get(field - 1).copied().unwrap_or(true) {
+                    return Ok(());
+                }
+            }
+            map.serialize_entry(name, &column).map_err(Written)
+        })
+        .map_err(|e: Written<S::Error>| e.0)?;
+        map.end()
+    }
+}
+
+/// A serializer's error, or a column that did not read (as one).
+struct Written<E>(E);
+
+impl<E: serde::ser::Error> From<sqlx::Error> for Written<E> {
+    fn from(e: sqlx::Error) -> Self {
+        Written(E::custom(e))
+    }
 }
