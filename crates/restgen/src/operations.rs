@@ -10,7 +10,7 @@ use crate::negotiate;
 use crate::problem::{FieldError, Problem};
 use crate::routes::{ComputeRule, CreateRule, DeleteRule, UpdateRule};
 use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, Format, IdKind, ResourceSpec};
-use crate::store::{Record, SqlValue, Store, StoreError};
+use crate::store::{Record, Rows, SqlValue, Store, StoreError};
 use crate::table;
 use crate::validate;
 use crate::version::View;
@@ -168,13 +168,37 @@ pub async fn get(
     let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
     view.admits(spec)?;
     let format = negotiate::choose(spec, view, headers)?;
-    let (_, record) = authorized(spec, spec.access.read, store, caller, id).await?;
-    let record = representation(spec, cx, record);
-    let bytes = match format {
-        Format::Json => serde_json::to_vec(&record).map_err(|_| Problem::internal())?,
-        Format::Csv => table::csv(spec, view, [&record])?,
+    let (_, row) = authorized_row(spec, spec.access.read, store, caller, id).await?;
+    let bytes = match (format, &row) {
+        // Written straight from its row where its representation depends on nothing else.
+        (Format::Json, Row::Read(rows)) if !spec.links => {
+            let shown: Vec<bool> = spec.fields.iter().map(|f| shown(f, view)).collect();
+            serde_json::to_vec(&rows.first_json(spec, &shown)).map_err(|_| Problem::internal())?
+        }
+        _ => {
+            let record = representation(spec, cx, row.record(spec)?);
+            match format {
+                Format::Json => serde_json::to_vec(&record).map_err(|_| Problem::internal())?,
+                Format::Csv => table::csv(spec, view, [&record])?,
+            }
+        }
     };
     conditional::read(spec, view, headers, format, bytes, HeaderMap::new())
+}
+
+/// A record's row, and its record where the caller's access needed it read.
+enum Row {
+    Read(Rows),
+    Record(Record),
+}
+
+impl Row {
+    fn record(self, spec: &ResourceSpec) -> Result<Record, Problem> {
+        match self {
+            Row::Record(record) => Ok(record),
+            Row::Read(rows) => rows.last(spec).map_err(StoreError::from)?.ok_or_else(|| missing(spec)),
+        }
+    }
 }
 
 /// The record an item operation acts on, once the caller is admitted to it: refused
@@ -186,15 +210,31 @@ pub(crate) async fn authorized(
     caller: &Caller,
     id: &str,
 ) -> Result<(SqlValue, Record), Problem> {
+    let (key, row) = authorized_row(spec, rules, store, caller, id).await?;
+    Ok((key, row.record(spec)?))
+}
+
+/// [`authorized`], the record left in its row unless the caller's access needed it read.
+async fn authorized_row(
+    spec: &'static ResourceSpec,
+    rules: &[crate::spec::Rule],
+    store: &Store,
+    caller: &Caller,
+    id: &str,
+) -> Result<(SqlValue, Row), Problem> {
     // Before the lookup, so that refused callers learn nothing of the record.
     let scope = access::collection(rules, caller)?;
     let key = parse_id(spec, id)?;
-    let record = match store.get(spec, &key).await {
+    let rows = match store.get_row(spec, &key).await {
         Err(StoreError::NotFound) => return Err(missing(spec)),
         other => other?,
     };
+    if scope == Scope::All {
+        return Ok((key, Row::Read(rows)));
+    }
+    let record = Row::Read(rows).record(spec)?;
     access::record(spec, scope, caller, &record)?;
-    Ok((key, record))
+    Ok((key, Row::Record(record)))
 }
 
 /// Admins may set a `roles` field (a declared role list) in any write; anyone else who

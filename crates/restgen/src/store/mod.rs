@@ -47,6 +47,12 @@ impl Rows {
         }
     }
 
+    /// The first row as the JSON object of its record's representation, as [`Rows::json`]
+    /// writes each.
+    pub(crate) fn first_json<'a>(&'a self, spec: &'a ResourceSpec, shown: &'a [bool]) -> impl serde::Serialize + 'a {
+        FirstJson(RowsJson { rows: self, spec, shown })
+    }
+
     /// The rows as a JSON array of their records' representations, the fields `shown`
     /// leaves out skipped (see [`value::Shown`]).
     pub(crate) fn json<'a>(&'a self, spec: &'a ResourceSpec, shown: &'a [bool]) -> impl serde::Serialize + 'a {
@@ -54,10 +60,30 @@ impl Rows {
     }
 }
 
+#[derive(Clone, Copy)]
 struct RowsJson<'a> {
     rows: &'a Rows,
     spec: &'a ResourceSpec,
     shown: &'a [bool],
+}
+
+struct FirstJson<'a>(RowsJson<'a>);
+
+impl serde::Serialize for FirstJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let RowsJson { rows, spec, shown } = self.0;
+        let none = || serde::ser::Error::custom("no row");
+        match rows {
+            Rows::Sqlite(rows) => {
+                let row = rows.first().ok_or_else(none)?;
+                value::Shown { dialect: Dialect::Sqlite, spec, shown, row }.serialize(serializer)
+            }
+            Rows::Postgres(rows) => {
+                let row = rows.first().ok_or_else(none)?;
+                value::Shown { dialect: Dialect::Postgres, spec, shown, row }.serialize(serializer)
+            }
+        }
+    }
 }
 
 impl serde::Serialize for RowsJson<'_> {
@@ -556,10 +582,22 @@ impl Store {
     }
 
     pub async fn get(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Record, StoreError> {
-        on_pool!(self, pool => match bind(sql::by_id(spec), vec![id.clone()]).fetch_optional(pool).await? {
-            Some(row) => Ok(value::record(self.dialect, spec, &row)?),
-            None => Err(StoreError::NotFound),
-        })
+        let row = self.get_row(spec, id).await?;
+        row.last(spec)?.ok_or(StoreError::NotFound)
+    }
+
+    /// One record by id, as its row: one of [`Rows`].
+    pub(crate) async fn get_row(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Rows, StoreError> {
+        let args = vec![id.clone()];
+        let row = match &self.pool {
+            Pool::Sqlite(pool) => {
+                bind(sql::by_id(spec), args).fetch_optional(pool).await?.map(|r| Rows::Sqlite(vec![r]))
+            }
+            Pool::Postgres(pool) => {
+                bind(sql::by_id(spec), args).fetch_optional(pool).await?.map(|r| Rows::Postgres(vec![r]))
+            }
+        };
+        row.ok_or(StoreError::NotFound)
     }
 
     /// Sets the given columns of one record and returns it as stored, with its `event`.
