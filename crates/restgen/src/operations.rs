@@ -83,7 +83,7 @@ pub async fn create<C: DeserializeOwned + Serialize>(
     };
     let mut object = body::object(headers, body, false)?;
     let roles = take_roles(spec, caller, &mut object, |f| f.create)?;
-    let mut input = settable_values::<C>(spec, view, object, |typed| hook.map_or(Ok(()), |h| h(typed)))?;
+    let mut input = settable_values::<C>(spec, view, object, hook.map(|h| move |typed: &mut C| h(typed)))?;
     input.extend(roles);
     let record = insert(spec, store, input, owner.as_ref().map(|o| (o, caller)), compute).await?;
     let location = format!("{}/{}", uri.path().trim_end_matches('/'), id_text(&record));
@@ -287,7 +287,7 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
         let client_controlled = spec.field(k).is_some_and(|f| f.replace);
         client_controlled || current.get(k) != Some(v)
     });
-    let mut input = settable_values::<R>(spec, view, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
+    let mut input = settable_values::<R>(spec, view, object, hook.map(|h| move |typed: &mut R| h(id, typed)))?;
     input.extend(roles);
     let now = now();
     let mut changes = Record::new();
@@ -504,7 +504,7 @@ fn patch_values<P: DeserializeOwned + Serialize>(
 ) -> Result<(Columns, Map<String, Value>), Problem> {
     let mut object = body::object(headers, body, true)?;
     let roles = take_roles(spec, &cx.caller, &mut object, |f| f.patch)?;
-    let mut input = settable_values::<P>(spec, &cx.view, object, |typed| hook.map_or(Ok(()), |h| h(id, typed)))?;
+    let mut input = settable_values::<P>(spec, &cx.view, object, hook.map(|h| move |typed: &mut P| h(id, typed)))?;
     input.extend(roles);
     let mut changes: Record = spec
         .fields
@@ -653,7 +653,7 @@ fn settable_values<T: DeserializeOwned + Serialize>(
     spec: &ResourceSpec,
     view: &View,
     mut object: Map<String, Value>,
-    hook: impl FnOnce(&mut T) -> Result<(), Problem>,
+    hook: Option<impl FnOnce(&mut T) -> Result<(), Problem>>,
 ) -> Result<Map<String, Value>, Problem> {
     let outside = |name: &str| spec.field(name).is_some_and(|f| !view.has(&f.gate));
     if spec.reject_unknown {
@@ -669,8 +669,11 @@ fn settable_values<T: DeserializeOwned + Serialize>(
     }
     object.retain(|k, _| !outside(k));
     let mut typed: T = body::typed(object)?;
-    check(spec, &as_object(&typed)?)?;
-    hook(&mut typed)?;
+    // A hook is given valid input, and what it leaves is checked again.
+    if let Some(hook) = hook {
+        check(spec, &as_object(&typed)?)?;
+        hook(&mut typed)?;
+    }
     let mut input = as_object(&typed)?;
     input.retain(|k, _| !outside(k));
     check(spec, &input)?;

@@ -855,6 +855,12 @@ impl Statement for String {
     }
 }
 
+impl Statement for std::borrow::Cow<'static, str> {
+    fn text(self) -> SqlStr {
+        AssertSqlSafe(self).into_sql_str()
+    }
+}
+
 fn bind<'q, DB: Database>(sql: impl Statement, args: Vec<SqlValue>) -> Query<'q, DB, <DB as Database>::Arguments>
 where
     Option<String>: for<'t> Encode<'t, DB> + Type<DB>,

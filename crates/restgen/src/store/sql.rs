@@ -2,8 +2,9 @@
 //! every value is a `$n` parameter (both SQLite and PostgreSQL read `$n`).
 
 use super::{Dialect, SqlValue};
-use crate::spec::ResourceSpec;
+use crate::spec::{IdKind, ResourceSpec};
 use once_cell::race::OnceRef;
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// `"name"`: quoted so that resource names like `order` never read as SQL keywords.
@@ -58,12 +59,19 @@ pub struct Statements {
     by_id: OnceRef<'static, String>,
     locked: OnceRef<'static, String>,
     delete: OnceRef<'static, String>,
+    insert: OnceRef<'static, String>,
 }
 
 impl Statements {
     /// None written yet.
     pub const fn new() -> Statements {
-        Statements { columns: OnceRef::new(), by_id: OnceRef::new(), locked: OnceRef::new(), delete: OnceRef::new() }
+        Statements {
+            columns: OnceRef::new(),
+            by_id: OnceRef::new(),
+            locked: OnceRef::new(),
+            delete: OnceRef::new(),
+            insert: OnceRef::new(),
+        }
     }
 }
 
@@ -152,7 +160,27 @@ pub struct ListQuery {
 // text cost more than its execution's encoding when each piece was a `String` of its own.
 // (`write!` to a `String` cannot fail.)
 
-pub(crate) fn insert(spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> (String, Vec<SqlValue>) {
+/// Inserts `values` (columns and their values), returning the record. The statement of a
+/// whole record (every column a create writes: the id where the service makes it, the
+/// owner, every field, the times) is the spec's own, written once.
+pub(crate) fn insert(spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> (Cow<'static, str>, Vec<SqlValue>) {
+    let whole = values.iter().map(|(c, _)| *c).eq(whole_record(spec));
+    let sql = match whole {
+        true => Cow::Borrowed(kept(&spec.statements.insert, || insert_text(spec, &values))),
+        false => Cow::Owned(insert_text(spec, &values)),
+    };
+    (sql, values.into_iter().map(|(_, v)| v).collect())
+}
+
+/// The columns a create writes, in the order it writes them.
+fn whole_record(spec: &ResourceSpec) -> impl Iterator<Item = &'static str> + '_ {
+    let id = (spec.id == IdKind::Uuid).then_some("id");
+    let owner = spec.owner.map(|_| "owner_id");
+    let times = if spec.timestamps { &["created_at", "updated_at"][..] } else { &[] };
+    id.into_iter().chain(owner).chain(spec.fields.iter().map(|f| f.name)).chain(times.iter().copied())
+}
+
+fn insert_text(spec: &ResourceSpec, values: &[(&str, SqlValue)]) -> String {
     let mut sql = String::with_capacity(STATEMENT_CAPACITY);
     let _ = write!(sql, "INSERT INTO {}", Ident(spec.name));
     if values.is_empty() {
@@ -167,7 +195,7 @@ pub(crate) fn insert(spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> (Str
         sql.push(')');
     }
     let _ = write!(sql, " RETURNING {}", Columns(spec));
-    (sql, values.into_iter().map(|(_, v)| v).collect())
+    sql
 }
 
 /// Room for a write's statement without growing, for records of a dozen columns.
@@ -298,10 +326,38 @@ mod tests {
     fn an_insert_names_each_column_set_and_returns_the_record() {
         let (sql, args) = insert(&SPEC, vec![("status", text("new")), ("total", SqlValue::Int(Some(3)))]);
         assert_eq!(sql, format!("INSERT INTO \"order\" (\"status\", \"total\") VALUES ($1, $2) RETURNING {COLUMNS}"));
+        assert!(matches!(sql, Cow::Owned(_)), "not a whole record: written for the request");
         assert_eq!(args, vec![text("new"), SqlValue::Int(Some(3))]);
         let (sql, args) = insert(&SPEC, Vec::new());
         assert_eq!(sql, format!("INSERT INTO \"order\" DEFAULT VALUES RETURNING {COLUMNS}"));
         assert!(args.is_empty());
+    }
+
+    #[test]
+    fn the_insert_of_a_whole_record_is_the_specs_own_written_once() {
+        let whole = |status: &str| {
+            let columns = ["id", "owner_id", "status", "total", "created_at", "updated_at"];
+            columns.iter().map(|c| (*c, text(&format!("{c} {status}")))).collect::<Vec<_>>()
+        };
+        let (first, args) = insert(&SPEC, whole("new"));
+        let placeholders = "$1, $2, $3, $4, $5, $6";
+        assert_eq!(
+            first,
+            format!(
+                "INSERT INTO \"order\" (\"id\", \"owner_id\", \"status\", \"total\", \"created_at\", \"updated_at\") \
+                 VALUES ({placeholders}) RETURNING {COLUMNS}"
+            )
+        );
+        assert_eq!(args[2], text("status new"));
+        let (second, args) = insert(&SPEC, whole("paid"));
+        assert!(matches!((&first, &second), (Cow::Borrowed(a), Cow::Borrowed(b)) if std::ptr::eq(*a, *b)));
+        assert_eq!(args[2], text("status paid"), "the values are the request's");
+        // The same columns in another order are not the whole record's statement.
+        let mut reordered = whole("new");
+        reordered.swap(2, 3);
+        let (sql, _) = insert(&SPEC, reordered);
+        assert!(matches!(sql, Cow::Owned(_)));
+        assert!(sql.contains("(\"id\", \"owner_id\", \"total\", \"status\""), "{sql}");
     }
 
     #[test]
