@@ -85,9 +85,9 @@ pub async fn create<C: DeserializeOwned + Serialize>(
     let roles = take_roles(spec, caller, &mut object, |f| f.create)?;
     let mut input = settable_values::<C>(spec, view, object, hook.map(|h| move |typed: &mut C| h(typed)))?;
     input.extend(roles);
-    let record = insert(spec, store, input, owner.as_ref().map(|o| (o, caller)), compute).await?;
-    let location = format!("{}/{}", uri.path().trim_end_matches('/'), id_text(&record));
-    let mut response = conditional::tagged(StatusCode::CREATED, view, &representation(spec, cx, record));
+    let row = insert(spec, store, input, owner.as_ref().map(|o| (o, caller)), compute).await?;
+    let location = format!("{}/{}", uri.path().trim_end_matches('/'), row.id_text(spec)?);
+    let mut response = written(spec, cx, StatusCode::CREATED, row)?;
     if let Ok(v) = HeaderValue::from_str(&location) {
         response.headers_mut().insert(header::LOCATION, v);
     }
@@ -103,7 +103,7 @@ pub(crate) async fn insert(
     input: Map<String, Value>,
     owner: Option<(&SqlValue, &Caller)>,
     compute: Option<&ComputeRule>,
-) -> Result<Record, Problem> {
+) -> Result<Rows, Problem> {
     let now = now();
     let id = (spec.id == IdKind::Uuid).then(|| uuid::Uuid::now_v7().to_string());
     let mut record = Record::new();
@@ -146,7 +146,7 @@ pub(crate) async fn insert(
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
     refs_exist(spec, store, &input).await?;
-    match store.insert(spec, values, Some("created")).await {
+    match store.insert_row(spec, values, Some("created")).await {
         // Refs were checked above, so a foreign key that still refuses (SQLite does not say
         // which) is the owner's: a bearer token outlived its account.
         Err(StoreError::MissingRef { field }) => match (spec.owner, owner) {
@@ -453,7 +453,7 @@ async fn patch_in_one<P: DeserializeOwned + Serialize>(
     body: Result<Bytes, BytesRejection>,
     hook: Option<&UpdateRule<P>>,
 ) -> Result<Response, Problem> {
-    let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
+    let (store, caller) = (&cx.store, &cx.caller);
     let why_not = || async { authorized(spec, spec.access.write, store, caller, id).await.map(drop) };
     let owner = match access::collection(spec.access.write, caller)? {
         Scope::All => None,
@@ -476,8 +476,8 @@ async fn patch_in_one<P: DeserializeOwned + Serialize>(
         }
     };
     let event = (!values.is_empty()).then_some("updated");
-    match store.update_owned(spec, &key, values, owner, event).await {
-        Ok(record) => Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record))),
+    match store.update_owned_row(spec, &key, values, owner, event).await {
+        Ok(row) => written(spec, cx, StatusCode::OK, row),
         Err(StoreError::NotFound) => {
             why_not().await?;
             Err(missing(spec))
@@ -764,6 +764,17 @@ pub(crate) fn id_text(record: &Record) -> String {
         Some(other) => other.to_string(),
         None => String::new(),
     }
+}
+
+/// The answer to a write, `status` with the record as written and its tag: written as
+/// JSON straight from its row where its representation depends on nothing else.
+fn written(spec: &ResourceSpec, cx: &Context, status: StatusCode, row: Rows) -> Result<Response, Problem> {
+    if spec.links {
+        let record = representation(spec, cx, row.record(spec)?);
+        return Ok(conditional::tagged(status, &cx.view, &record));
+    }
+    let shown: Vec<bool> = spec.fields.iter().map(|f| shown(f, &cx.view)).collect();
+    Ok(conditional::tagged(status, &cx.view, &row.first_json(spec, &shown)))
 }
 
 /// Whether a representation in `view` shows the field: not where it is write-only, nor

@@ -39,6 +39,26 @@ impl Rows {
         }
     }
 
+    /// The record of the (first and only) row of a write or a read by id.
+    pub(crate) fn record(&self, spec: &ResourceSpec) -> Result<Record, StoreError> {
+        self.last(spec)?.ok_or(StoreError::NotFound)
+    }
+
+    /// The id of the first row, as text: read alone, not with the record.
+    pub(crate) fn id_text(&self, spec: &ResourceSpec) -> Result<String, StoreError> {
+        fn of(spec: &ResourceSpec, row: &impl value::RecordRow) -> Result<Option<String>, sqlx::Error> {
+            Ok(match spec.id {
+                IdKind::Integer => row.int(0)?.map(|n| n.to_string()),
+                IdKind::Uuid => row.text(0)?.map(str::to_owned),
+            })
+        }
+        let id = match self {
+            Rows::Sqlite(rows) => rows.first().map(|r| of(spec, r)).transpose()?,
+            Rows::Postgres(rows) => rows.first().map(|r| of(spec, r)).transpose()?,
+        };
+        id.flatten().ok_or(StoreError::NotFound)
+    }
+
     /// The record of the last row.
     pub(crate) fn last(&self, spec: &ResourceSpec) -> Result<Option<Record>, sqlx::Error> {
         match self {
@@ -57,6 +77,18 @@ impl Rows {
     /// leaves out skipped (see [`value::Shown`]).
     pub(crate) fn json<'a>(&'a self, spec: &'a ResourceSpec, shown: &'a [bool]) -> impl serde::Serialize + 'a {
         RowsJson { rows: self, spec, shown }
+    }
+}
+
+impl From<sqlx::sqlite::SqliteRow> for Rows {
+    fn from(row: sqlx::sqlite::SqliteRow) -> Rows {
+        Rows::Sqlite(vec![row])
+    }
+}
+
+impl From<sqlx::postgres::PgRow> for Rows {
+    fn from(row: sqlx::postgres::PgRow) -> Rows {
+        Rows::Postgres(vec![row])
     }
 }
 
@@ -538,6 +570,16 @@ impl Store {
         values: Vec<(&str, SqlValue)>,
         event: Option<&str>,
     ) -> Result<Record, StoreError> {
+        self.insert_row(spec, values, event).await?.record(spec)
+    }
+
+    /// [`Store::insert`], the record left in its row.
+    pub(crate) async fn insert_row(
+        &self,
+        spec: &ResourceSpec,
+        values: Vec<(&str, SqlValue)>,
+        event: Option<&str>,
+    ) -> Result<Rows, StoreError> {
         let (sql, args) = sql::insert(spec, values);
         self.write(spec, sql, args, event).await?.ok_or(StoreError::NotFound)
     }
@@ -550,13 +592,17 @@ impl Store {
         sql: impl Statement,
         args: Vec<SqlValue>,
         event: Option<&str>,
-    ) -> Result<Option<Record>, StoreError> {
+    ) -> Result<Option<Rows>, StoreError> {
         let publishes = event.is_some_and(|e| spec.events.contains(&e));
         if !publishes {
             // One statement needs no transaction of its own.
-            return on_pool!(self, pool => match bind(sql, args).fetch_optional(pool).await.map_err(|e| classify(spec, e))? {
-                Some(row) => Ok(Some(value::record(self.dialect, spec, &row)?)),
-                None => Ok(None),
+            return Ok(match &self.pool {
+                Pool::Sqlite(pool) => {
+                    bind(sql, args).fetch_optional(pool).await.map_err(|e| classify(spec, e))?.map(Rows::from)
+                }
+                Pool::Postgres(pool) => {
+                    bind(sql, args).fetch_optional(pool).await.map_err(|e| classify(spec, e))?.map(Rows::from)
+                }
             });
         }
         // On the heap: a transaction's futures are kilobytes, which every write's future
@@ -571,7 +617,7 @@ impl Store {
                     bind(sql, args).execute(&mut *tx).await?;
                 }
                 tx.commit().await?;
-                Some(record)
+                Some(Rows::from(row))
             }))
         })
         .await?;
@@ -590,12 +636,8 @@ impl Store {
     pub(crate) async fn get_row(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Rows, StoreError> {
         let args = vec![id.clone()];
         let row = match &self.pool {
-            Pool::Sqlite(pool) => {
-                bind(sql::by_id(spec), args).fetch_optional(pool).await?.map(|r| Rows::Sqlite(vec![r]))
-            }
-            Pool::Postgres(pool) => {
-                bind(sql::by_id(spec), args).fetch_optional(pool).await?.map(|r| Rows::Postgres(vec![r]))
-            }
+            Pool::Sqlite(pool) => bind(sql::by_id(spec), args).fetch_optional(pool).await?.map(Rows::from),
+            Pool::Postgres(pool) => bind(sql::by_id(spec), args).fetch_optional(pool).await?.map(Rows::from),
         };
         row.ok_or(StoreError::NotFound)
     }
@@ -621,6 +663,18 @@ impl Store {
         owner: Option<(&str, SqlValue)>,
         event: Option<&str>,
     ) -> Result<Record, StoreError> {
+        self.update_owned_row(spec, id, values, owner, event).await?.record(spec)
+    }
+
+    /// [`Store::update_owned`], the record left in its row.
+    pub(crate) async fn update_owned_row(
+        &self,
+        spec: &ResourceSpec,
+        id: &SqlValue,
+        values: Vec<(&str, SqlValue)>,
+        owner: Option<(&str, SqlValue)>,
+        event: Option<&str>,
+    ) -> Result<Rows, StoreError> {
         let (sql, args) = sql::update(spec, id.clone(), values, owner);
         self.write(spec, sql, args, event).await?.ok_or(StoreError::NotFound)
     }
