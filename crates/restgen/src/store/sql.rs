@@ -60,6 +60,7 @@ pub struct Statements {
     locked: OnceRef<'static, String>,
     delete: OnceRef<'static, String>,
     insert: OnceRef<'static, String>,
+    updates: OnceRef<'static, Updates>,
 }
 
 impl Statements {
@@ -71,6 +72,7 @@ impl Statements {
             locked: OnceRef::new(),
             delete: OnceRef::new(),
             insert: OnceRef::new(),
+            updates: OnceRef::new(),
         }
     }
 }
@@ -208,28 +210,88 @@ pub(crate) fn update(
     id: SqlValue,
     values: Vec<(&str, SqlValue)>,
     owner: Option<(&str, SqlValue)>,
-) -> (String, Vec<SqlValue>) {
-    let mut sql = String::with_capacity(STATEMENT_CAPACITY);
-    if values.is_empty() {
-        let _ = write!(sql, "SELECT {} FROM {}", Columns(spec), Ident(spec.name));
-    } else {
-        let _ = write!(sql, "UPDATE {} SET ", Ident(spec.name));
-        for (i, (column, _)) in values.iter().enumerate() {
-            let _ = write!(sql, "{}{} = ${}", if i == 0 { "" } else { ", " }, Ident(column), i + 1);
-        }
-    }
-    let n = values.len() + 1;
-    let _ = write!(sql, " WHERE \"id\" = ${n}");
-    if let Some((column, _)) = &owner {
-        let _ = write!(sql, " AND {} = ${}", Ident(column), n + 1);
-    }
-    if !values.is_empty() {
-        let _ = write!(sql, " RETURNING {}", Columns(spec));
-    }
+) -> (Cow<'static, str>, Vec<SqlValue>) {
+    let columns: Vec<&str> = values.iter().map(|(c, _)| *c).collect();
+    let owner_column = owner.as_ref().map(|(c, _)| *c);
+    let updates = spec.statements.updates.get_or_init(|| Box::leak(Box::default()));
+    let sql = match updates.find(&columns, owner_column) {
+        Some(kept) => Cow::Borrowed(kept),
+        None => updates.keep(&columns, owner_column, update_text(spec, &columns, owner_column)),
+    };
     let mut args: Vec<SqlValue> = values.into_iter().map(|(_, v)| v).collect();
     args.push(id);
     args.extend(owner.map(|(_, v)| v));
     (sql, args)
+}
+
+fn update_text(spec: &ResourceSpec, columns: &[&str], owner: Option<&str>) -> String {
+    let mut sql = String::with_capacity(STATEMENT_CAPACITY);
+    if columns.is_empty() {
+        let _ = write!(sql, "SELECT {} FROM {}", Columns(spec), Ident(spec.name));
+    } else {
+        let _ = write!(sql, "UPDATE {} SET ", Ident(spec.name));
+        for (i, column) in columns.iter().enumerate() {
+            let _ = write!(sql, "{}{} = ${}", if i == 0 { "" } else { ", " }, Ident(column), i + 1);
+        }
+    }
+    let n = columns.len() + 1;
+    let _ = write!(sql, " WHERE \"id\" = ${n}");
+    if let Some(column) = owner {
+        let _ = write!(sql, " AND {} = ${}", Ident(column), n + 1);
+    }
+    if !columns.is_empty() {
+        let _ = write!(sql, " RETURNING {}", Columns(spec));
+    }
+    sql
+}
+
+/// The update statements of a resource by the columns they set (in order) and the owner
+/// column they hold to: a PATCH sets the columns its body names, so a resource's updates
+/// are a handful of statements written again and again. At most [`MAX_UPDATES`] are kept,
+/// so that bodies naming ever other sets of columns cannot grow it without bound.
+#[derive(Debug, Default)]
+pub(crate) struct Updates(std::sync::RwLock<Vec<KeptUpdate>>);
+
+#[derive(Debug)]
+pub(crate) struct KeptUpdate {
+    columns: Box<[Box<str>]>,
+    owner: Option<Box<str>>,
+    text: &'static str,
+}
+
+/// The most update statements a resource keeps.
+const MAX_UPDATES: usize = 64;
+
+impl KeptUpdate {
+    fn is(&self, columns: &[&str], owner: Option<&str>) -> bool {
+        self.owner.as_deref() == owner && self.columns.iter().map(|c| &**c).eq(columns.iter().copied())
+    }
+}
+
+impl Updates {
+    fn find(&self, columns: &[&str], owner: Option<&str>) -> Option<&'static str> {
+        let kept = self.0.read().unwrap_or_else(std::sync::PoisonError::into_inner);
+        kept.iter().find(|k| k.is(columns, owner)).map(|k| k.text)
+    }
+
+    /// Keeps `text` as the statement of `columns` and `owner` where there is room (or
+    /// another request kept it meanwhile); `text` as it is otherwise.
+    fn keep(&self, columns: &[&str], owner: Option<&str>, text: String) -> Cow<'static, str> {
+        let mut kept = self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(k) = kept.iter().find(|k| k.is(columns, owner)) {
+            return Cow::Borrowed(k.text);
+        }
+        if kept.len() >= MAX_UPDATES {
+            return Cow::Owned(text);
+        }
+        let text: &'static str = Box::leak(text.into_boxed_str());
+        kept.push(KeptUpdate {
+            columns: columns.iter().map(|c| Box::from(*c)).collect(),
+            owner: owner.map(Box::from),
+            text,
+        });
+        Cow::Borrowed(text)
+    }
 }
 
 /// One page plus one row, so the caller learns whether more follow.
@@ -372,6 +434,37 @@ mod tests {
         let (sql, args) = update(&SPEC, SqlValue::Int(Some(9)), Vec::new(), None);
         assert_eq!(sql, format!("SELECT {COLUMNS} FROM \"order\" WHERE \"id\" = $1"));
         assert_eq!(args, vec![SqlValue::Int(Some(9))]);
+    }
+
+    #[test]
+    fn a_resource_keeps_a_bounded_number_of_update_statements() {
+        static SPEC: ResourceSpec = ResourceSpec { name: "wide", ..ResourceSpec::DEFAULT };
+        let set = |columns: &[&'static str], owner: Option<&'static str>| {
+            let values = columns.iter().map(|c| (*c, text("v"))).collect();
+            update(&SPEC, SqlValue::Int(Some(1)), values, owner.map(|o| (o, text("u")))).0
+        };
+        let first = set(&["a", "b"], None);
+        assert!(matches!(first, Cow::Borrowed(_)));
+        assert!(std::ptr::eq(&*first, &*set(&["a", "b"], None)), "written once, kept");
+        // Another order, another owner condition: another statement.
+        assert_eq!(
+            set(&["b", "a"], None),
+            "UPDATE \"wide\" SET \"b\" = $1, \"a\" = $2 WHERE \"id\" = $3 RETURNING \"id\", \"created_at\", \"updated_at\""
+        );
+        assert!(
+            set(&["a", "b"], Some("owner_id"))
+                .ends_with("WHERE \"id\" = $3 AND \"owner_id\" = $4 RETURNING \"id\", \"created_at\", \"updated_at\"")
+        );
+        // Bodies naming ever other columns fill the room, then are written per request.
+        let names: Vec<&'static str> =
+            (0..2 * MAX_UPDATES).map(|i| &*Box::leak(format!("c{i}").into_boxed_str())).collect();
+        let written: Vec<Cow<'static, str>> = names.iter().map(|n| set(&[n], None)).collect();
+        assert!(matches!(written.last(), Some(Cow::Owned(_))), "no more kept past the bound");
+        assert_eq!(written.iter().filter(|w| matches!(w, Cow::Borrowed(_))).count(), MAX_UPDATES - 3);
+        for (n, w) in names.iter().zip(&written) {
+            assert!(w.starts_with(&format!("UPDATE \"wide\" SET \"{n}\" = $1 WHERE")), "{w}");
+        }
+        assert!(matches!(set(&["a", "b"], None), Cow::Borrowed(_)), "those kept stay kept");
     }
 
     #[test]
