@@ -145,7 +145,6 @@ pub(crate) fn problem_for_bare_errors(response: Response) -> Response {
     let detail = match status {
         StatusCode::METHOD_NOT_ALLOWED => "this method is not allowed here; see the Allow header",
         StatusCode::PAYLOAD_TOO_LARGE => "the body is larger than this service accepts",
-        StatusCode::SERVICE_UNAVAILABLE => "the request took too long and was stopped",
         StatusCode::NOT_FOUND => "no such route",
         _ => "the request failed",
     };

@@ -169,10 +169,8 @@ pub async fn get(
     view.admits(spec)?;
     let format = negotiate::choose(spec, view, headers)?;
     let (_, row) = authorized_row(spec, spec.access.read, store, caller, id).await?;
-    let bytes = match (format, &row) {
-        // Written straight from its row where its representation depends on nothing else.
-        (Format::Json, Row::Read(rows)) if !spec.links => {
-            let shown: Vec<bool> = spec.fields.iter().map(|f| shown(f, view)).collect();
+    let bytes = match (format, &row, from_row(spec, view)) {
+        (Format::Json, Row::Read(rows), Some(shown)) => {
             serde_json::to_vec(&rows.first_json(spec, &shown)).map_err(|_| Problem::internal())?
         }
         _ => {
@@ -196,7 +194,7 @@ impl Row {
     fn record(self, spec: &ResourceSpec) -> Result<Record, Problem> {
         match self {
             Row::Record(record) => Ok(record),
-            Row::Read(rows) => rows.last(spec).map_err(StoreError::from)?.ok_or_else(|| missing(spec)),
+            Row::Read(rows) => Ok(rows.record(spec)?),
         }
     }
 }
@@ -608,13 +606,13 @@ pub async fn list(
         request.query.page = crate::store::Page::After(list::cursor_values(spec, &request.query.sort, &record));
     }
     let (rows, more) = store.list_rows(spec, &request.query).await?;
-    // Links depend on each record, and CSV is written from records; JSON without links
-    // is written straight from the rows.
-    let items = if spec.links || format != Format::Json {
-        let records = rows.records(spec).map_err(StoreError::from)?;
-        list::Items::Records(records.into_iter().map(|r| representation(spec, cx, r)).collect())
-    } else {
-        list::Items::Rows(rows, spec.fields.iter().map(|f| shown(f, view)).collect())
+    // CSV is written from records.
+    let items = match from_row(spec, view).filter(|_| format == Format::Json) {
+        Some(shown) => list::Items::Rows(rows, shown),
+        None => {
+            let records = rows.records(spec).map_err(StoreError::from)?;
+            list::Items::Records(records.into_iter().map(|r| representation(spec, cx, r)).collect())
+        }
     };
     list::respond(spec, view, uri, headers, format, &request, items, more)
 }
@@ -769,18 +767,23 @@ pub(crate) fn id_text(record: &Record) -> String {
 /// The answer to a write, `status` with the record as written and its tag: written as
 /// JSON straight from its row where its representation depends on nothing else.
 fn written(spec: &ResourceSpec, cx: &Context, status: StatusCode, row: Rows) -> Result<Response, Problem> {
-    if spec.links {
-        let record = representation(spec, cx, row.record(spec)?);
-        return Ok(conditional::tagged(status, &cx.view, &record));
-    }
-    let shown: Vec<bool> = spec.fields.iter().map(|f| shown(f, &cx.view)).collect();
-    Ok(conditional::tagged(status, &cx.view, &row.first_json(spec, &shown)))
+    Ok(match from_row(spec, &cx.view) {
+        Some(shown) => conditional::tagged(status, &cx.view, &row.first_json(spec, &shown)),
+        None => conditional::tagged(status, &cx.view, &representation(spec, cx, row.record(spec)?)),
+    })
 }
 
 /// Whether a representation in `view` shows the field: not where it is write-only, nor
 /// where the version lacks it.
 fn shown(f: &FieldSpec, view: &View) -> bool {
     !f.write_only && view.has(&f.gate)
+}
+
+/// Which of `spec`'s fields a representation in `view` shows, where it can be written as
+/// JSON straight from the record's row; `None` where it depends on more than the row (its
+/// `_links` depend on the caller), so the record is read and made a [`representation`].
+fn from_row(spec: &ResourceSpec, view: &View) -> Option<Vec<bool>> {
+    (!spec.links).then(|| spec.fields.iter().map(|f| shown(f, view)).collect())
 }
 
 /// The record as the caller sees it in the request's version: write-only fields, and

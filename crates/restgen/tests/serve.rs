@@ -46,14 +46,20 @@ async fn listen() -> (tokio::net::TcpListener, String) {
     (l, url)
 }
 
+/// `service` on `store`, served until the test ends; its URL.
+async fn serving(service: Service, store: Store) -> String {
+    let (listener, url) = listen().await;
+    let app = app(service, store, &Settings::default()).unwrap();
+    tokio::spawn(serve_until(listener, app, std::future::pending()));
+    url
+}
+
 #[tokio::test]
 async fn a_panicking_handler_answers_500_without_internals_and_the_service_keeps_serving() {
     let dir = tempfile::tempdir().unwrap();
     let routes =
         Router::new().route("/api/boom", get(|| async { boom() })).route("/api/fine", get(|| async { "fine" }));
-    let (listener, url) = listen().await;
-    let app = app(service(routes), store(&dir).await, &Settings::default()).unwrap();
-    tokio::spawn(serve_until(listener, app, std::future::pending()));
+    let url = serving(service(routes), store(&dir).await).await;
     let boom = reqwest::get(format!("{url}/api/boom")).await.unwrap();
     assert_eq!(boom.status(), 500);
     assert_eq!(boom.headers()["content-type"], "application/problem+json");
@@ -84,9 +90,7 @@ async fn a_request_past_its_time_is_stopped_with_a_problem_503_and_the_service_k
         .route("/api/fine", get(|| async { "fine" }));
     let mut service = service(routes);
     service.request_timeout = Duration::from_millis(200);
-    let (listener, url) = listen().await;
-    let app = app(service, store(&dir).await, &Settings::default()).unwrap();
-    tokio::spawn(serve_until(listener, app, std::future::pending()));
+    let url = serving(service, store(&dir).await).await;
     let stuck = reqwest::get(format!("{url}/api/stuck")).await.unwrap();
     assert_eq!(stuck.status(), 503);
     assert_eq!(stuck.headers()["content-type"], "application/problem+json");
@@ -112,9 +116,7 @@ fn scopeguard(n: Arc<Notify>) -> impl Send + 'static {
 async fn a_method_a_route_lacks_is_a_problem_405_naming_those_it_has() {
     let dir = tempfile::tempdir().unwrap();
     let routes = Router::new().route("/api/fine", get(|| async { "fine" }));
-    let (listener, url) = listen().await;
-    let app = app(service(routes), store(&dir).await, &Settings::default()).unwrap();
-    tokio::spawn(serve_until(listener, app, std::future::pending()));
+    let url = serving(service(routes), store(&dir).await).await;
     let refused = reqwest::Client::new().delete(format!("{url}/api/fine")).send().await.unwrap();
     assert_eq!(refused.status(), 405);
     assert_eq!(refused.headers()["allow"], "GET,HEAD");
@@ -126,9 +128,7 @@ async fn a_method_a_route_lacks_is_a_problem_405_naming_those_it_has() {
 #[tokio::test]
 async fn unknown_routes_are_problem_404s() {
     let dir = tempfile::tempdir().unwrap();
-    let (listener, url) = listen().await;
-    let app = app(service(Router::new()), store(&dir).await, &Settings::default()).unwrap();
-    tokio::spawn(serve_until(listener, app, std::future::pending()));
+    let url = serving(service(Router::new()), store(&dir).await).await;
     let missing = reqwest::get(format!("{url}/api/nothing")).await.unwrap();
     assert_eq!(missing.status(), 404);
     assert_eq!(missing.headers()["content-type"], "application/problem+json");
@@ -137,10 +137,8 @@ async fn unknown_routes_are_problem_404s() {
 #[tokio::test]
 async fn liveness_does_not_ask_the_database_and_readiness_does() {
     let dir = tempfile::tempdir().unwrap();
-    let (listener, url) = listen().await;
     let store = store(&dir).await;
-    let app = app(service(Router::new()), store.clone(), &Settings::default()).unwrap();
-    tokio::spawn(serve_until(listener, app, std::future::pending()));
+    let url = serving(service(Router::new()), store.clone()).await;
     let probe = |path: &'static str| {
         let url = format!("{url}{path}");
         async move {
@@ -167,9 +165,7 @@ async fn liveness_does_not_ask_the_database_and_readiness_does() {
 #[tokio::test]
 async fn probes_answer_get_and_head_and_refuse_other_methods() {
     let dir = tempfile::tempdir().unwrap();
-    let (listener, url) = listen().await;
-    let app = app(service(Router::new()), store(&dir).await, &Settings::default()).unwrap();
-    tokio::spawn(serve_until(listener, app, std::future::pending()));
+    let url = serving(service(Router::new()), store(&dir).await).await;
     let client = reqwest::Client::new();
     for path in ["/healthz", "/readyz"] {
         let head = client.head(format!("{url}{path}")).send().await.unwrap();

@@ -30,13 +30,27 @@ pub(crate) enum Rows {
     Postgres(Vec<sqlx::postgres::PgRow>),
 }
 
+/// Runs `$body` with `$rows` bound to the rows of whichever driver read them and `$dialect`
+/// to its dialect; compiled once per driver, as `on_pool!` is.
+macro_rules! on_rows {
+    ($rows:expr, $bound:ident, $dialect:ident => $body:expr) => {
+        match $rows {
+            Rows::Sqlite($bound) => {
+                let $dialect = Dialect::Sqlite;
+                $body
+            }
+            Rows::Postgres($bound) => {
+                let $dialect = Dialect::Postgres;
+                $body
+            }
+        }
+    };
+}
+
 impl Rows {
     /// The records of the rows.
     pub(crate) fn records(&self, spec: &ResourceSpec) -> Result<Vec<Record>, sqlx::Error> {
-        match self {
-            Rows::Sqlite(rows) => value::records(Dialect::Sqlite, spec, rows),
-            Rows::Postgres(rows) => value::records(Dialect::Postgres, spec, rows),
-        }
+        on_rows!(self, rows, dialect => value::records(dialect, spec, rows))
     }
 
     /// The record of the (first and only) row of a write or a read by id.
@@ -46,25 +60,17 @@ impl Rows {
 
     /// The id of the first row, as text: read alone, not with the record.
     pub(crate) fn id_text(&self, spec: &ResourceSpec) -> Result<String, StoreError> {
-        fn of(spec: &ResourceSpec, row: &impl value::RecordRow) -> Result<Option<String>, sqlx::Error> {
-            Ok(match spec.id {
-                IdKind::Integer => row.int(0)?.map(|n| n.to_string()),
-                IdKind::Uuid => row.text(0)?.map(str::to_owned),
-            })
+        let id = on_rows!(self, rows, _dialect => rows.first().map(|r| value::id(spec, r)).transpose()?);
+        match id {
+            Some(value::Column::Int(Some(n))) => Ok(n.to_string()),
+            Some(value::Column::Text(Some(t))) => Ok(t.to_owned()),
+            _ => Err(StoreError::NotFound),
         }
-        let id = match self {
-            Rows::Sqlite(rows) => rows.first().map(|r| of(spec, r)).transpose()?,
-            Rows::Postgres(rows) => rows.first().map(|r| of(spec, r)).transpose()?,
-        };
-        id.flatten().ok_or(StoreError::NotFound)
     }
 
     /// The record of the last row.
     pub(crate) fn last(&self, spec: &ResourceSpec) -> Result<Option<Record>, sqlx::Error> {
-        match self {
-            Rows::Sqlite(rows) => rows.last().map(|r| value::record(Dialect::Sqlite, spec, r)).transpose(),
-            Rows::Postgres(rows) => rows.last().map(|r| value::record(Dialect::Postgres, spec, r)).transpose(),
-        }
+        on_rows!(self, rows, dialect => rows.last().map(|r| value::record(dialect, spec, r)).transpose())
     }
 
     /// The first row as the JSON object of its record's representation, as [`Rows::json`]
@@ -80,16 +86,24 @@ impl Rows {
     }
 }
 
-impl From<sqlx::sqlite::SqliteRow> for Rows {
-    fn from(row: sqlx::sqlite::SqliteRow) -> Rows {
-        Rows::Sqlite(vec![row])
+impl From<Vec<sqlx::sqlite::SqliteRow>> for Rows {
+    fn from(rows: Vec<sqlx::sqlite::SqliteRow>) -> Rows {
+        Rows::Sqlite(rows)
     }
 }
 
-impl From<sqlx::postgres::PgRow> for Rows {
-    fn from(row: sqlx::postgres::PgRow) -> Rows {
-        Rows::Postgres(vec![row])
+impl From<Vec<sqlx::postgres::PgRow>> for Rows {
+    fn from(rows: Vec<sqlx::postgres::PgRow>) -> Rows {
+        Rows::Postgres(rows)
     }
+}
+
+/// The one row of a write or a read by id.
+fn one<R>(row: R) -> Rows
+where
+    Rows: From<Vec<R>>,
+{
+    Rows::from(vec![row])
 }
 
 #[derive(Clone, Copy)]
@@ -104,37 +118,19 @@ struct FirstJson<'a>(RowsJson<'a>);
 impl serde::Serialize for FirstJson<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let RowsJson { rows, spec, shown } = self.0;
-        let none = || serde::ser::Error::custom("no row");
-        match rows {
-            Rows::Sqlite(rows) => {
-                let row = rows.first().ok_or_else(none)?;
-                value::Shown { dialect: Dialect::Sqlite, spec, shown, row }.serialize(serializer)
-            }
-            Rows::Postgres(rows) => {
-                let row = rows.first().ok_or_else(none)?;
-                value::Shown { dialect: Dialect::Postgres, spec, shown, row }.serialize(serializer)
-            }
-        }
+        on_rows!(rows, rows, dialect => match rows.first() {
+            Some(row) => value::Shown { dialect, spec, shown, row }.serialize(serializer),
+            None => Err(serde::ser::Error::custom("no row")),
+        })
     }
 }
 
 impl serde::Serialize for RowsJson<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let (spec, shown) = (self.spec, self.shown);
-        match self.rows {
-            Rows::Sqlite(rows) => serializer.collect_seq(rows.iter().map(|row| value::Shown {
-                dialect: Dialect::Sqlite,
-                spec,
-                shown,
-                row,
-            })),
-            Rows::Postgres(rows) => serializer.collect_seq(rows.iter().map(|row| value::Shown {
-                dialect: Dialect::Postgres,
-                spec,
-                shown,
-                row,
-            })),
-        }
+        on_rows!(self.rows, rows, dialect => {
+            serializer.collect_seq(rows.iter().map(|row| value::Shown { dialect, spec, shown, row }))
+        })
     }
 }
 
@@ -596,14 +592,9 @@ impl Store {
         let publishes = event.is_some_and(|e| spec.events.contains(&e));
         if !publishes {
             // One statement needs no transaction of its own.
-            return Ok(match &self.pool {
-                Pool::Sqlite(pool) => {
-                    bind(sql, args).fetch_optional(pool).await.map_err(|e| classify(spec, e))?.map(Rows::from)
-                }
-                Pool::Postgres(pool) => {
-                    bind(sql, args).fetch_optional(pool).await.map_err(|e| classify(spec, e))?.map(Rows::from)
-                }
-            });
+            return Ok(on_pool!(self, pool => {
+                bind(sql, args).fetch_optional(pool).await.map_err(|e| classify(spec, e))?.map(one)
+            }));
         }
         // On the heap: a transaction's futures are kilobytes, which every write's future
         // (and each future holding it) would otherwise carry, and copy as it moves.
@@ -617,7 +608,7 @@ impl Store {
                     bind(sql, args).execute(&mut *tx).await?;
                 }
                 tx.commit().await?;
-                Some(Rows::from(row))
+                Some(one(row))
             }))
         })
         .await?;
@@ -628,17 +619,12 @@ impl Store {
     }
 
     pub async fn get(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Record, StoreError> {
-        let row = self.get_row(spec, id).await?;
-        row.last(spec)?.ok_or(StoreError::NotFound)
+        self.get_row(spec, id).await?.record(spec)
     }
 
     /// One record by id, as its row: one of [`Rows`].
     pub(crate) async fn get_row(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Rows, StoreError> {
-        let args = vec![id.clone()];
-        let row = match &self.pool {
-            Pool::Sqlite(pool) => bind(sql::by_id(spec), args).fetch_optional(pool).await?.map(Rows::from),
-            Pool::Postgres(pool) => bind(sql::by_id(spec), args).fetch_optional(pool).await?.map(Rows::from),
-        };
+        let row = on_pool!(self, pool => bind(sql::by_id(spec), vec![id.clone()]).fetch_optional(pool).await?.map(one));
         row.ok_or(StoreError::NotFound)
     }
 
@@ -854,18 +840,11 @@ impl Store {
     pub(crate) async fn list_rows(&self, spec: &ResourceSpec, query: &ListQuery) -> Result<(Rows, bool), StoreError> {
         let (sql, args) = sql::select_page(self.dialect, spec, query);
         let limit = query.limit as usize;
-        Ok(match &self.pool {
-            Pool::Sqlite(pool) => {
-                let mut rows = bind(sql, args).fetch_all(pool).await?;
-                let more = beyond(&mut rows, limit);
-                (Rows::Sqlite(rows), more)
-            }
-            Pool::Postgres(pool) => {
-                let mut rows = bind(sql, args).fetch_all(pool).await?;
-                let more = beyond(&mut rows, limit);
-                (Rows::Postgres(rows), more)
-            }
-        })
+        Ok(on_pool!(self, pool => {
+            let mut rows = bind(sql, args).fetch_all(pool).await?;
+            let more = beyond(&mut rows, limit);
+            (Rows::from(rows), more)
+        }))
     }
 
     /// The database's plan for a list query, one line per step (SQLite's `EXPLAIN QUERY
@@ -883,7 +862,6 @@ impl Store {
     }
 }
 
-/// A query with its parameters bound, for either driver.
 /// Whether `rows` (a page read with one row more) go beyond `limit`; they are cut to it.
 fn beyond<T>(rows: &mut Vec<T>, limit: usize) -> bool {
     let more = rows.len() > limit;
@@ -915,6 +893,7 @@ impl Statement for std::borrow::Cow<'static, str> {
     }
 }
 
+/// A query with its parameters bound, for either driver.
 fn bind<'q, DB: Database>(sql: impl Statement, args: Vec<SqlValue>) -> Query<'q, DB, <DB as Database>::Arguments>
 where
     Option<String>: for<'t> Encode<'t, DB> + Type<DB>,

@@ -2,10 +2,11 @@
 //! every value is a `$n` parameter (both SQLite and PostgreSQL read `$n`).
 
 use super::{Dialect, SqlValue};
-use crate::spec::{IdKind, ResourceSpec};
+use crate::spec::ResourceSpec;
 use once_cell::race::OnceRef;
 use std::borrow::Cow;
 use std::fmt::Write;
+use std::sync::PoisonError;
 
 /// `"name"`: quoted so that resource names like `order` never read as SQL keywords.
 pub(crate) fn ident(name: &str) -> String {
@@ -59,8 +60,8 @@ pub struct Statements {
     by_id: OnceRef<'static, String>,
     locked: OnceRef<'static, String>,
     delete: OnceRef<'static, String>,
-    insert: OnceRef<'static, String>,
-    updates: OnceRef<'static, Updates>,
+    inserts: OnceRef<'static, ByColumns>,
+    updates: OnceRef<'static, ByColumns>,
 }
 
 impl Statements {
@@ -71,7 +72,7 @@ impl Statements {
             by_id: OnceRef::new(),
             locked: OnceRef::new(),
             delete: OnceRef::new(),
-            insert: OnceRef::new(),
+            inserts: OnceRef::new(),
             updates: OnceRef::new(),
         }
     }
@@ -162,36 +163,24 @@ pub struct ListQuery {
 // text cost more than its execution's encoding when each piece was a `String` of its own.
 // (`write!` to a `String` cannot fail.)
 
-/// Inserts `values` (columns and their values), returning the record. The statement of a
-/// whole record (every column a create writes: the id where the service makes it, the
-/// owner, every field, the times) is the spec's own, written once.
+/// Inserts `values` (columns and their values), returning the record. Its statement is
+/// kept by the columns it names, as an update's is (a create names the same ones each time).
 pub(crate) fn insert(spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> (Cow<'static, str>, Vec<SqlValue>) {
-    let whole = values.iter().map(|(c, _)| *c).eq(whole_record(spec));
-    let sql = match whole {
-        true => Cow::Borrowed(kept(&spec.statements.insert, || insert_text(spec, &values))),
-        false => Cow::Owned(insert_text(spec, &values)),
-    };
+    let columns: Vec<&str> = values.iter().map(|(c, _)| *c).collect();
+    let sql = ByColumns::of(&spec.statements.inserts).text(&columns, None, || insert_text(spec, &columns));
     (sql, values.into_iter().map(|(_, v)| v).collect())
 }
 
-/// The columns a create writes, in the order it writes them.
-fn whole_record(spec: &ResourceSpec) -> impl Iterator<Item = &'static str> + '_ {
-    let id = (spec.id == IdKind::Uuid).then_some("id");
-    let owner = spec.owner.map(|_| "owner_id");
-    let times = if spec.timestamps { &["created_at", "updated_at"][..] } else { &[] };
-    id.into_iter().chain(owner).chain(spec.fields.iter().map(|f| f.name)).chain(times.iter().copied())
-}
-
-fn insert_text(spec: &ResourceSpec, values: &[(&str, SqlValue)]) -> String {
+fn insert_text(spec: &ResourceSpec, columns: &[&str]) -> String {
     let mut sql = String::with_capacity(STATEMENT_CAPACITY);
     let _ = write!(sql, "INSERT INTO {}", Ident(spec.name));
-    if values.is_empty() {
+    if columns.is_empty() {
         sql.push_str(" DEFAULT VALUES");
     } else {
-        for (i, (column, _)) in values.iter().enumerate() {
+        for (i, column) in columns.iter().enumerate() {
             let _ = write!(sql, "{}{}", if i == 0 { " (" } else { ", " }, Ident(column));
         }
-        for i in 1..=values.len() {
+        for i in 1..=columns.len() {
             let _ = write!(sql, "{}${i}", if i == 1 { ") VALUES (" } else { ", " });
         }
         sql.push(')');
@@ -213,11 +202,8 @@ pub(crate) fn update(
 ) -> (Cow<'static, str>, Vec<SqlValue>) {
     let columns: Vec<&str> = values.iter().map(|(c, _)| *c).collect();
     let owner_column = owner.as_ref().map(|(c, _)| *c);
-    let updates = spec.statements.updates.get_or_init(|| Box::leak(Box::default()));
-    let sql = match updates.find(&columns, owner_column) {
-        Some(kept) => Cow::Borrowed(kept),
-        None => updates.keep(&columns, owner_column, update_text(spec, &columns, owner_column)),
-    };
+    let sql = ByColumns::of(&spec.statements.updates)
+        .text(&columns, owner_column, || update_text(spec, &columns, owner_column));
     let mut args: Vec<SqlValue> = values.into_iter().map(|(_, v)| v).collect();
     args.push(id);
     args.extend(owner.map(|(_, v)| v));
@@ -245,51 +231,54 @@ fn update_text(spec: &ResourceSpec, columns: &[&str], owner: Option<&str>) -> St
     sql
 }
 
-/// The update statements of a resource by the columns they set (in order) and the owner
-/// column they hold to: a PATCH sets the columns its body names, so a resource's updates
-/// are a handful of statements written again and again. At most [`MAX_UPDATES`] are kept,
-/// so that bodies naming ever other sets of columns cannot grow it without bound.
+/// A resource's insert or update statements by the columns they name (in order) and the
+/// owner column an update holds to: a create names the same columns each time, a PATCH
+/// those its body names, so a resource's writes are a handful of statements written again
+/// and again. At most [`MAX_KEPT`] are kept, so that bodies naming ever other sets of
+/// columns cannot grow it without bound; past it each is written for its request.
 #[derive(Debug, Default)]
-pub(crate) struct Updates(std::sync::RwLock<Vec<KeptUpdate>>);
+pub(crate) struct ByColumns(std::sync::RwLock<Vec<Kept>>);
 
 #[derive(Debug)]
-pub(crate) struct KeptUpdate {
+pub(crate) struct Kept {
     columns: Box<[Box<str>]>,
     owner: Option<Box<str>>,
     text: &'static str,
 }
 
-/// The most update statements a resource keeps.
-const MAX_UPDATES: usize = 64;
+/// The most statements of one kind a resource keeps.
+const MAX_KEPT: usize = 64;
 
-impl KeptUpdate {
+impl Kept {
     fn is(&self, columns: &[&str], owner: Option<&str>) -> bool {
         self.owner.as_deref() == owner && self.columns.iter().map(|c| &**c).eq(columns.iter().copied())
     }
 }
 
-impl Updates {
-    fn find(&self, columns: &[&str], owner: Option<&str>) -> Option<&'static str> {
-        let kept = self.0.read().unwrap_or_else(std::sync::PoisonError::into_inner);
-        kept.iter().find(|k| k.is(columns, owner)).map(|k| k.text)
+impl ByColumns {
+    /// The statements kept in `cell`, made empty the first time.
+    fn of(cell: &OnceRef<'static, ByColumns>) -> &'static ByColumns {
+        cell.get_or_init(|| Box::leak(Box::default()))
     }
 
-    /// Keeps `text` as the statement of `columns` and `owner` where there is room (or
-    /// another request kept it meanwhile); `text` as it is otherwise.
-    fn keep(&self, columns: &[&str], owner: Option<&str>, text: String) -> Cow<'static, str> {
-        let mut kept = self.0.write().unwrap_or_else(std::sync::PoisonError::into_inner);
+    /// The statement naming `columns` (and `owner`), made by `write` where none is kept.
+    fn text(&self, columns: &[&str], owner: Option<&str>, write: impl FnOnce() -> String) -> Cow<'static, str> {
+        let found =
+            self.0.read().unwrap_or_else(PoisonError::into_inner).iter().find(|k| k.is(columns, owner)).map(|k| k.text);
+        if let Some(text) = found {
+            return Cow::Borrowed(text);
+        }
+        let text = write();
+        let mut kept = self.0.write().unwrap_or_else(PoisonError::into_inner);
+        // Another request may have kept it meanwhile.
         if let Some(k) = kept.iter().find(|k| k.is(columns, owner)) {
             return Cow::Borrowed(k.text);
         }
-        if kept.len() >= MAX_UPDATES {
+        if kept.len() >= MAX_KEPT {
             return Cow::Owned(text);
         }
         let text: &'static str = Box::leak(text.into_boxed_str());
-        kept.push(KeptUpdate {
-            columns: columns.iter().map(|c| Box::from(*c)).collect(),
-            owner: owner.map(Box::from),
-            text,
-        });
+        kept.push(Kept { columns: columns.iter().map(|c| Box::from(*c)).collect(), owner: owner.map(Box::from), text });
         Cow::Borrowed(text)
     }
 }
@@ -388,7 +377,6 @@ mod tests {
     fn an_insert_names_each_column_set_and_returns_the_record() {
         let (sql, args) = insert(&SPEC, vec![("status", text("new")), ("total", SqlValue::Int(Some(3)))]);
         assert_eq!(sql, format!("INSERT INTO \"order\" (\"status\", \"total\") VALUES ($1, $2) RETURNING {COLUMNS}"));
-        assert!(matches!(sql, Cow::Owned(_)), "not a whole record: written for the request");
         assert_eq!(args, vec![text("new"), SqlValue::Int(Some(3))]);
         let (sql, args) = insert(&SPEC, Vec::new());
         assert_eq!(sql, format!("INSERT INTO \"order\" DEFAULT VALUES RETURNING {COLUMNS}"));
@@ -396,7 +384,7 @@ mod tests {
     }
 
     #[test]
-    fn the_insert_of_a_whole_record_is_the_specs_own_written_once() {
+    fn an_insert_is_kept_by_the_columns_it_names() {
         let whole = |status: &str| {
             let columns = ["id", "owner_id", "status", "total", "created_at", "updated_at"];
             columns.iter().map(|c| (*c, text(&format!("{c} {status}")))).collect::<Vec<_>>()
@@ -414,11 +402,11 @@ mod tests {
         let (second, args) = insert(&SPEC, whole("paid"));
         assert!(matches!((&first, &second), (Cow::Borrowed(a), Cow::Borrowed(b)) if std::ptr::eq(*a, *b)));
         assert_eq!(args[2], text("status paid"), "the values are the request's");
-        // The same columns in another order are not the whole record's statement.
+        // The same columns in another order are another statement.
         let mut reordered = whole("new");
         reordered.swap(2, 3);
         let (sql, _) = insert(&SPEC, reordered);
-        assert!(matches!(sql, Cow::Owned(_)));
+        assert!(!std::ptr::eq(&*sql, &*first));
         assert!(sql.contains("(\"id\", \"owner_id\", \"total\", \"status\""), "{sql}");
     }
 
@@ -437,7 +425,7 @@ mod tests {
     }
 
     #[test]
-    fn a_resource_keeps_a_bounded_number_of_update_statements() {
+    fn a_resource_keeps_a_bounded_number_of_statements_by_columns() {
         static SPEC: ResourceSpec = ResourceSpec { name: "wide", ..ResourceSpec::DEFAULT };
         let set = |columns: &[&'static str], owner: Option<&'static str>| {
             let values = columns.iter().map(|c| (*c, text("v"))).collect();
@@ -457,10 +445,10 @@ mod tests {
         );
         // Bodies naming ever other columns fill the room, then are written per request.
         let names: Vec<&'static str> =
-            (0..2 * MAX_UPDATES).map(|i| &*Box::leak(format!("c{i}").into_boxed_str())).collect();
+            (0..2 * MAX_KEPT).map(|i| &*Box::leak(format!("c{i}").into_boxed_str())).collect();
         let written: Vec<Cow<'static, str>> = names.iter().map(|n| set(&[n], None)).collect();
         assert!(matches!(written.last(), Some(Cow::Owned(_))), "no more kept past the bound");
-        assert_eq!(written.iter().filter(|w| matches!(w, Cow::Borrowed(_))).count(), MAX_UPDATES - 3);
+        assert_eq!(written.iter().filter(|w| matches!(w, Cow::Borrowed(_))).count(), MAX_KEPT - 3);
         for (n, w) in names.iter().zip(&written) {
             assert!(w.starts_with(&format!("UPDATE \"wide\" SET \"{n}\" = $1 WHERE")), "{w}");
         }

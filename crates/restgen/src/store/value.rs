@@ -147,6 +147,14 @@ fn required<T>(value: Option<T>, at: usize) -> Result<T, sqlx::Error> {
     value.ok_or_else(|| sqlx::Error::ColumnDecode { index: at.to_string(), source: "unexpected NULL".into() })
 }
 
+/// The record's id, the first column of its row.
+pub(crate) fn id<'r>(spec: &ResourceSpec, row: &'r impl RecordRow) -> Result<Column<'r>, sqlx::Error> {
+    Ok(match spec.id {
+        IdKind::Integer => Column::Int(Some(required(row.int(0)?, 0)?)),
+        IdKind::Uuid => Column::Text(Some(required(row.text(0)?, 0)?)),
+    })
+}
+
 /// Each column of a row of a statement that selects [`Columns`](super::sql::Columns),
 /// named, in order, to `visit`: the one reading of a record's row, whichever form it
 /// takes (a [`Record`], or JSON written straight from the row).
@@ -156,11 +164,7 @@ pub(crate) fn columns<'r, E: From<sqlx::Error>>(
     row: &'r impl RecordRow,
     mut visit: impl FnMut(&'static str, Option<&'static FieldSpec>, Column<'r>) -> Result<(), E>,
 ) -> Result<(), E> {
-    let id = match spec.id {
-        IdKind::Integer => Column::Int(Some(required(row.int(0)?, 0)?)),
-        IdKind::Uuid => Column::Text(Some(required(row.text(0)?, 0)?)),
-    };
-    visit("id", None, id)?;
+    visit("id", None, id(spec, row)?)?;
     let mut at = 1;
     if let Some((_, kind)) = spec.owner {
         let owner = match kind {
