@@ -9,7 +9,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use restgen_core::diagnostics::{self, Diagnostics, Severity, Sources};
 use restgen_core::emit::{self, Options, RuntimeDep};
 use restgen_core::model::Service;
-use restgen_core::output::Action;
+use restgen_core::output::{Action, Output, Staged, Stale};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -251,56 +251,103 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
         eprintln!("error: {e}");
         FAILURE
     };
+    // What a thread does with the files it made: stage them beside their targets (the
+    // renames wait until every thread staged), or, with --check, find the stale ones.
+    let finish = |output: Output, dir: &Path| -> Result<Finished, u8> {
+        if check {
+            let stale = output.stale(dir).map_err(io_failure)?;
+            Ok(Finished::Checked(stale.into_iter().map(|s| Stale { path: dir.join(&s.path), ..s }).collect()))
+        } else {
+            output.stage(dir).map(Finished::Staged).map_err(io_failure)
+        }
+    };
     // The service's sources, its OpenAPI documents and the client take about as long each:
-    // three threads keep two cores busy to the end. The other two read the schema again:
-    // model nodes keep the spans of derive input, which cannot cross threads, and reading
-    // costs a few percent of printing.
+    // three threads keep two cores busy to the end, and each stages its files as soon as
+    // they are made, so one thread's wait for the disk (the durable files' fsync) is
+    // another's time to print. The other two read the schema again: model nodes keep the
+    // spans of derive input, which cannot cross threads, and reading costs a few percent of
+    // printing.
     let (name, text) = (&loaded.name, &loaded.text);
     let reread = || restgen_schema::load(name, text).expect("the schema read before reads again").0;
-    let (service_files, client_files) = std::thread::scope(|scope| {
-        let documents = scope.spawn(|| emit::documents(&reread()));
-        let client = (!no_client).then(|| scope.spawn(|| emit::generate_client(&reread(), &options)));
-        let sources = emit::sources(service, &options, &history);
-        let documents = documents.join().expect("generating the documents does not panic");
-        let service_files = sources.map(|mut files| {
-            files.merge(documents);
-            files
+    let (sources, documents, client) = std::thread::scope(|scope| {
+        let documents = scope.spawn(|| finish(emit::documents(&reread()), out));
+        let client = (!no_client).then(|| {
+            scope.spawn(|| finish(emit::generate_client(&reread(), &options).map_err(internal)?, &client_out))
         });
-        (service_files, client.map(|c| c.join().expect("generating the client does not panic")))
+        let sources = emit::sources(service, &options, &history).map_err(internal).and_then(|o| finish(o, out));
+        let documents = documents.join().expect("generating the documents does not panic");
+        (sources, documents, client.map(|c| c.join().expect("generating the client does not panic")))
     });
-    let mut crates = vec![(service_files.map_err(internal)?, out)];
-    if let Some(files) = client_files {
-        crates.push((files.map_err(internal)?, client_out.as_path()));
+    // Any failure drops what the others staged, which deletes it: nothing is written.
+    let mut service = sources?;
+    service.merge(documents?);
+    let mut finished = vec![service];
+    if let Some(client) = client {
+        finished.push(client?);
     }
     if check {
-        let mut fresh = true;
-        for (output, dir) in &crates {
-            for s in output.stale(dir).map_err(io_failure)? {
-                let why = if s.missing { "missing" } else { "stale" };
-                println!("{why}: {}", dir.join(&s.path).display());
-                fresh = false;
-            }
+        let stale: Vec<Stale> = finished.into_iter().flat_map(Finished::into_stale).collect();
+        for s in &stale {
+            println!("{}: {}", if s.missing { "missing" } else { "stale" }, s.path.display());
         }
-        if fresh {
-            let dirs: Vec<String> = crates.iter().map(|(_, dir)| dir.display().to_string()).collect();
+        if stale.is_empty() {
+            let mut dirs = vec![out.display().to_string()];
+            dirs.extend((!no_client).then(|| client_out.display().to_string()));
             println!("{} up to date", dirs.join(" and "));
             return Ok(ExitCode::SUCCESS);
         }
         println!("run `restgen generate {} --out {}` to update", file.display(), out.display());
         return Ok(ExitCode::from(PROBLEMS));
     }
-    for (output, dir) in &crates {
-        for (path, action) in output.write(dir).map_err(io_failure)? {
-            let word = match action {
-                Action::Created => "created",
-                Action::Updated => "updated",
-                Action::Unchanged => "unchanged",
-                Action::Kept => "kept (yours)",
-            };
-            println!("{word:>13}  {}", dir.join(path).display());
-        }
+    let mut written = Vec::new();
+    for staged in finished.into_iter().filter_map(Finished::into_staged) {
+        written.extend(staged.persist().map_err(io_failure)?);
+    }
+    for (path, action) in written {
+        let word = match action {
+            Action::Created => "created",
+            Action::Updated => "updated",
+            Action::Unchanged => "unchanged",
+            Action::Kept => "kept (yours)",
+        };
+        println!("{word:>13}  {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// What generation left of one directory's files: staged to be put in place, or, under
+/// `--check`, the ones stale or missing (their paths with the directory).
+enum Finished {
+    Staged(Staged),
+    Checked(Vec<Stale>),
+}
+
+impl Finished {
+    /// Adds `other`'s files, made for the same directory, in path order.
+    fn merge(&mut self, other: Finished) {
+        match (self, other) {
+            (Finished::Staged(a), Finished::Staged(b)) => a.merge(b),
+            (Finished::Checked(a), Finished::Checked(b)) => {
+                a.extend(b);
+                a.sort_by(|x, y| x.path.cmp(&y.path));
+            }
+            _ => unreachable!("every thread either stages or checks"),
+        }
+    }
+
+    fn into_stale(self) -> Vec<Stale> {
+        match self {
+            Finished::Checked(stale) => stale,
+            Finished::Staged(_) => Vec::new(),
+        }
+    }
+
+    fn into_staged(self) -> Option<Staged> {
+        match self {
+            Finished::Staged(staged) => Some(staged),
+            Finished::Checked(_) => None,
+        }
+    }
 }
 
 fn io_failure(e: std::io::Error) -> u8 {

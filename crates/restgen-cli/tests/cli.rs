@@ -159,6 +159,21 @@ fn a_failed_write_leaves_the_output_directory_as_it_was() {
 }
 
 #[test]
+fn a_client_that_cannot_be_written_leaves_the_service_unwritten_too() {
+    // The service's files are made and staged on other threads than the client's; all
+    // of them go into place together or none does.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("shop-client")).unwrap();
+    std::fs::write(dir.path().join("shop-client/src"), "in the way").unwrap();
+    let out = restgen(&["generate", shop().to_str().unwrap(), "--out", "svc"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("shop-client/src"), "{}", text(&out.stderr));
+    let svc = dir.path().join("svc");
+    assert!(!svc.exists() || tree(&svc).is_empty(), "{:?}", tree(&svc).keys().collect::<Vec<_>>());
+    assert_eq!(tree(&dir.path().join("shop-client")).len(), 1, "only what was in the way");
+}
+
+#[test]
 fn a_schema_with_errors_generates_nothing() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("broken.yaml"), BROKEN).unwrap();

@@ -4,8 +4,9 @@
 //! the user once written and are only created when absent; a `Migration` is created once
 //! and never changed, and their `Record` is rewritten like a generated file but synced to
 //! disk as they are. Writing is all or nothing:
-//! every changed file is staged beside its target first, and only when all are staged are
-//! they renamed into place, so a failed run leaves the directory as it was.
+//! every changed file is staged beside its target first ([`Output::stage`]), and only when
+//! all are staged are they renamed into place ([`Staged::persist`]), so a failed run leaves
+//! the directory as it was.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -100,10 +101,11 @@ impl Output {
             .collect()
     }
 
-    /// Writes every created or updated file, all or nothing.
-    pub fn write(&self, dir: &Path) -> io::Result<Vec<(PathBuf, Action)>> {
+    /// Stages every created or updated file beside its target, synced where it must be
+    /// durable; nothing is in place until [`Staged::persist`].
+    pub fn stage(&self, dir: &Path) -> io::Result<Staged> {
         let plan = self.plan(dir)?;
-        let mut staged: Vec<(tempfile::NamedTempFile, PathBuf)> = Vec::new();
+        let mut files: Vec<(tempfile::NamedTempFile, PathBuf)> = Vec::new();
         for (rel, action) in &plan {
             if !matches!(action, Action::Created | Action::Updated) {
                 continue;
@@ -120,12 +122,9 @@ impl Output {
             if file.kind.durable() {
                 tmp.as_file().sync_all().map_err(|e| with_path(e, &target))?;
             }
-            staged.push((tmp, target));
+            files.push((tmp, target));
         }
-        for (tmp, target) in staged {
-            tmp.persist(&target).map_err(|e| with_path(e.error, &target))?;
-        }
-        Ok(plan)
+        Ok(Staged { plan: plan.into_iter().map(|(rel, action)| (dir.join(rel), action)).collect(), files })
     }
 
     /// The generated files whose bytes on disk differ from these, and missing files.
@@ -144,4 +143,31 @@ impl Output {
 
 fn with_path(e: io::Error, path: &Path) -> io::Error {
     io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+/// Files written beside their targets and not yet in place. Dropped, they are deleted and
+/// the directories are as they were; several staged sets (a service's sources and its
+/// documents, its client) are put in place together once every one was staged.
+#[derive(Debug)]
+pub struct Staged {
+    /// Every file's target (its directory joined) and what persisting does to it.
+    plan: Vec<(PathBuf, Action)>,
+    files: Vec<(tempfile::NamedTempFile, PathBuf)>,
+}
+
+impl Staged {
+    /// Adds `other`'s files; the plan stays in path order.
+    pub fn merge(&mut self, other: Staged) {
+        self.plan.extend(other.plan);
+        self.plan.sort_by(|a, b| a.0.cmp(&b.0));
+        self.files.extend(other.files);
+    }
+
+    /// Renames every staged file over its target: what each file's target had done to it.
+    pub fn persist(self) -> io::Result<Vec<(PathBuf, Action)>> {
+        for (tmp, target) in self.files {
+            tmp.persist(&target).map_err(|e| with_path(e.error, &target))?;
+        }
+        Ok(self.plan)
+    }
 }
