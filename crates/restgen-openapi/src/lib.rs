@@ -7,7 +7,7 @@
 //! One module a topic: `paths` (operations and their parameters), `schemas` (records,
 //! inputs, lists), `problems` (error answers), `security` (schemes and requirements),
 //! `headers` (ETag, conditional requests, idempotency, CORS), `rate` (rate limit fields and
-//! 429s); this file assembles the document.
+//! 429s), `size` (how long its text is); this file assembles the document.
 
 mod headers;
 mod lifecycle;
@@ -16,6 +16,7 @@ mod problems;
 mod rate;
 mod schemas;
 mod security;
+mod size;
 mod webhooks;
 
 use crate::headers::{cors_headers, etag_header};
@@ -31,13 +32,14 @@ pub fn render(service: &Service) -> String {
 }
 
 fn text(doc: &Value) -> String {
-    // Room for a large document from the start: grown by doubling, every step of a large
-    // buffer is fresh memory, faulted in, and a copy of what was written.
-    let mut text = Vec::with_capacity(1 << 20);
+    let len = size::pretty_len(doc) + 1;
+    let mut text = Vec::with_capacity(len);
     if serde_json::to_writer_pretty(&mut text, doc).is_err() {
         return String::new();
     }
     text.push(b'\n');
+    // Every document the test suites render, of every fixture, is measured right.
+    debug_assert_eq!(text.len(), len, "the measured length of the document's text");
     String::from_utf8(text).unwrap_or_default()
 }
 
