@@ -340,15 +340,8 @@ pub fn enumeration(ty: &Ident, variants: &[(&Ident, &str)]) -> TokenStream {
     let values: Vec<&str> = variants.iter().map(|(_, v)| *v).collect();
     let variants: Vec<Ident> = variants.iter().map(|(i, _)| (*i).clone()).collect();
     let expecting = format!("one of {}", values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "));
-    let value = quote! {
-        match self {
-            #( #ty::#variants => #values, )*
-        }
-    };
-    let enum_trait =
-        models::enum_trait(quote!(#[automatically_derived]), &quote!(::restgen), ty, &variants, &values, value);
     quote! {
-        #enum_trait
+        ::restgen::string_enum!(@trait #ty { #( #variants = #values ),* });
 
         #[automatically_derived]
         impl ::core::fmt::Display for #ty {

@@ -68,13 +68,13 @@ fn roles_enum(service: &Service, side: Side) -> TokenStream {
 }
 
 /// A Rust enum whose variants serialize as the given strings, with `restgen::Enum` (the
-/// client crate's re-export of it on that side) as a hand-written enum has it.
+/// client crate's re-export of it on that side) as a hand-written enum has it; the
+/// runtime's `string_enum!` writes its impls.
 pub(crate) fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str], side: Side) -> TokenStream {
     let serde = side.serde();
     let root = side.root();
     let derives = side.derives();
     let variants = variant_idents(values.iter().copied());
-    let enum_trait = enum_trait(quote!(), &root, name, &variants, values, quote!(self.as_str()));
     let doc = self::doc(doc);
     quote! {
         #doc
@@ -84,54 +84,7 @@ pub(crate) fn string_enum(name: &proc_macro2::Ident, doc: &str, values: &[&str],
             #( #[serde(rename = #values)] #variants, )*
         }
 
-        impl #name {
-            /// Every value, in declaration order.
-            pub const ALL: &'static [#name] = &[#(#name::#variants),*];
-
-            /// The value as it appears on the wire.
-            pub fn as_str(self) -> &'static str {
-                match self {
-                    #( #name::#variants => #values, )*
-                }
-            }
-        }
-
-        impl ::core::fmt::Display for #name {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-
-        #enum_trait
-    }
-}
-
-/// `impl restgen::Enum` (`root`'s) for `name`, whose `variants` are `values`; `value` is
-/// the body of `Enum::value`. Declared enums and `#[derive(Enum)]` share it.
-pub(crate) fn enum_trait(
-    attrs: TokenStream,
-    root: &TokenStream,
-    name: &proc_macro2::Ident,
-    variants: &[proc_macro2::Ident],
-    values: &[&str],
-    value: TokenStream,
-) -> TokenStream {
-    quote! {
-        #attrs
-        impl #root::Enum for #name {
-            const VALUES: &'static [&'static str] = &[#(#values),*];
-
-            fn value(&self) -> &'static str {
-                #value
-            }
-
-            fn from_value(text: &str) -> ::core::option::Option<Self> {
-                match text {
-                    #( #values => ::core::option::Option::Some(#name::#variants), )*
-                    _ => ::core::option::Option::None,
-                }
-            }
-        }
+        #root::string_enum!(#name { #( #variants = #values ),* });
     }
 }
 

@@ -282,49 +282,10 @@ pub enum UserSort {
     #[serde(rename = "created_at_desc")]
     CreatedAtDesc,
 }
-impl UserSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [UserSort] = &[
-        UserSort::IdAsc,
-        UserSort::IdDesc,
-        UserSort::CreatedAtAsc,
-        UserSort::CreatedAtDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            UserSort::IdAsc => "id_asc",
-            UserSort::IdDesc => "id_desc",
-            UserSort::CreatedAtAsc => "created_at_asc",
-            UserSort::CreatedAtDesc => "created_at_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for UserSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for UserSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(UserSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(UserSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(UserSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(UserSort::CreatedAtDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    UserSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc" }
+);
 /// A list request for /users; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -525,67 +486,11 @@ pub enum CustomerSort {
     #[serde(rename = "city_desc")]
     CityDesc,
 }
-impl CustomerSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [CustomerSort] = &[
-        CustomerSort::IdAsc,
-        CustomerSort::IdDesc,
-        CustomerSort::CreatedAtAsc,
-        CustomerSort::CreatedAtDesc,
-        CustomerSort::NameAsc,
-        CustomerSort::NameDesc,
-        CustomerSort::CityAsc,
-        CustomerSort::CityDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CustomerSort::IdAsc => "id_asc",
-            CustomerSort::IdDesc => "id_desc",
-            CustomerSort::CreatedAtAsc => "created_at_asc",
-            CustomerSort::CreatedAtDesc => "created_at_desc",
-            CustomerSort::NameAsc => "name_asc",
-            CustomerSort::NameDesc => "name_desc",
-            CustomerSort::CityAsc => "city_asc",
-            CustomerSort::CityDesc => "city_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for CustomerSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for CustomerSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "name_asc",
-        "name_desc",
-        "city_asc",
-        "city_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(CustomerSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(CustomerSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(CustomerSort::CreatedAtAsc),
-            "created_at_desc" => {
-                ::core::option::Option::Some(CustomerSort::CreatedAtDesc)
-            }
-            "name_asc" => ::core::option::Option::Some(CustomerSort::NameAsc),
-            "name_desc" => ::core::option::Option::Some(CustomerSort::NameDesc),
-            "city_asc" => ::core::option::Option::Some(CustomerSort::CityAsc),
-            "city_desc" => ::core::option::Option::Some(CustomerSort::CityDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    CustomerSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", NameAsc = "name_asc", NameDesc = "name_desc",
+    CityAsc = "city_asc", CityDesc = "city_desc" }
+);
 /// A list request for /customers; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -882,57 +787,10 @@ pub enum OrderSort {
     #[serde(rename = "date_desc")]
     DateDesc,
 }
-impl OrderSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [OrderSort] = &[
-        OrderSort::IdAsc,
-        OrderSort::IdDesc,
-        OrderSort::CreatedAtAsc,
-        OrderSort::CreatedAtDesc,
-        OrderSort::DateAsc,
-        OrderSort::DateDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OrderSort::IdAsc => "id_asc",
-            OrderSort::IdDesc => "id_desc",
-            OrderSort::CreatedAtAsc => "created_at_asc",
-            OrderSort::CreatedAtDesc => "created_at_desc",
-            OrderSort::DateAsc => "date_asc",
-            OrderSort::DateDesc => "date_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for OrderSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for OrderSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "date_asc",
-        "date_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(OrderSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(OrderSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(OrderSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(OrderSort::CreatedAtDesc),
-            "date_asc" => ::core::option::Option::Some(OrderSort::DateAsc),
-            "date_desc" => ::core::option::Option::Some(OrderSort::DateDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    OrderSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", DateAsc = "date_asc", DateDesc = "date_desc" }
+);
 /// A list request for /orders; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -1065,49 +923,10 @@ pub enum InvoiceSort {
     #[serde(rename = "created_at_desc")]
     CreatedAtDesc,
 }
-impl InvoiceSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [InvoiceSort] = &[
-        InvoiceSort::IdAsc,
-        InvoiceSort::IdDesc,
-        InvoiceSort::CreatedAtAsc,
-        InvoiceSort::CreatedAtDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            InvoiceSort::IdAsc => "id_asc",
-            InvoiceSort::IdDesc => "id_desc",
-            InvoiceSort::CreatedAtAsc => "created_at_asc",
-            InvoiceSort::CreatedAtDesc => "created_at_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for InvoiceSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for InvoiceSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(InvoiceSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(InvoiceSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(InvoiceSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(InvoiceSort::CreatedAtDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    InvoiceSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc" }
+);
 /// A list request for /invoices; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]

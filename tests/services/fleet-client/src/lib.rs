@@ -192,65 +192,11 @@ pub enum DepotSort {
     #[serde(rename = "city_desc")]
     CityDesc,
 }
-impl DepotSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [DepotSort] = &[
-        DepotSort::IdAsc,
-        DepotSort::IdDesc,
-        DepotSort::CreatedAtAsc,
-        DepotSort::CreatedAtDesc,
-        DepotSort::NameAsc,
-        DepotSort::NameDesc,
-        DepotSort::CityAsc,
-        DepotSort::CityDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DepotSort::IdAsc => "id_asc",
-            DepotSort::IdDesc => "id_desc",
-            DepotSort::CreatedAtAsc => "created_at_asc",
-            DepotSort::CreatedAtDesc => "created_at_desc",
-            DepotSort::NameAsc => "name_asc",
-            DepotSort::NameDesc => "name_desc",
-            DepotSort::CityAsc => "city_asc",
-            DepotSort::CityDesc => "city_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for DepotSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for DepotSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "name_asc",
-        "name_desc",
-        "city_asc",
-        "city_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(DepotSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(DepotSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(DepotSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(DepotSort::CreatedAtDesc),
-            "name_asc" => ::core::option::Option::Some(DepotSort::NameAsc),
-            "name_desc" => ::core::option::Option::Some(DepotSort::NameDesc),
-            "city_asc" => ::core::option::Option::Some(DepotSort::CityAsc),
-            "city_desc" => ::core::option::Option::Some(DepotSort::CityDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    DepotSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", NameAsc = "name_asc", NameDesc = "name_desc",
+    CityAsc = "city_asc", CityDesc = "city_desc" }
+);
 /// A list request for /depots; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -473,73 +419,12 @@ pub enum DriverSort {
     #[serde(rename = "hired_on_desc")]
     HiredOnDesc,
 }
-impl DriverSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [DriverSort] = &[
-        DriverSort::IdAsc,
-        DriverSort::IdDesc,
-        DriverSort::CreatedAtAsc,
-        DriverSort::CreatedAtDesc,
-        DriverSort::NameAsc,
-        DriverSort::NameDesc,
-        DriverSort::RatingAsc,
-        DriverSort::RatingDesc,
-        DriverSort::HiredOnAsc,
-        DriverSort::HiredOnDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DriverSort::IdAsc => "id_asc",
-            DriverSort::IdDesc => "id_desc",
-            DriverSort::CreatedAtAsc => "created_at_asc",
-            DriverSort::CreatedAtDesc => "created_at_desc",
-            DriverSort::NameAsc => "name_asc",
-            DriverSort::NameDesc => "name_desc",
-            DriverSort::RatingAsc => "rating_asc",
-            DriverSort::RatingDesc => "rating_desc",
-            DriverSort::HiredOnAsc => "hired_on_asc",
-            DriverSort::HiredOnDesc => "hired_on_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for DriverSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for DriverSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "name_asc",
-        "name_desc",
-        "rating_asc",
-        "rating_desc",
-        "hired_on_asc",
-        "hired_on_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(DriverSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(DriverSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(DriverSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(DriverSort::CreatedAtDesc),
-            "name_asc" => ::core::option::Option::Some(DriverSort::NameAsc),
-            "name_desc" => ::core::option::Option::Some(DriverSort::NameDesc),
-            "rating_asc" => ::core::option::Option::Some(DriverSort::RatingAsc),
-            "rating_desc" => ::core::option::Option::Some(DriverSort::RatingDesc),
-            "hired_on_asc" => ::core::option::Option::Some(DriverSort::HiredOnAsc),
-            "hired_on_desc" => ::core::option::Option::Some(DriverSort::HiredOnDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    DriverSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", NameAsc = "name_asc", NameDesc = "name_desc",
+    RatingAsc = "rating_asc", RatingDesc = "rating_desc", HiredOnAsc = "hired_on_asc",
+    HiredOnDesc = "hired_on_desc" }
+);
 /// A list request for /drivers; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -736,73 +621,12 @@ pub enum VehicleSort {
     #[serde(rename = "capacity_desc")]
     CapacityDesc,
 }
-impl VehicleSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [VehicleSort] = &[
-        VehicleSort::IdAsc,
-        VehicleSort::IdDesc,
-        VehicleSort::CreatedAtAsc,
-        VehicleSort::CreatedAtDesc,
-        VehicleSort::PlateAsc,
-        VehicleSort::PlateDesc,
-        VehicleSort::KindAsc,
-        VehicleSort::KindDesc,
-        VehicleSort::CapacityAsc,
-        VehicleSort::CapacityDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VehicleSort::IdAsc => "id_asc",
-            VehicleSort::IdDesc => "id_desc",
-            VehicleSort::CreatedAtAsc => "created_at_asc",
-            VehicleSort::CreatedAtDesc => "created_at_desc",
-            VehicleSort::PlateAsc => "plate_asc",
-            VehicleSort::PlateDesc => "plate_desc",
-            VehicleSort::KindAsc => "kind_asc",
-            VehicleSort::KindDesc => "kind_desc",
-            VehicleSort::CapacityAsc => "capacity_asc",
-            VehicleSort::CapacityDesc => "capacity_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for VehicleSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for VehicleSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "plate_asc",
-        "plate_desc",
-        "kind_asc",
-        "kind_desc",
-        "capacity_asc",
-        "capacity_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(VehicleSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(VehicleSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(VehicleSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(VehicleSort::CreatedAtDesc),
-            "plate_asc" => ::core::option::Option::Some(VehicleSort::PlateAsc),
-            "plate_desc" => ::core::option::Option::Some(VehicleSort::PlateDesc),
-            "kind_asc" => ::core::option::Option::Some(VehicleSort::KindAsc),
-            "kind_desc" => ::core::option::Option::Some(VehicleSort::KindDesc),
-            "capacity_asc" => ::core::option::Option::Some(VehicleSort::CapacityAsc),
-            "capacity_desc" => ::core::option::Option::Some(VehicleSort::CapacityDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    VehicleSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", PlateAsc = "plate_asc", PlateDesc = "plate_desc",
+    KindAsc = "kind_asc", KindDesc = "kind_desc", CapacityAsc = "capacity_asc",
+    CapacityDesc = "capacity_desc" }
+);
 /// A list request for /vehicles; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -1064,73 +888,12 @@ pub enum TripSort {
     #[serde(rename = "starts_at_desc")]
     StartsAtDesc,
 }
-impl TripSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [TripSort] = &[
-        TripSort::IdAsc,
-        TripSort::IdDesc,
-        TripSort::CreatedAtAsc,
-        TripSort::CreatedAtDesc,
-        TripSort::StatusAsc,
-        TripSort::StatusDesc,
-        TripSort::DistanceKmAsc,
-        TripSort::DistanceKmDesc,
-        TripSort::StartsAtAsc,
-        TripSort::StartsAtDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TripSort::IdAsc => "id_asc",
-            TripSort::IdDesc => "id_desc",
-            TripSort::CreatedAtAsc => "created_at_asc",
-            TripSort::CreatedAtDesc => "created_at_desc",
-            TripSort::StatusAsc => "status_asc",
-            TripSort::StatusDesc => "status_desc",
-            TripSort::DistanceKmAsc => "distance_km_asc",
-            TripSort::DistanceKmDesc => "distance_km_desc",
-            TripSort::StartsAtAsc => "starts_at_asc",
-            TripSort::StartsAtDesc => "starts_at_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for TripSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for TripSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "status_asc",
-        "status_desc",
-        "distance_km_asc",
-        "distance_km_desc",
-        "starts_at_asc",
-        "starts_at_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(TripSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(TripSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(TripSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(TripSort::CreatedAtDesc),
-            "status_asc" => ::core::option::Option::Some(TripSort::StatusAsc),
-            "status_desc" => ::core::option::Option::Some(TripSort::StatusDesc),
-            "distance_km_asc" => ::core::option::Option::Some(TripSort::DistanceKmAsc),
-            "distance_km_desc" => ::core::option::Option::Some(TripSort::DistanceKmDesc),
-            "starts_at_asc" => ::core::option::Option::Some(TripSort::StartsAtAsc),
-            "starts_at_desc" => ::core::option::Option::Some(TripSort::StartsAtDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    TripSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", StatusAsc = "status_asc", StatusDesc =
+    "status_desc", DistanceKmAsc = "distance_km_asc", DistanceKmDesc =
+    "distance_km_desc", StartsAtAsc = "starts_at_asc", StartsAtDesc = "starts_at_desc" }
+);
 /// A list request for /trips; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -1293,61 +1056,11 @@ pub enum ServiceLogSort {
     #[serde(rename = "done_on_desc")]
     DoneOnDesc,
 }
-impl ServiceLogSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [ServiceLogSort] = &[
-        ServiceLogSort::IdAsc,
-        ServiceLogSort::IdDesc,
-        ServiceLogSort::CreatedAtAsc,
-        ServiceLogSort::CreatedAtDesc,
-        ServiceLogSort::DoneOnAsc,
-        ServiceLogSort::DoneOnDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ServiceLogSort::IdAsc => "id_asc",
-            ServiceLogSort::IdDesc => "id_desc",
-            ServiceLogSort::CreatedAtAsc => "created_at_asc",
-            ServiceLogSort::CreatedAtDesc => "created_at_desc",
-            ServiceLogSort::DoneOnAsc => "done_on_asc",
-            ServiceLogSort::DoneOnDesc => "done_on_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for ServiceLogSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for ServiceLogSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "done_on_asc",
-        "done_on_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(ServiceLogSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(ServiceLogSort::IdDesc),
-            "created_at_asc" => {
-                ::core::option::Option::Some(ServiceLogSort::CreatedAtAsc)
-            }
-            "created_at_desc" => {
-                ::core::option::Option::Some(ServiceLogSort::CreatedAtDesc)
-            }
-            "done_on_asc" => ::core::option::Option::Some(ServiceLogSort::DoneOnAsc),
-            "done_on_desc" => ::core::option::Option::Some(ServiceLogSort::DoneOnDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    ServiceLogSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc =
+    "created_at_asc", CreatedAtDesc = "created_at_desc", DoneOnAsc = "done_on_asc",
+    DoneOnDesc = "done_on_desc" }
+);
 /// A list request for /service-logs; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]

@@ -227,41 +227,9 @@ pub enum VehicleKind {
     #[serde(rename = "bike")]
     Bike,
 }
-impl VehicleKind {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [VehicleKind] = &[
-        VehicleKind::Van,
-        VehicleKind::Truck,
-        VehicleKind::Bike,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            VehicleKind::Van => "van",
-            VehicleKind::Truck => "truck",
-            VehicleKind::Bike => "bike",
-        }
-    }
-}
-impl ::core::fmt::Display for VehicleKind {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for VehicleKind {
-    const VALUES: &'static [&'static str] = &["van", "truck", "bike"];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "van" => ::core::option::Option::Some(VehicleKind::Van),
-            "truck" => ::core::option::Option::Some(VehicleKind::Truck),
-            "bike" => ::core::option::Option::Some(VehicleKind::Bike),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    VehicleKind { Van = "van", Truck = "truck", Bike = "bike" }
+);
 /// A record of the `vehicle` resource, as clients see it.
 #[derive(
     Clone,
@@ -385,41 +353,9 @@ pub enum TripStatus {
     #[serde(rename = "done")]
     Done,
 }
-impl TripStatus {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [TripStatus] = &[
-        TripStatus::Planned,
-        TripStatus::Underway,
-        TripStatus::Done,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TripStatus::Planned => "planned",
-            TripStatus::Underway => "underway",
-            TripStatus::Done => "done",
-        }
-    }
-}
-impl ::core::fmt::Display for TripStatus {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for TripStatus {
-    const VALUES: &'static [&'static str] = &["planned", "underway", "done"];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "planned" => ::core::option::Option::Some(TripStatus::Planned),
-            "underway" => ::core::option::Option::Some(TripStatus::Underway),
-            "done" => ::core::option::Option::Some(TripStatus::Done),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    TripStatus { Planned = "planned", Underway = "underway", Done = "done" }
+);
 /// A record of the `trip` resource, as clients see it.
 #[derive(
     Clone,

@@ -220,65 +220,11 @@ pub enum MemberSort {
     #[serde(rename = "joined_on_desc")]
     JoinedOnDesc,
 }
-impl MemberSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [MemberSort] = &[
-        MemberSort::IdAsc,
-        MemberSort::IdDesc,
-        MemberSort::CreatedAtAsc,
-        MemberSort::CreatedAtDesc,
-        MemberSort::FullNameAsc,
-        MemberSort::FullNameDesc,
-        MemberSort::JoinedOnAsc,
-        MemberSort::JoinedOnDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MemberSort::IdAsc => "id_asc",
-            MemberSort::IdDesc => "id_desc",
-            MemberSort::CreatedAtAsc => "created_at_asc",
-            MemberSort::CreatedAtDesc => "created_at_desc",
-            MemberSort::FullNameAsc => "full_name_asc",
-            MemberSort::FullNameDesc => "full_name_desc",
-            MemberSort::JoinedOnAsc => "joined_on_asc",
-            MemberSort::JoinedOnDesc => "joined_on_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for MemberSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for MemberSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "full_name_asc",
-        "full_name_desc",
-        "joined_on_asc",
-        "joined_on_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(MemberSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(MemberSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(MemberSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(MemberSort::CreatedAtDesc),
-            "full_name_asc" => ::core::option::Option::Some(MemberSort::FullNameAsc),
-            "full_name_desc" => ::core::option::Option::Some(MemberSort::FullNameDesc),
-            "joined_on_asc" => ::core::option::Option::Some(MemberSort::JoinedOnAsc),
-            "joined_on_desc" => ::core::option::Option::Some(MemberSort::JoinedOnDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    MemberSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", FullNameAsc = "full_name_asc", FullNameDesc =
+    "full_name_desc", JoinedOnAsc = "joined_on_asc", JoinedOnDesc = "joined_on_desc" }
+);
 /// A list request for /members; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -456,57 +402,10 @@ pub enum AuthorSort {
     #[serde(rename = "name_desc")]
     NameDesc,
 }
-impl AuthorSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [AuthorSort] = &[
-        AuthorSort::IdAsc,
-        AuthorSort::IdDesc,
-        AuthorSort::CreatedAtAsc,
-        AuthorSort::CreatedAtDesc,
-        AuthorSort::NameAsc,
-        AuthorSort::NameDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AuthorSort::IdAsc => "id_asc",
-            AuthorSort::IdDesc => "id_desc",
-            AuthorSort::CreatedAtAsc => "created_at_asc",
-            AuthorSort::CreatedAtDesc => "created_at_desc",
-            AuthorSort::NameAsc => "name_asc",
-            AuthorSort::NameDesc => "name_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for AuthorSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for AuthorSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "name_asc",
-        "name_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(AuthorSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(AuthorSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(AuthorSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(AuthorSort::CreatedAtDesc),
-            "name_asc" => ::core::option::Option::Some(AuthorSort::NameAsc),
-            "name_desc" => ::core::option::Option::Some(AuthorSort::NameDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    AuthorSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", NameAsc = "name_asc", NameDesc = "name_desc" }
+);
 /// A list request for /authors; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -699,65 +598,11 @@ pub enum BookSort {
     #[serde(rename = "price_desc")]
     PriceDesc,
 }
-impl BookSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [BookSort] = &[
-        BookSort::IdAsc,
-        BookSort::IdDesc,
-        BookSort::CreatedAtAsc,
-        BookSort::CreatedAtDesc,
-        BookSort::TitleAsc,
-        BookSort::TitleDesc,
-        BookSort::PriceAsc,
-        BookSort::PriceDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BookSort::IdAsc => "id_asc",
-            BookSort::IdDesc => "id_desc",
-            BookSort::CreatedAtAsc => "created_at_asc",
-            BookSort::CreatedAtDesc => "created_at_desc",
-            BookSort::TitleAsc => "title_asc",
-            BookSort::TitleDesc => "title_desc",
-            BookSort::PriceAsc => "price_asc",
-            BookSort::PriceDesc => "price_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for BookSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for BookSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "title_asc",
-        "title_desc",
-        "price_asc",
-        "price_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(BookSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(BookSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(BookSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(BookSort::CreatedAtDesc),
-            "title_asc" => ::core::option::Option::Some(BookSort::TitleAsc),
-            "title_desc" => ::core::option::Option::Some(BookSort::TitleDesc),
-            "price_asc" => ::core::option::Option::Some(BookSort::PriceAsc),
-            "price_desc" => ::core::option::Option::Some(BookSort::PriceDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    BookSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", TitleAsc = "title_asc", TitleDesc = "title_desc",
+    PriceAsc = "price_asc", PriceDesc = "price_desc" }
+);
 /// A list request for /books; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -956,57 +801,10 @@ pub enum CopySort {
     #[serde(rename = "shelf_desc")]
     ShelfDesc,
 }
-impl CopySort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [CopySort] = &[
-        CopySort::IdAsc,
-        CopySort::IdDesc,
-        CopySort::CreatedAtAsc,
-        CopySort::CreatedAtDesc,
-        CopySort::ShelfAsc,
-        CopySort::ShelfDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CopySort::IdAsc => "id_asc",
-            CopySort::IdDesc => "id_desc",
-            CopySort::CreatedAtAsc => "created_at_asc",
-            CopySort::CreatedAtDesc => "created_at_desc",
-            CopySort::ShelfAsc => "shelf_asc",
-            CopySort::ShelfDesc => "shelf_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for CopySort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for CopySort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "shelf_asc",
-        "shelf_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(CopySort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(CopySort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(CopySort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(CopySort::CreatedAtDesc),
-            "shelf_asc" => ::core::option::Option::Some(CopySort::ShelfAsc),
-            "shelf_desc" => ::core::option::Option::Some(CopySort::ShelfDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    CopySort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", ShelfAsc = "shelf_asc", ShelfDesc = "shelf_desc" }
+);
 /// A list request for /copies; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -1169,57 +967,11 @@ pub enum LoanSort {
     #[serde(rename = "due_on_desc")]
     DueOnDesc,
 }
-impl LoanSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [LoanSort] = &[
-        LoanSort::IdAsc,
-        LoanSort::IdDesc,
-        LoanSort::CreatedAtAsc,
-        LoanSort::CreatedAtDesc,
-        LoanSort::DueOnAsc,
-        LoanSort::DueOnDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LoanSort::IdAsc => "id_asc",
-            LoanSort::IdDesc => "id_desc",
-            LoanSort::CreatedAtAsc => "created_at_asc",
-            LoanSort::CreatedAtDesc => "created_at_desc",
-            LoanSort::DueOnAsc => "due_on_asc",
-            LoanSort::DueOnDesc => "due_on_desc",
-        }
+::restgen_client::string_enum!(
+    LoanSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", DueOnAsc = "due_on_asc", DueOnDesc = "due_on_desc"
     }
-}
-impl ::core::fmt::Display for LoanSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for LoanSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "due_on_asc",
-        "due_on_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(LoanSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(LoanSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(LoanSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(LoanSort::CreatedAtDesc),
-            "due_on_asc" => ::core::option::Option::Some(LoanSort::DueOnAsc),
-            "due_on_desc" => ::core::option::Option::Some(LoanSort::DueOnDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+);
 /// A list request for /loans; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -1340,57 +1092,11 @@ pub enum RenewalSort {
     #[serde(rename = "until_on_desc")]
     UntilOnDesc,
 }
-impl RenewalSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [RenewalSort] = &[
-        RenewalSort::IdAsc,
-        RenewalSort::IdDesc,
-        RenewalSort::CreatedAtAsc,
-        RenewalSort::CreatedAtDesc,
-        RenewalSort::UntilOnAsc,
-        RenewalSort::UntilOnDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RenewalSort::IdAsc => "id_asc",
-            RenewalSort::IdDesc => "id_desc",
-            RenewalSort::CreatedAtAsc => "created_at_asc",
-            RenewalSort::CreatedAtDesc => "created_at_desc",
-            RenewalSort::UntilOnAsc => "until_on_asc",
-            RenewalSort::UntilOnDesc => "until_on_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for RenewalSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for RenewalSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "until_on_asc",
-        "until_on_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(RenewalSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(RenewalSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(RenewalSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(RenewalSort::CreatedAtDesc),
-            "until_on_asc" => ::core::option::Option::Some(RenewalSort::UntilOnAsc),
-            "until_on_desc" => ::core::option::Option::Some(RenewalSort::UntilOnDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    RenewalSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", UntilOnAsc = "until_on_asc", UntilOnDesc =
+    "until_on_desc" }
+);
 /// A list request for /renewals; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -1582,57 +1288,10 @@ pub enum ReviewSort {
     #[serde(rename = "stars_desc")]
     StarsDesc,
 }
-impl ReviewSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [ReviewSort] = &[
-        ReviewSort::IdAsc,
-        ReviewSort::IdDesc,
-        ReviewSort::CreatedAtAsc,
-        ReviewSort::CreatedAtDesc,
-        ReviewSort::StarsAsc,
-        ReviewSort::StarsDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReviewSort::IdAsc => "id_asc",
-            ReviewSort::IdDesc => "id_desc",
-            ReviewSort::CreatedAtAsc => "created_at_asc",
-            ReviewSort::CreatedAtDesc => "created_at_desc",
-            ReviewSort::StarsAsc => "stars_asc",
-            ReviewSort::StarsDesc => "stars_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for ReviewSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for ReviewSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "stars_asc",
-        "stars_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(ReviewSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(ReviewSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(ReviewSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(ReviewSort::CreatedAtDesc),
-            "stars_asc" => ::core::option::Option::Some(ReviewSort::StarsAsc),
-            "stars_desc" => ::core::option::Option::Some(ReviewSort::StarsDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    ReviewSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", StarsAsc = "stars_asc", StarsDesc = "stars_desc" }
+);
 /// A list request for /reviews; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -1852,61 +1511,11 @@ pub enum ReadingListSort {
     #[serde(rename = "name_desc")]
     NameDesc,
 }
-impl ReadingListSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [ReadingListSort] = &[
-        ReadingListSort::IdAsc,
-        ReadingListSort::IdDesc,
-        ReadingListSort::CreatedAtAsc,
-        ReadingListSort::CreatedAtDesc,
-        ReadingListSort::NameAsc,
-        ReadingListSort::NameDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ReadingListSort::IdAsc => "id_asc",
-            ReadingListSort::IdDesc => "id_desc",
-            ReadingListSort::CreatedAtAsc => "created_at_asc",
-            ReadingListSort::CreatedAtDesc => "created_at_desc",
-            ReadingListSort::NameAsc => "name_asc",
-            ReadingListSort::NameDesc => "name_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for ReadingListSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for ReadingListSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "name_asc",
-        "name_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(ReadingListSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(ReadingListSort::IdDesc),
-            "created_at_asc" => {
-                ::core::option::Option::Some(ReadingListSort::CreatedAtAsc)
-            }
-            "created_at_desc" => {
-                ::core::option::Option::Some(ReadingListSort::CreatedAtDesc)
-            }
-            "name_asc" => ::core::option::Option::Some(ReadingListSort::NameAsc),
-            "name_desc" => ::core::option::Option::Some(ReadingListSort::NameDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    ReadingListSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc =
+    "created_at_asc", CreatedAtDesc = "created_at_desc", NameAsc = "name_asc", NameDesc =
+    "name_desc" }
+);
 /// A list request for /reading-lists; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -2092,57 +1701,11 @@ pub enum EntrySort {
     #[serde(rename = "position_desc")]
     PositionDesc,
 }
-impl EntrySort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [EntrySort] = &[
-        EntrySort::IdAsc,
-        EntrySort::IdDesc,
-        EntrySort::CreatedAtAsc,
-        EntrySort::CreatedAtDesc,
-        EntrySort::PositionAsc,
-        EntrySort::PositionDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EntrySort::IdAsc => "id_asc",
-            EntrySort::IdDesc => "id_desc",
-            EntrySort::CreatedAtAsc => "created_at_asc",
-            EntrySort::CreatedAtDesc => "created_at_desc",
-            EntrySort::PositionAsc => "position_asc",
-            EntrySort::PositionDesc => "position_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for EntrySort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for EntrySort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "position_asc",
-        "position_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(EntrySort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(EntrySort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(EntrySort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(EntrySort::CreatedAtDesc),
-            "position_asc" => ::core::option::Option::Some(EntrySort::PositionAsc),
-            "position_desc" => ::core::option::Option::Some(EntrySort::PositionDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    EntrySort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc", PositionAsc = "position_asc", PositionDesc =
+    "position_desc" }
+);
 /// A list request for /entries; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -2325,49 +1888,10 @@ pub enum ArchiveSort {
     #[serde(rename = "created_at_desc")]
     CreatedAtDesc,
 }
-impl ArchiveSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [ArchiveSort] = &[
-        ArchiveSort::IdAsc,
-        ArchiveSort::IdDesc,
-        ArchiveSort::CreatedAtAsc,
-        ArchiveSort::CreatedAtDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ArchiveSort::IdAsc => "id_asc",
-            ArchiveSort::IdDesc => "id_desc",
-            ArchiveSort::CreatedAtAsc => "created_at_asc",
-            ArchiveSort::CreatedAtDesc => "created_at_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for ArchiveSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for ArchiveSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(ArchiveSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(ArchiveSort::IdDesc),
-            "created_at_asc" => ::core::option::Option::Some(ArchiveSort::CreatedAtAsc),
-            "created_at_desc" => ::core::option::Option::Some(ArchiveSort::CreatedAtDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    ArchiveSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
+    CreatedAtDesc = "created_at_desc" }
+);
 /// A list request for /archives; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]
@@ -2536,61 +2060,11 @@ pub enum ManuscriptSort {
     #[serde(rename = "title_desc")]
     TitleDesc,
 }
-impl ManuscriptSort {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [ManuscriptSort] = &[
-        ManuscriptSort::IdAsc,
-        ManuscriptSort::IdDesc,
-        ManuscriptSort::CreatedAtAsc,
-        ManuscriptSort::CreatedAtDesc,
-        ManuscriptSort::TitleAsc,
-        ManuscriptSort::TitleDesc,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ManuscriptSort::IdAsc => "id_asc",
-            ManuscriptSort::IdDesc => "id_desc",
-            ManuscriptSort::CreatedAtAsc => "created_at_asc",
-            ManuscriptSort::CreatedAtDesc => "created_at_desc",
-            ManuscriptSort::TitleAsc => "title_asc",
-            ManuscriptSort::TitleDesc => "title_desc",
-        }
-    }
-}
-impl ::core::fmt::Display for ManuscriptSort {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for ManuscriptSort {
-    const VALUES: &'static [&'static str] = &[
-        "id_asc",
-        "id_desc",
-        "created_at_asc",
-        "created_at_desc",
-        "title_asc",
-        "title_desc",
-    ];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "id_asc" => ::core::option::Option::Some(ManuscriptSort::IdAsc),
-            "id_desc" => ::core::option::Option::Some(ManuscriptSort::IdDesc),
-            "created_at_asc" => {
-                ::core::option::Option::Some(ManuscriptSort::CreatedAtAsc)
-            }
-            "created_at_desc" => {
-                ::core::option::Option::Some(ManuscriptSort::CreatedAtDesc)
-            }
-            "title_asc" => ::core::option::Option::Some(ManuscriptSort::TitleAsc),
-            "title_desc" => ::core::option::Option::Some(ManuscriptSort::TitleDesc),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    ManuscriptSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc =
+    "created_at_asc", CreatedAtDesc = "created_at_desc", TitleAsc = "title_asc",
+    TitleDesc = "title_desc" }
+);
 /// A list request for /manuscripts; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
 #[must_use = "a list request does nothing until it is sent or streamed"]

@@ -24,37 +24,9 @@ pub enum Role {
     #[serde(rename = "reader")]
     Reader,
 }
-impl Role {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [Role] = &[Role::Librarian, Role::Archivist, Role::Reader];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Librarian => "librarian",
-            Role::Archivist => "archivist",
-            Role::Reader => "reader",
-        }
-    }
-}
-impl ::core::fmt::Display for Role {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for Role {
-    const VALUES: &'static [&'static str] = &["librarian", "archivist", "reader"];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "librarian" => ::core::option::Option::Some(Role::Librarian),
-            "archivist" => ::core::option::Option::Some(Role::Archivist),
-            "reader" => ::core::option::Option::Some(Role::Reader),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    Role { Librarian = "librarian", Archivist = "archivist", Reader = "reader" }
+);
 /// A record of the `member` resource, as clients see it.
 #[derive(
     Clone,
@@ -360,44 +332,9 @@ pub enum CopyCondition {
     #[serde(rename = "damaged")]
     Damaged,
 }
-impl CopyCondition {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [CopyCondition] = &[
-        CopyCondition::New,
-        CopyCondition::Good,
-        CopyCondition::Worn,
-        CopyCondition::Damaged,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CopyCondition::New => "new",
-            CopyCondition::Good => "good",
-            CopyCondition::Worn => "worn",
-            CopyCondition::Damaged => "damaged",
-        }
-    }
-}
-impl ::core::fmt::Display for CopyCondition {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen_client::Enum for CopyCondition {
-    const VALUES: &'static [&'static str] = &["new", "good", "worn", "damaged"];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "new" => ::core::option::Option::Some(CopyCondition::New),
-            "good" => ::core::option::Option::Some(CopyCondition::Good),
-            "worn" => ::core::option::Option::Some(CopyCondition::Worn),
-            "damaged" => ::core::option::Option::Some(CopyCondition::Damaged),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen_client::string_enum!(
+    CopyCondition { New = "new", Good = "good", Worn = "worn", Damaged = "damaged" }
+);
 /// A record of the `copy` resource, as clients see it.
 #[derive(
     Clone,

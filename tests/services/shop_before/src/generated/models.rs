@@ -22,35 +22,7 @@ pub enum Role {
     #[serde(rename = "member")]
     Member,
 }
-impl Role {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [Role] = &[Role::Admin, Role::Member];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Admin => "admin",
-            Role::Member => "member",
-        }
-    }
-}
-impl ::core::fmt::Display for Role {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen::Enum for Role {
-    const VALUES: &'static [&'static str] = &["admin", "member"];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "admin" => ::core::option::Option::Some(Role::Admin),
-            "member" => ::core::option::Option::Some(Role::Member),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen::string_enum!(Role { Admin = "admin", Member = "member" });
 /// An account. Anyone may register; is_admin and roles are never taken from the body.
 #[derive(
     Clone,
@@ -242,44 +214,10 @@ pub enum OrderStatus {
     #[serde(rename = "cancelled")]
     Cancelled,
 }
-impl OrderStatus {
-    /// Every value, in declaration order.
-    pub const ALL: &'static [OrderStatus] = &[
-        OrderStatus::Pending,
-        OrderStatus::Paid,
-        OrderStatus::Shipped,
-        OrderStatus::Cancelled,
-    ];
-    /// The value as it appears on the wire.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OrderStatus::Pending => "pending",
-            OrderStatus::Paid => "paid",
-            OrderStatus::Shipped => "shipped",
-            OrderStatus::Cancelled => "cancelled",
-        }
-    }
-}
-impl ::core::fmt::Display for OrderStatus {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::restgen::Enum for OrderStatus {
-    const VALUES: &'static [&'static str] = &["pending", "paid", "shipped", "cancelled"];
-    fn value(&self) -> &'static str {
-        self.as_str()
-    }
-    fn from_value(text: &str) -> ::core::option::Option<Self> {
-        match text {
-            "pending" => ::core::option::Option::Some(OrderStatus::Pending),
-            "paid" => ::core::option::Option::Some(OrderStatus::Paid),
-            "shipped" => ::core::option::Option::Some(OrderStatus::Shipped),
-            "cancelled" => ::core::option::Option::Some(OrderStatus::Cancelled),
-            _ => ::core::option::Option::None,
-        }
-    }
-}
+::restgen::string_enum!(
+    OrderStatus { Pending = "pending", Paid = "paid", Shipped = "shipped", Cancelled =
+    "cancelled" }
+);
 /// A record of the `order` resource, as clients see it.
 #[derive(
     Clone,
