@@ -7,7 +7,7 @@ use serde_json::{Map, Value, json};
 /// With `cors`, every answer (errors and preflights included) carries
 /// `Access-Control-Allow-Origin` for an allowed `Origin`: a shared header, documented on
 /// each response.
-pub(crate) fn cors_headers(doc: &mut Value, cors: &Cors) {
+pub(crate) fn cors_headers(doc: &mut Value, cors: &Cors) -> Value {
     let any = cors.allowed_origins.iter().any(|o| o.value == "*");
     let longest = cors.allowed_origins.iter().map(|o| o.value.len()).max().unwrap_or(1);
     let description = if any {
@@ -22,21 +22,26 @@ pub(crate) fn cors_headers(doc: &mut Value, cors: &Cors) {
     headers["Access-Control-Allow-Origin"] =
         json!({ "description": description, "schema": { "type": "string", "enum": values, "maxLength": longest } });
     let header = json!({ "$ref": "#/components/headers/Access-Control-Allow-Origin" });
-    let add = |response: &mut Value| {
-        if let Some(r) = response.as_object_mut().filter(|r| !r.contains_key("$ref")) {
-            let headers = r.entry("headers").or_insert_with(|| json!({}));
-            headers["Access-Control-Allow-Origin"] = header.clone();
-        }
-    };
-    if let Some(Value::Object(paths)) = doc.get_mut("paths") {
-        for item in paths.values_mut().filter_map(Value::as_object_mut) {
-            for op in item.values_mut().filter_map(|op| op.get_mut("responses")).filter_map(Value::as_object_mut) {
-                op.values_mut().for_each(add);
-            }
+    if let Some(Value::Object(shared)) = doc["components"].get_mut("responses") {
+        shared.values_mut().for_each(|r| allow_origin(r, &header));
+    }
+    header
+}
+
+/// `Access-Control-Allow-Origin` (`header`, the reference [`cors_headers`] returns) on
+/// every answer of every operation of the path `item`.
+pub(crate) fn cors_item(item: &mut Value, header: &Value) {
+    for op in item.as_object_mut().into_iter().flat_map(|i| i.values_mut()) {
+        if let Some(Value::Object(responses)) = op.get_mut("responses") {
+            responses.values_mut().for_each(|r| allow_origin(r, header));
         }
     }
-    if let Some(Value::Object(shared)) = doc["components"].get_mut("responses") {
-        shared.values_mut().for_each(add);
+}
+
+fn allow_origin(response: &mut Value, header: &Value) {
+    if let Some(r) = response.as_object_mut().filter(|r| !r.contains_key("$ref")) {
+        let headers = r.entry("headers").or_insert_with(|| json!({}));
+        headers["Access-Control-Allow-Origin"] = header.clone();
     }
 }
 
@@ -161,11 +166,11 @@ pub(crate) fn write_errors(r: &Resource, errors: &[u16]) -> Vec<u16> {
     out
 }
 
-/// A deprecated version's document: every operation of its resources (`resource_paths`;
-/// login, API keys and the probes are no version's) marked deprecated, and every answer of
-/// them documenting `Deprecation`, `Sunset` (where the version has one) and the `Link` to
-/// its successor.
-pub(crate) fn deprecation(doc: &mut Value, v: &ApiVersion, resource_paths: &[&String]) {
+/// A deprecated version's document: every operation of its resources (login, API keys and
+/// the probes are no version's) marked deprecated, and every answer of them documenting
+/// `Deprecation`, `Sunset` (where the version has one) and the `Link` to its successor.
+/// Adds the shared 410 answer to `doc` and returns what [`deprecate`] marks each path with.
+pub(crate) fn deprecation(doc: &mut Value, v: &ApiVersion) -> Deprecated {
     let mut headers = Map::new();
     if v.deprecated.is_some() {
         headers.insert(
@@ -196,29 +201,35 @@ pub(crate) fn deprecation(doc: &mut Value, v: &ApiVersion, resource_paths: &[&St
             "headers": headers.clone(),
         });
     }
-    let Some(Value::Object(paths)) = doc.get_mut("paths") else { return };
-    for (path, item) in paths.iter_mut() {
-        if !resource_paths.contains(&path) {
+    Deprecated { headers, sunset: v.sunset.is_some() }
+}
+
+/// What a deprecated version marks each of its resources' paths with.
+pub(crate) struct Deprecated {
+    headers: Map<String, Value>,
+    sunset: bool,
+}
+
+/// Marks every operation of a resource's path `item` deprecated, with the headers on each
+/// of its answers (and the 410 after the sunset).
+pub(crate) fn deprecate(item: &mut Value, d: &Deprecated) {
+    for op in item.as_object_mut().into_iter().flat_map(|i| i.values_mut()).filter_map(Value::as_object_mut) {
+        if !op.contains_key("responses") {
             continue;
         }
-        for op in item.as_object_mut().into_iter().flat_map(|i| i.values_mut()).filter_map(Value::as_object_mut) {
-            if !op.contains_key("responses") {
+        op.insert("deprecated".into(), json!(true));
+        let responses = op.get_mut("responses").and_then(Value::as_object_mut).expect("checked");
+        if d.sunset {
+            responses.insert("410".into(), json!({ "$ref": "#/components/responses/Error410" }));
+        }
+        for response in responses.values_mut().filter_map(Value::as_object_mut) {
+            if response.contains_key("$ref") {
                 continue;
             }
-            op.insert("deprecated".into(), json!(true));
-            let responses = op.get_mut("responses").and_then(Value::as_object_mut).expect("checked");
-            if v.sunset.is_some() {
-                responses.insert("410".into(), json!({ "$ref": "#/components/responses/Error410" }));
-            }
-            for response in responses.values_mut().filter_map(Value::as_object_mut) {
-                if response.contains_key("$ref") {
-                    continue;
-                }
-                let h = response.entry("headers").or_insert_with(|| json!({}));
-                for (name, header) in &headers {
-                    if name != "Link" || h.get("Link").is_none() {
-                        h[name] = header.clone();
-                    }
+            let h = response.entry("headers").or_insert_with(|| json!({}));
+            for (name, header) in &d.headers {
+                if name != "Link" || h.get("Link").is_none() {
+                    h[name] = header.clone();
                 }
             }
         }

@@ -3,19 +3,19 @@
 //! may answer 429 with `Retry-After`, as the runtime's `rate` module does.
 
 use crate::paths::PROBES;
-use restgen_model::model::{RateAlgorithm, RateKey, RateLimit, Service};
-use serde_json::{Map, Value, json};
-use std::collections::BTreeSet;
+use restgen_model::model::{RateAlgorithm, RateKey, RateLimit, Resource, Service};
+use serde_json::{Value, json};
 
 /// The longest number the runtime writes in the fields (an `i64`).
 const DIGITS: usize = 19;
 
-/// Adds the fields and the 429 answer to the operations of `limited` paths, and to the
-/// shared error answers they use.
-pub(crate) fn document(doc: &mut Value, service: &Service, limited: &BTreeSet<String>) {
+/// Adds the fields and the 429 answer to the shared error answers, and returns the
+/// references to the fields that [`limit`] puts on the operations of each limited path
+/// (`None` where nothing is limited).
+pub(crate) fn document(doc: &mut Value, service: &Service) -> Option<Value> {
     let policies = policies(service);
     if policies.is_empty() {
-        return;
+        return None;
     }
     let longest = policies.iter().map(|(name, _)| name.len()).max().unwrap_or(0);
     let described: Vec<String> =
@@ -70,21 +70,21 @@ pub(crate) fn document(doc: &mut Value, service: &Service, limited: &BTreeSet<St
         }
         responses.insert("Error429".into(), too_many);
     }
-    let Some(Value::Object(paths)) = doc.get_mut("paths") else { return };
-    for (path, item) in paths.iter_mut() {
-        if !limited.contains(path) {
-            continue;
-        }
-        let Some(item) = item.as_object_mut() else { continue };
-        for op in item.values_mut().filter_map(|op| op.get_mut("responses")).filter_map(Value::as_object_mut) {
-            for (status, response) in op.iter_mut() {
-                let inline = response.as_object_mut().filter(|r| !r.contains_key("$ref"));
-                if let Some(r) = inline.filter(|_| !status.starts_with('5')) {
-                    merge(r.entry("headers").or_insert_with(|| json!({})), &refs);
-                }
+    Some(refs)
+}
+
+/// The fields (`refs`, as [`document`] gave them) on every answer of the limited path
+/// `item` but its 5xx, and the 429 among its answers.
+pub(crate) fn limit(item: &mut Value, refs: &Value) {
+    let Some(item) = item.as_object_mut() else { return };
+    for op in item.values_mut().filter_map(|op| op.get_mut("responses")).filter_map(Value::as_object_mut) {
+        for (status, response) in op.iter_mut() {
+            let inline = response.as_object_mut().filter(|r| !r.contains_key("$ref"));
+            if let Some(r) = inline.filter(|_| !status.starts_with('5')) {
+                merge(r.entry("headers").or_insert_with(|| json!({})), refs);
             }
-            op.insert("429".into(), json!({ "$ref": "#/components/responses/Error429" }));
         }
+        op.insert("429".into(), json!({ "$ref": "#/components/responses/Error429" }));
     }
 }
 
@@ -129,19 +129,11 @@ fn merge(into: &mut Value, extra: &Value) {
     }
 }
 
-/// The paths of the document a limit applies to: with a service-wide limit every one
-/// but the probes, else those of the resources with their own.
-pub(crate) fn limited_paths(
-    service: &Service,
-    per_resource: &[(String, Vec<String>)],
-    all: &Map<String, Value>,
-) -> BTreeSet<String> {
+/// Whether a limit applies to `path`, one of `resource`'s or none's: with a service-wide
+/// limit every path but the probes, else those of the resources with their own.
+pub(crate) fn limited(service: &Service, path: &str, resource: Option<&Resource>) -> bool {
     if service.rate_limit.is_some() {
-        return all.keys().filter(|p| !PROBES.contains(&p.as_str())).cloned().collect();
+        return !PROBES.contains(&path);
     }
-    per_resource
-        .iter()
-        .filter(|(name, _)| service.resource(name).is_some_and(|r| r.rate_limit.is_some()))
-        .flat_map(|(_, paths)| paths.iter().cloned())
-        .collect()
+    resource.is_some_and(|r| r.rate_limit.is_some())
 }
