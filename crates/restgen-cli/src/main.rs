@@ -7,7 +7,7 @@ mod paths;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use restgen_core::diagnostics::{self, Diagnostics, Severity, Sources};
-use restgen_core::emit::{self, Options, RuntimeDep};
+use restgen_core::emit::{self, Crate, Options, RuntimeDep};
 use restgen_core::model::Service;
 use restgen_core::output::{Action, Output, Staged, Stale};
 use std::io::IsTerminal;
@@ -261,30 +261,44 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
             output.stage(dir).map(Finished::Staged).map_err(io_failure)
         }
     };
-    // The service's sources, its OpenAPI documents and the client take about as long each:
-    // three threads keep two cores busy to the end, and each stages its files as soon as
-    // they are made, so one thread's wait for the disk (the durable files' fsync) is
-    // another's time to print. The other two read the schema again: model nodes keep the
-    // spans of derive input, which cannot cross threads, and reading costs a few percent of
+    // Three threads take the pieces of the generation in turn, longest first, and keep two
+    // cores busy to the end; each stages the files it made as soon as it has no piece
+    // left, so one thread's wait for the disk (the durable files' fsync) is another's time
+    // to print. The two spawned threads read the schema again: model nodes keep the spans
+    // of derive input, which cannot cross threads, and reading costs a few percent of
     // printing.
     let (name, text) = (&loaded.name, &loaded.text);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    // What one thread made: the service's files and the client's.
+    let work = |service: &Service| -> Result<[Finished; 2], u8> {
+        let (mut made, mut client) = (Output::default(), Output::default());
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(piece) = emit::PIECES.get(i) else { break };
+            let into = match piece.into {
+                Crate::Service => &mut made,
+                Crate::Client if no_client => continue,
+                Crate::Client => &mut client,
+            };
+            into.merge(piece.make(service, &options, &history).map_err(internal)?);
+        }
+        Ok([finish(made, out)?, finish(client, &client_out)?])
+    };
     let reread = || restgen_schema::load(name, text).expect("the schema read before reads again").0;
-    let (sources, documents, client) = std::thread::scope(|scope| {
-        let documents = scope.spawn(|| finish(emit::documents(&reread()), out));
-        let client = (!no_client).then(|| {
-            scope.spawn(|| finish(emit::generate_client(&reread(), &options).map_err(internal)?, &client_out))
-        });
-        let sources = emit::sources(service, &options, &history).map_err(internal).and_then(|o| finish(o, out));
-        let documents = documents.join().expect("generating the documents does not panic");
-        (sources, documents, client.map(|c| c.join().expect("generating the client does not panic")))
+    let done = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (0..2).map(|_| scope.spawn(|| work(&reread()))).collect();
+        let mut done = vec![work(service)];
+        done.extend(helpers.into_iter().map(|h| h.join().expect("generating does not panic")));
+        done
     });
     // Any failure drops what the others staged, which deletes it: nothing is written.
-    let mut service = sources?;
-    service.merge(documents?);
-    let mut finished = vec![service];
-    if let Some(client) = client {
-        finished.push(client?);
+    let mut done = done.into_iter().collect::<Result<Vec<_>, u8>>()?.into_iter();
+    let [mut service_files, mut client_files] = done.next().expect("the main thread's part");
+    for [made, client] in done {
+        service_files.merge(made);
+        client_files.merge(client);
     }
+    let finished = [service_files, client_files];
     if check {
         let stale: Vec<Stale> = finished.into_iter().flat_map(Finished::into_stale).collect();
         for s in &stale {

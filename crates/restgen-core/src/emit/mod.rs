@@ -71,38 +71,97 @@ pub fn generate(service: &Service, options: &Options) -> Result<Output, EmitErro
 /// Every file of the service crate for `service`, with the migrations planned against the
 /// last generation's record.
 pub fn generate_with(service: &Service, options: &Options, history: &Migrations) -> Result<Output, EmitError> {
-    let mut out = sources(service, options, history)?;
-    out.merge(documents(service));
+    make(Crate::Service, service, options, history)
+}
+
+/// Every file of the client crate `<service>-client` for `service`.
+pub fn generate_client(service: &Service, options: &Options) -> Result<Output, EmitError> {
+    make(Crate::Client, service, options, &Migrations::initial(service))
+}
+
+/// Every file of one crate, its pieces made one after the other.
+fn make(into: Crate, service: &Service, options: &Options, history: &Migrations) -> Result<Output, EmitError> {
+    let mut out = Output::default();
+    for piece in PIECES.iter().filter(|p| p.into == into) {
+        out.merge(piece.make(service, options, history)?);
+    }
     Ok(out)
 }
 
-/// The service's OpenAPI documents, by their paths in the service crate: apart from
-/// [`sources`] so that a caller with two cores can write both at once.
-pub fn documents(service: &Service) -> Output {
+/// The crate a file goes into: the service's, or its client's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Crate {
+    Service,
+    Client,
+}
+
+/// Some files of one crate, made from the model apart from every other piece, so a caller
+/// with several cores makes several at once.
+pub struct Piece {
+    pub into: Crate,
+    make: fn(&Service, &Options, &Migrations) -> Result<Output, EmitError>,
+}
+
+impl Piece {
+    pub fn make(&self, service: &Service, options: &Options, history: &Migrations) -> Result<Output, EmitError> {
+        (self.make)(service, options, history)
+    }
+}
+
+/// Every piece of a generation, those that take longest first: threads that take the next
+/// piece as they finish one then finish together (the client's methods alone are a
+/// quarter of the work on a large schema).
+pub const PIECES: &[Piece] = &[
+    Piece { into: Crate::Client, make: |s, o, _| rust_file("src/lib.rs", o, client::lib(s)) },
+    Piece { into: Crate::Service, make: |s, _, _| Ok(openapi_newest(s)) },
+    Piece {
+        into: Crate::Service,
+        make: |s, o, _| rust_file("src/generated/models.rs", o, models::emit(s, models::Side::Service)),
+    },
+    Piece { into: Crate::Service, make: |s, o, _| rust_file("src/generated/resources.rs", o, resources::emit(s)) },
+    Piece { into: Crate::Client, make: |s, o, _| rust_file("src/models.rs", o, client::models(s)) },
+    Piece { into: Crate::Service, make: |s, _, _| Ok(openapi_versions(s)) },
+    Piece { into: Crate::Service, make: |s, o, _| rust_file("src/generated/hooks.rs", o, hooks::emit(s)) },
+    Piece { into: Crate::Service, make: |s, o, _| rust_file("src/generated/routes.rs", o, routes::emit(s)) },
+    Piece { into: Crate::Service, make: |s, o, h| rest_of_service(s, o, h) },
+    Piece {
+        into: Crate::Client,
+        make: |s, o, _| {
+            let mut out = Output::default();
+            out.add("Cargo.toml", FileKind::Generated, scaffold::client_manifest(s, o)?);
+            Ok(out)
+        },
+    },
+];
+
+/// A Rust file made from `file`'s tokens, printed.
+fn rust_file(path: &str, options: &Options, file: rust::RustFile) -> Result<Output, EmitError> {
+    let mut out = Output::default();
+    out.add(path, FileKind::Generated, rust::render(path, &rust::header(&options.source_name), file)?);
+    Ok(out)
+}
+
+/// The OpenAPI document of what a request that names no version gets.
+fn openapi_newest(service: &Service) -> Output {
     let mut out = Output::default();
     out.add("openapi.json", FileKind::Generated, restgen_openapi::render(service));
+    out
+}
+
+/// The OpenAPI document of each served version.
+fn openapi_versions(service: &Service) -> Output {
+    let mut out = Output::default();
     for (n, document) in restgen_openapi::render_versions(service) {
         out.add(format!("openapi.v{n}.json"), FileKind::Generated, document);
     }
     out
 }
 
-/// Every file of the service crate but its OpenAPI [`documents`].
-pub fn sources<'s>(service: &'s Service, options: &Options, history: &Migrations) -> Result<Output, EmitError> {
-    let mut out = Output::default();
-    let header = rust::header(&options.source_name);
-    // Each file emitted only as it is printed, so one file's tokens are alive at a time.
-    let rust_files: [(&str, &dyn Fn() -> rust::RustFile<'s>); 6] = [
-        ("src/generated/mod.rs", &|| service::emit(service)),
-        ("src/generated/models.rs", &|| models::emit(service, models::Side::Service)),
-        ("src/generated/resources.rs", &|| resources::emit(service)),
-        ("src/generated/hooks.rs", &|| hooks::emit(service)),
-        ("src/generated/routes.rs", &|| routes::emit(service)),
-        ("src/generated/migrations.rs", &|| migrations::emit(history)),
-    ];
-    for (path, file) in rust_files {
-        out.add(path, FileKind::Generated, rust::render(path, &header, file())?);
-    }
+/// The service crate's small files: its module root, the migrations and their record,
+/// and the files written once.
+fn rest_of_service(service: &Service, options: &Options, history: &Migrations) -> Result<Output, EmitError> {
+    let mut out = rust_file("src/generated/mod.rs", options, service::emit(service))?;
+    out.merge(rust_file("src/generated/migrations.rs", options, migrations::emit(history))?);
     for (path, contents) in migrations::files(history, &options.source_name) {
         let kind = if path == RECORD_PATH { FileKind::Record } else { FileKind::Migration };
         out.add(path, kind, contents);
@@ -110,18 +169,5 @@ pub fn sources<'s>(service: &'s Service, options: &Options, history: &Migrations
     for (path, contents) in scaffold::render(service, options)? {
         out.add(path, FileKind::Scaffold, contents);
     }
-    Ok(out)
-}
-
-/// Every file of the client crate `<service>-client` for `service`.
-pub fn generate_client<'s>(service: &'s Service, options: &Options) -> Result<Output, EmitError> {
-    let mut out = Output::default();
-    let header = rust::header(&options.source_name);
-    let rust_files: [(&str, &dyn Fn() -> rust::RustFile<'s>); 2] =
-        [("src/lib.rs", &|| client::lib(service)), ("src/models.rs", &|| client::models(service))];
-    for (path, file) in rust_files {
-        out.add(path, FileKind::Generated, rust::render(path, &header, file())?);
-    }
-    out.add("Cargo.toml", FileKind::Generated, scaffold::client_manifest(service, options)?);
     Ok(out)
 }
