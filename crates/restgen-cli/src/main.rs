@@ -261,28 +261,28 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
             output.stage(dir).map(Finished::Staged).map_err(io_failure)
         }
     };
-    // Three threads take the pieces of the generation in turn, longest first, and keep two
-    // cores busy to the end; each stages the files it made as soon as it has no piece
-    // left, so one thread's wait for the disk (the durable files' fsync) is another's time
-    // to print. The two spawned threads read the schema again: model nodes keep the spans
-    // of derive input, which cannot cross threads, and reading costs a few percent of
+    // Three threads take the pieces of the generation in turn and keep two cores busy to
+    // the end; each piece's files are staged as soon as they are made, so a thread's wait
+    // for the disk (the durable files' fsync, the first piece) is the others' time to
+    // print. The two spawned threads read the schema again: model nodes keep the spans of
+    // derive input, which cannot cross threads, and reading costs a few percent of
     // printing.
     let (name, text) = (&loaded.name, &loaded.text);
     let next = std::sync::atomic::AtomicUsize::new(0);
     // What one thread made: the service's files and the client's.
     let work = |service: &Service| -> Result<[Finished; 2], u8> {
-        let (mut made, mut client) = (Output::default(), Output::default());
+        let mut made = [finish(Output::default(), out)?, finish(Output::default(), &client_out)?];
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             let Some(piece) = emit::PIECES.get(i) else { break };
-            let into = match piece.into {
-                Crate::Service => &mut made,
+            let (into, dir) = match piece.into {
+                Crate::Service => (&mut made[0], out),
                 Crate::Client if no_client => continue,
-                Crate::Client => &mut client,
+                Crate::Client => (&mut made[1], client_out.as_path()),
             };
-            into.merge(piece.make(service, &options, &history).map_err(internal)?);
+            into.merge(finish(piece.make(service, &options, &history).map_err(internal)?, dir)?);
         }
-        Ok([finish(made, out)?, finish(client, &client_out)?])
+        Ok(made)
     };
     let reread = || restgen_schema::load(name, text).expect("the schema read before reads again").0;
     let done = std::thread::scope(|scope| {

@@ -198,15 +198,20 @@ struct Chunks {
 const CHUNK: usize = 4 << 20;
 
 impl Write for Chunks {
+    #[inline]
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        if self.current.len() + bytes.len() > self.current.capacity() {
-            let full = std::mem::replace(&mut self.current, Vec::with_capacity(CHUNK.max(bytes.len())));
-            if !full.is_empty() {
-                self.done.push(full);
-            }
+        self.write_all(bytes)?;
+        Ok(bytes.len())
+    }
+
+    // serde_json writes a document a few bytes at a time, through `write_all`.
+    #[inline]
+    fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        if self.current.capacity() - self.current.len() < bytes.len() {
+            self.next_chunk(bytes.len());
         }
         self.current.extend_from_slice(bytes);
-        Ok(bytes.len())
+        Ok(())
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
@@ -215,6 +220,14 @@ impl Write for Chunks {
 }
 
 impl Chunks {
+    #[cold]
+    fn next_chunk(&mut self, at_least: usize) {
+        let full = std::mem::replace(&mut self.current, Vec::with_capacity(CHUNK.max(at_least)));
+        if !full.is_empty() {
+            self.done.push(full);
+        }
+    }
+
     /// The text, with the newline a file ends in.
     fn into_text(self) -> String {
         let len = self.done.iter().map(Vec::len).sum::<usize>() + self.current.len() + 1;

@@ -108,10 +108,13 @@ impl Piece {
     }
 }
 
-/// Every piece of a generation, those that take longest first: threads that take the next
-/// piece as they finish one then finish together (the client's methods alone are a
-/// quarter of the work on a large schema).
+/// Every piece of a generation: first the files that must reach the disk before they are
+/// put in place (the migrations, their record and the files written once, small to make,
+/// slow to sync), then the others, those that take longest first, so that threads that
+/// take the next piece as they finish one finish together (the client's methods alone are
+/// a quarter of the work on a large schema).
 pub const PIECES: &[Piece] = &[
+    Piece { into: Crate::Service, make: |s, o, h| rest_of_service(s, o, h) },
     Piece { into: Crate::Client, make: |s, o, _| rust_file("src/lib.rs", o, client::lib(s)) },
     Piece { into: Crate::Service, make: |s, _, _| Ok(openapi_newest(s)) },
     Piece {
@@ -123,7 +126,6 @@ pub const PIECES: &[Piece] = &[
     Piece { into: Crate::Service, make: |s, _, _| Ok(openapi_versions(s)) },
     Piece { into: Crate::Service, make: |s, o, _| rust_file("src/generated/hooks.rs", o, hooks::emit(s)) },
     Piece { into: Crate::Service, make: |s, o, _| rust_file("src/generated/routes.rs", o, routes::emit(s)) },
-    Piece { into: Crate::Service, make: |s, o, h| rest_of_service(s, o, h) },
     Piece {
         into: Crate::Client,
         make: |s, o, _| {
