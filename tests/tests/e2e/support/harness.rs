@@ -170,12 +170,39 @@ async fn start_on(
 /// A PostgreSQL schema of its own for one test, so tests never see each other's rows.
 pub async fn fresh_schema(url: &str, service: &str) -> String {
     static N: AtomicUsize = AtomicUsize::new(0);
+    static SWEPT: tokio::sync::OnceCell<()> = tokio::sync::OnceCell::const_new();
     let schema = format!("t_{service}_{}_{}", std::process::id(), N.fetch_add(1, Ordering::Relaxed));
     let pool = sqlx::PgPool::connect(url).await.expect("RESTGEN_TEST_DATABASE_URL reachable");
+    SWEPT.get_or_init(|| sweep_schemas(&pool)).await;
     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA \"{schema}\""))).execute(&pool).await.unwrap();
     pool.close().await;
     let sep = if url.contains('?') { '&' } else { '?' };
     format!("{url}{sep}options=-c%20search_path%3D{schema}")
+}
+
+/// Drops the schemas that test and bench processes no longer running left behind: a test
+/// keeps its schema (what a failed one leaves is there to look at), so without this every
+/// run added a few hundred (thousands had piled up on a development machine, and
+/// PostgreSQL took minutes to start). Every such schema (`t_...`, `bench_...`) names the
+/// process that made it; one naming a process still running is kept.
+async fn sweep_schemas(pool: &sqlx::PgPool) {
+    let names: Vec<String> = sqlx::query_scalar(
+        r"SELECT nspname::text FROM pg_namespace WHERE nspname LIKE 't\_%' OR nspname LIKE 'bench\_%'",
+    )
+    .fetch_all(pool)
+    .await
+    .expect("schemas listed");
+    let running = |name: &str| {
+        name.split('_')
+            .filter_map(|part| part.parse::<u32>().ok())
+            .any(|pid| pid == std::process::id() || std::path::Path::new(&format!("/proc/{pid}")).exists())
+    };
+    let stale: Vec<String> = names.into_iter().filter(|n| !running(n)).map(|n| format!("\"{n}\"")).collect();
+    // A few at a time: one statement takes a lock on every object of every schema it drops.
+    for batch in stale.chunks(20) {
+        let drop = format!("DROP SCHEMA IF EXISTS {} CASCADE", batch.join(", "));
+        sqlx::query(sqlx::AssertSqlSafe(drop)).execute(pool).await.expect("stale schemas dropped");
+    }
 }
 
 /// A response, read whole.
