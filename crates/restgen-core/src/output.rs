@@ -146,8 +146,8 @@ fn with_path(e: io::Error, path: &Path) -> io::Error {
 }
 
 /// Files written beside their targets and not yet in place. Dropped, they are deleted and
-/// the directories are as they were; several staged sets (a service's sources and its
-/// documents, its client) are put in place together once every one was staged.
+/// the directories are as they were; the sets staged by the pieces of a generation, made
+/// on several threads, are put in place together once every one was staged.
 #[derive(Debug)]
 pub struct Staged {
     /// Every file's target (its directory joined) and what persisting does to it.
