@@ -9,6 +9,7 @@
 //! crate depends on `restgen-client` alone.
 
 mod auth;
+mod builder;
 mod collection;
 mod error;
 mod list;

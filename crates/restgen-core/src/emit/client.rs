@@ -450,45 +450,10 @@ fn list_builder(service: &Service, r: &Resource) -> TokenStream {
     let paging = match r.pagination.style {
         PageStyle::Cursor => {
             let id_ty = id_type(r.id, Side::Client);
-            quote! {
-                #[doc = #size_doc]
-                pub fn limit(self, limit: u32) -> #builder {
-                    #builder(self.0.param("limit", limit))
-                }
-
-                /// Start after the page this cursor (a page's `next_cursor`) ends.
-                pub fn cursor(self, cursor: impl ::core::convert::Into<::std::string::String>) -> #builder {
-                    #builder(self.0.param("cursor", ::core::convert::Into::<::std::string::String>::into(cursor)))
-                }
-
-                /// Start after the record with this id.
-                pub fn starting_after(self, id: #id_ty) -> #builder {
-                    #builder(self.0.param("starting_after", id))
-                }
-            }
+            quote!(cursor(#id_ty))
         }
-        PageStyle::Page => quote! {
-            /// The page to fetch, from 1.
-            pub fn page(self, page: u64) -> #builder {
-                #builder(self.0.param("page", page))
-            }
-
-            #[doc = #size_doc]
-            pub fn per_page(self, per_page: u32) -> #builder {
-                #builder(self.0.param("per_page", per_page))
-            }
-        },
-        PageStyle::Offset => quote! {
-            #[doc = #size_doc]
-            pub fn limit(self, limit: u32) -> #builder {
-                #builder(self.0.param("limit", limit))
-            }
-
-            /// Records to skip.
-            pub fn offset(self, offset: u64) -> #builder {
-                #builder(self.0.param("offset", offset))
-            }
-        },
+        PageStyle::Page => quote!(page),
+        PageStyle::Offset => quote!(offset),
     };
     let builder_doc =
         doc(&format!("A list request for {}; `send` fetches one page, `stream` every record.", r.path.value));
@@ -508,29 +473,9 @@ fn list_builder(service: &Service, r: &Resource) -> TokenStream {
             };
 
             #(#filters)*
-
-            /// Sort keys, most significant first; ties are broken by id.
-            pub fn sort(self, keys: impl ::core::iter::IntoIterator<Item = #sort>) -> #builder {
-                #builder(self.0.sort(keys.into_iter().map(#sort::as_str)))
-            }
-
-            #paging
-
-            /// Fetches one page.
-            pub async fn send(self) -> ::core::result::Result<::restgen_client::Page<models::#model>, ::restgen_client::Error> {
-                self.0.send().await
-            }
-
-            /// Every record from this request's first page on, page after page.
-            pub fn stream(self) -> impl ::restgen_client::__private::futures_core::Stream<Item = ::core::result::Result<models::#model, ::restgen_client::Error>> + ::core::marker::Send + 'static {
-                self.0.stream()
-            }
-
-            /// The untyped request, for parameters this builder does not cover.
-            pub fn into_list(self) -> ::restgen_client::List<models::#model> {
-                self.0
-            }
         }
+
+        ::restgen_client::list_builder!(#builder, models::#model, #sort, #paging, #size_doc);
     }
 }
 

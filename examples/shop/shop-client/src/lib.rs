@@ -296,60 +296,11 @@ impl UserList {
         style: ::restgen_client::Style::Cursor,
         envelope: ::restgen_client::Envelope::Key("data"),
     };
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = UserSort>,
-    ) -> UserList {
-        UserList(self.0.sort(keys.into_iter().map(UserSort::as_str)))
-    }
-    /// Records per page (default 20, at most 100).
-    pub fn limit(self, limit: u32) -> UserList {
-        UserList(self.0.param("limit", limit))
-    }
-    /// Start after the page this cursor (a page's `next_cursor`) ends.
-    pub fn cursor(
-        self,
-        cursor: impl ::core::convert::Into<::std::string::String>,
-    ) -> UserList {
-        UserList(
-            self
-                .0
-                .param(
-                    "cursor",
-                    ::core::convert::Into::<::std::string::String>::into(cursor),
-                ),
-        )
-    }
-    /// Start after the record with this id.
-    pub fn starting_after(
-        self,
-        id: ::restgen_client::__private::uuid::Uuid,
-    ) -> UserList {
-        UserList(self.0.param("starting_after", id))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::User>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::User, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::User> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    UserList, models::User, UserSort, cursor(::restgen_client::__private::uuid::Uuid),
+    " Records per page (default 20, at most 100)."
+);
 impl Client {
     /// `createCustomer`: creates a customer. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_customer(
@@ -529,43 +480,11 @@ impl CustomerList {
                 ),
         )
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = CustomerSort>,
-    ) -> CustomerList {
-        CustomerList(self.0.sort(keys.into_iter().map(CustomerSort::as_str)))
-    }
-    /// The page to fetch, from 1.
-    pub fn page(self, page: u64) -> CustomerList {
-        CustomerList(self.0.param("page", page))
-    }
-    /// Records per page (default 20, at most 100).
-    pub fn per_page(self, per_page: u32) -> CustomerList {
-        CustomerList(self.0.param("per_page", per_page))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Customer>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Customer, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Customer> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    CustomerList, models::Customer, CustomerSort, page,
+    " Records per page (default 20, at most 100)."
+);
 impl Client {
     /// `createOrder`: creates a order. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_order(
@@ -816,60 +735,11 @@ impl OrderList {
     pub fn gift_wrap(self, value: bool) -> OrderList {
         OrderList(self.0.param("gift_wrap", value))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = OrderSort>,
-    ) -> OrderList {
-        OrderList(self.0.sort(keys.into_iter().map(OrderSort::as_str)))
-    }
-    /// Records per page (default 20, at most 100).
-    pub fn limit(self, limit: u32) -> OrderList {
-        OrderList(self.0.param("limit", limit))
-    }
-    /// Start after the page this cursor (a page's `next_cursor`) ends.
-    pub fn cursor(
-        self,
-        cursor: impl ::core::convert::Into<::std::string::String>,
-    ) -> OrderList {
-        OrderList(
-            self
-                .0
-                .param(
-                    "cursor",
-                    ::core::convert::Into::<::std::string::String>::into(cursor),
-                ),
-        )
-    }
-    /// Start after the record with this id.
-    pub fn starting_after(
-        self,
-        id: ::restgen_client::__private::uuid::Uuid,
-    ) -> OrderList {
-        OrderList(self.0.param("starting_after", id))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Order>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Order, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Order> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    OrderList, models::Order, OrderSort, cursor(::restgen_client::__private::uuid::Uuid),
+    " Records per page (default 20, at most 100)."
+);
 impl Client {
     /// `getInvoice`: one invoice.
     pub async fn get_invoice(
@@ -937,57 +807,9 @@ impl InvoiceList {
         style: ::restgen_client::Style::Cursor,
         envelope: ::restgen_client::Envelope::Key("data"),
     };
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = InvoiceSort>,
-    ) -> InvoiceList {
-        InvoiceList(self.0.sort(keys.into_iter().map(InvoiceSort::as_str)))
-    }
-    /// Records per page (default 20, at most 100).
-    pub fn limit(self, limit: u32) -> InvoiceList {
-        InvoiceList(self.0.param("limit", limit))
-    }
-    /// Start after the page this cursor (a page's `next_cursor`) ends.
-    pub fn cursor(
-        self,
-        cursor: impl ::core::convert::Into<::std::string::String>,
-    ) -> InvoiceList {
-        InvoiceList(
-            self
-                .0
-                .param(
-                    "cursor",
-                    ::core::convert::Into::<::std::string::String>::into(cursor),
-                ),
-        )
-    }
-    /// Start after the record with this id.
-    pub fn starting_after(
-        self,
-        id: ::restgen_client::__private::uuid::Uuid,
-    ) -> InvoiceList {
-        InvoiceList(self.0.param("starting_after", id))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Invoice>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Invoice, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Invoice> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    InvoiceList, models::Invoice, InvoiceSort,
+    cursor(::restgen_client::__private::uuid::Uuid),
+    " Records per page (default 20, at most 100)."
+);

@@ -239,43 +239,11 @@ impl DepotList {
     pub fn open(self, value: bool) -> DepotList {
         DepotList(self.0.param("open", value))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = DepotSort>,
-    ) -> DepotList {
-        DepotList(self.0.sort(keys.into_iter().map(DepotSort::as_str)))
-    }
-    /// Records per page (default 10, at most 50).
-    pub fn limit(self, limit: u32) -> DepotList {
-        DepotList(self.0.param("limit", limit))
-    }
-    /// Records to skip.
-    pub fn offset(self, offset: u64) -> DepotList {
-        DepotList(self.0.param("offset", offset))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Depot>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Depot, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Depot> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    DepotList, models::Depot, DepotSort, offset,
+    " Records per page (default 10, at most 50)."
+);
 impl Client {
     /// `createDriver`: creates a driver. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_driver(
@@ -439,43 +407,11 @@ impl DriverList {
     pub fn depot_id(self, value: i64) -> DriverList {
         DriverList(self.0.param("depot_id", value))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = DriverSort>,
-    ) -> DriverList {
-        DriverList(self.0.sort(keys.into_iter().map(DriverSort::as_str)))
-    }
-    /// Records per page (default 10, at most 50).
-    pub fn limit(self, limit: u32) -> DriverList {
-        DriverList(self.0.param("limit", limit))
-    }
-    /// Records to skip.
-    pub fn offset(self, offset: u64) -> DriverList {
-        DriverList(self.0.param("offset", offset))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Driver>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Driver, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Driver> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    DriverList, models::Driver, DriverSort, offset,
+    " Records per page (default 10, at most 50)."
+);
 impl Client {
     /// `createVehicle`: creates a vehicle. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_vehicle(
@@ -659,43 +595,11 @@ impl VehicleList {
     pub fn depot_id(self, value: i64) -> VehicleList {
         VehicleList(self.0.param("depot_id", value))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = VehicleSort>,
-    ) -> VehicleList {
-        VehicleList(self.0.sort(keys.into_iter().map(VehicleSort::as_str)))
-    }
-    /// The page to fetch, from 1.
-    pub fn page(self, page: u64) -> VehicleList {
-        VehicleList(self.0.param("page", page))
-    }
-    /// Records per page (default 5, at most 20).
-    pub fn per_page(self, per_page: u32) -> VehicleList {
-        VehicleList(self.0.param("per_page", per_page))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Vehicle>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Vehicle, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Vehicle> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    VehicleList, models::Vehicle, VehicleSort, page,
+    " Records per page (default 5, at most 20)."
+);
 impl Client {
     /// `createTrip`: creates a trip. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_trip(
@@ -916,57 +820,11 @@ impl TripList {
     pub fn status(self, value: models::TripStatus) -> TripList {
         TripList(self.0.param("status", value.as_str()))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = TripSort>,
-    ) -> TripList {
-        TripList(self.0.sort(keys.into_iter().map(TripSort::as_str)))
-    }
-    /// Records per page (default 10, at most 50).
-    pub fn limit(self, limit: u32) -> TripList {
-        TripList(self.0.param("limit", limit))
-    }
-    /// Start after the page this cursor (a page's `next_cursor`) ends.
-    pub fn cursor(
-        self,
-        cursor: impl ::core::convert::Into<::std::string::String>,
-    ) -> TripList {
-        TripList(
-            self
-                .0
-                .param(
-                    "cursor",
-                    ::core::convert::Into::<::std::string::String>::into(cursor),
-                ),
-        )
-    }
-    /// Start after the record with this id.
-    pub fn starting_after(self, id: i64) -> TripList {
-        TripList(self.0.param("starting_after", id))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Trip>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Trip, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Trip> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    TripList, models::Trip, TripSort, cursor(i64),
+    " Records per page (default 10, at most 50)."
+);
 impl Client {
     /// `createServiceLog`: creates a service_log. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_service_log(
@@ -1075,40 +933,8 @@ impl ServiceLogList {
     pub fn vehicle_id(self, value: i64) -> ServiceLogList {
         ServiceLogList(self.0.param("vehicle_id", value))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = ServiceLogSort>,
-    ) -> ServiceLogList {
-        ServiceLogList(self.0.sort(keys.into_iter().map(ServiceLogSort::as_str)))
-    }
-    /// Records per page (default 10, at most 50).
-    pub fn limit(self, limit: u32) -> ServiceLogList {
-        ServiceLogList(self.0.param("limit", limit))
-    }
-    /// Records to skip.
-    pub fn offset(self, offset: u64) -> ServiceLogList {
-        ServiceLogList(self.0.param("offset", offset))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::ServiceLog>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::ServiceLog, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::ServiceLog> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    ServiceLogList, models::ServiceLog, ServiceLogSort, offset,
+    " Records per page (default 10, at most 50)."
+);

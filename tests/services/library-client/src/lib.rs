@@ -235,43 +235,11 @@ impl MemberList {
         style: ::restgen_client::Style::Offset,
         envelope: ::restgen_client::Envelope::Key("data"),
     };
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = MemberSort>,
-    ) -> MemberList {
-        MemberList(self.0.sort(keys.into_iter().map(MemberSort::as_str)))
-    }
-    /// Records per page (default 25, at most 200).
-    pub fn limit(self, limit: u32) -> MemberList {
-        MemberList(self.0.param("limit", limit))
-    }
-    /// Records to skip.
-    pub fn offset(self, offset: u64) -> MemberList {
-        MemberList(self.0.param("offset", offset))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Member>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Member, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Member> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    MemberList, models::Member, MemberSort, offset,
+    " Records per page (default 25, at most 200)."
+);
 impl Client {
     /// `createAuthor`: creates a author. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_author(
@@ -430,43 +398,11 @@ impl AuthorList {
                 ),
         )
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = AuthorSort>,
-    ) -> AuthorList {
-        AuthorList(self.0.sort(keys.into_iter().map(AuthorSort::as_str)))
-    }
-    /// Records per page (default 25, at most 200).
-    pub fn limit(self, limit: u32) -> AuthorList {
-        AuthorList(self.0.param("limit", limit))
-    }
-    /// Records to skip.
-    pub fn offset(self, offset: u64) -> AuthorList {
-        AuthorList(self.0.param("offset", offset))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Author>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Author, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Author> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    AuthorList, models::Author, AuthorSort, offset,
+    " Records per page (default 25, at most 200)."
+);
 impl Client {
     /// `createBook`: creates a book. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_book(
@@ -635,43 +571,11 @@ impl BookList {
     pub fn available(self, value: bool) -> BookList {
         BookList(self.0.param("available", value))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = BookSort>,
-    ) -> BookList {
-        BookList(self.0.sort(keys.into_iter().map(BookSort::as_str)))
-    }
-    /// Records per page (default 25, at most 200).
-    pub fn limit(self, limit: u32) -> BookList {
-        BookList(self.0.param("limit", limit))
-    }
-    /// Records to skip.
-    pub fn offset(self, offset: u64) -> BookList {
-        BookList(self.0.param("offset", offset))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Book>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Book, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Book> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    BookList, models::Book, BookSort, offset,
+    " Records per page (default 25, at most 200)."
+);
 impl Client {
     /// `createCopy`: creates a copy. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_copy(
@@ -837,43 +741,11 @@ impl CopyList {
     pub fn condition(self, value: models::CopyCondition) -> CopyList {
         CopyList(self.0.param("condition", value.as_str()))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = CopySort>,
-    ) -> CopyList {
-        CopyList(self.0.sort(keys.into_iter().map(CopySort::as_str)))
-    }
-    /// Records per page (default 25, at most 200).
-    pub fn limit(self, limit: u32) -> CopyList {
-        CopyList(self.0.param("limit", limit))
-    }
-    /// Records to skip.
-    pub fn offset(self, offset: u64) -> CopyList {
-        CopyList(self.0.param("offset", offset))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Copy>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Copy, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Copy> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    CopyList, models::Copy, CopySort, offset,
+    " Records per page (default 25, at most 200)."
+);
 impl Client {
     /// `createLoan`: creates a loan. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_loan(
@@ -986,43 +858,11 @@ impl LoanList {
     pub fn copy_id(self, value: i64) -> LoanList {
         LoanList(self.0.param("copy_id", value))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = LoanSort>,
-    ) -> LoanList {
-        LoanList(self.0.sort(keys.into_iter().map(LoanSort::as_str)))
-    }
-    /// Records per page (default 25, at most 200).
-    pub fn limit(self, limit: u32) -> LoanList {
-        LoanList(self.0.param("limit", limit))
-    }
-    /// Records to skip.
-    pub fn offset(self, offset: u64) -> LoanList {
-        LoanList(self.0.param("offset", offset))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Loan>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Loan, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Loan> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    LoanList, models::Loan, LoanSort, offset,
+    " Records per page (default 25, at most 200)."
+);
 impl Client {
     /// `createRenewal`: creates a renewal. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_renewal(
@@ -1111,43 +951,11 @@ impl RenewalList {
     pub fn loan_id(self, value: i64) -> RenewalList {
         RenewalList(self.0.param("loan_id", value))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = RenewalSort>,
-    ) -> RenewalList {
-        RenewalList(self.0.sort(keys.into_iter().map(RenewalSort::as_str)))
-    }
-    /// Records per page (default 25, at most 200).
-    pub fn limit(self, limit: u32) -> RenewalList {
-        RenewalList(self.0.param("limit", limit))
-    }
-    /// Records to skip.
-    pub fn offset(self, offset: u64) -> RenewalList {
-        RenewalList(self.0.param("offset", offset))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Renewal>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Renewal, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Renewal> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    RenewalList, models::Renewal, RenewalSort, offset,
+    " Records per page (default 25, at most 200)."
+);
 impl Client {
     /// `createReview`: creates a review. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_review(
@@ -1310,60 +1118,12 @@ impl ReviewList {
     pub fn stars(self, value: i64) -> ReviewList {
         ReviewList(self.0.param("stars", value))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = ReviewSort>,
-    ) -> ReviewList {
-        ReviewList(self.0.sort(keys.into_iter().map(ReviewSort::as_str)))
-    }
-    /// Records per page (default 20, at most 100).
-    pub fn limit(self, limit: u32) -> ReviewList {
-        ReviewList(self.0.param("limit", limit))
-    }
-    /// Start after the page this cursor (a page's `next_cursor`) ends.
-    pub fn cursor(
-        self,
-        cursor: impl ::core::convert::Into<::std::string::String>,
-    ) -> ReviewList {
-        ReviewList(
-            self
-                .0
-                .param(
-                    "cursor",
-                    ::core::convert::Into::<::std::string::String>::into(cursor),
-                ),
-        )
-    }
-    /// Start after the record with this id.
-    pub fn starting_after(
-        self,
-        id: ::restgen_client::__private::uuid::Uuid,
-    ) -> ReviewList {
-        ReviewList(self.0.param("starting_after", id))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Review>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Review, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Review> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    ReviewList, models::Review, ReviewSort,
+    cursor(::restgen_client::__private::uuid::Uuid),
+    " Records per page (default 20, at most 100)."
+);
 impl Client {
     /// `createReadingList`: creates a reading_list. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_reading_list(
@@ -1526,43 +1286,11 @@ impl ReadingListList {
         style: ::restgen_client::Style::Offset,
         envelope: ::restgen_client::Envelope::Key("data"),
     };
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = ReadingListSort>,
-    ) -> ReadingListList {
-        ReadingListList(self.0.sort(keys.into_iter().map(ReadingListSort::as_str)))
-    }
-    /// Records per page (default 25, at most 200).
-    pub fn limit(self, limit: u32) -> ReadingListList {
-        ReadingListList(self.0.param("limit", limit))
-    }
-    /// Records to skip.
-    pub fn offset(self, offset: u64) -> ReadingListList {
-        ReadingListList(self.0.param("offset", offset))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::ReadingList>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::ReadingList, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::ReadingList> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    ReadingListList, models::ReadingList, ReadingListSort, offset,
+    " Records per page (default 25, at most 200)."
+);
 impl Client {
     /// `createEntry`: creates a entry. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_entry(
@@ -1723,43 +1451,11 @@ impl EntryList {
     ) -> EntryList {
         EntryList(self.0.param("reading_list_id", value))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = EntrySort>,
-    ) -> EntryList {
-        EntryList(self.0.sort(keys.into_iter().map(EntrySort::as_str)))
-    }
-    /// The page to fetch, from 1.
-    pub fn page(self, page: u64) -> EntryList {
-        EntryList(self.0.param("page", page))
-    }
-    /// Records per page (default 10, at most 50).
-    pub fn per_page(self, per_page: u32) -> EntryList {
-        EntryList(self.0.param("per_page", per_page))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Entry>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Entry, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Entry> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    EntryList, models::Entry, EntrySort, page,
+    " Records per page (default 10, at most 50)."
+);
 impl Client {
     /// `createArchive`: creates a archive. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_archive(
@@ -1902,43 +1598,11 @@ impl ArchiveList {
         style: ::restgen_client::Style::Offset,
         envelope: ::restgen_client::Envelope::Key("data"),
     };
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = ArchiveSort>,
-    ) -> ArchiveList {
-        ArchiveList(self.0.sort(keys.into_iter().map(ArchiveSort::as_str)))
-    }
-    /// Records per page (default 25, at most 200).
-    pub fn limit(self, limit: u32) -> ArchiveList {
-        ArchiveList(self.0.param("limit", limit))
-    }
-    /// Records to skip.
-    pub fn offset(self, offset: u64) -> ArchiveList {
-        ArchiveList(self.0.param("offset", offset))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Archive>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Archive, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Archive> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    ArchiveList, models::Archive, ArchiveSort, offset,
+    " Records per page (default 25, at most 200)."
+);
 impl Client {
     /// `createManuscript`: creates a manuscript. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_manuscript(
@@ -2079,54 +1743,8 @@ impl ManuscriptList {
     pub fn archive_id(self, value: i64) -> ManuscriptList {
         ManuscriptList(self.0.param("archive_id", value))
     }
-    /// Sort keys, most significant first; ties are broken by id.
-    pub fn sort(
-        self,
-        keys: impl ::core::iter::IntoIterator<Item = ManuscriptSort>,
-    ) -> ManuscriptList {
-        ManuscriptList(self.0.sort(keys.into_iter().map(ManuscriptSort::as_str)))
-    }
-    /// Records per page (default 10, at most 50).
-    pub fn limit(self, limit: u32) -> ManuscriptList {
-        ManuscriptList(self.0.param("limit", limit))
-    }
-    /// Start after the page this cursor (a page's `next_cursor`) ends.
-    pub fn cursor(
-        self,
-        cursor: impl ::core::convert::Into<::std::string::String>,
-    ) -> ManuscriptList {
-        ManuscriptList(
-            self
-                .0
-                .param(
-                    "cursor",
-                    ::core::convert::Into::<::std::string::String>::into(cursor),
-                ),
-        )
-    }
-    /// Start after the record with this id.
-    pub fn starting_after(self, id: i64) -> ManuscriptList {
-        ManuscriptList(self.0.param("starting_after", id))
-    }
-    /// Fetches one page.
-    pub async fn send(
-        self,
-    ) -> ::core::result::Result<
-        ::restgen_client::Page<models::Manuscript>,
-        ::restgen_client::Error,
-    > {
-        self.0.send().await
-    }
-    /// Every record from this request's first page on, page after page.
-    pub fn stream(
-        self,
-    ) -> impl ::restgen_client::__private::futures_core::Stream<
-        Item = ::core::result::Result<models::Manuscript, ::restgen_client::Error>,
-    > + ::core::marker::Send + 'static {
-        self.0.stream()
-    }
-    /// The untyped request, for parameters this builder does not cover.
-    pub fn into_list(self) -> ::restgen_client::List<models::Manuscript> {
-        self.0
-    }
 }
+::restgen_client::list_builder!(
+    ManuscriptList, models::Manuscript, ManuscriptSort, cursor(i64),
+    " Records per page (default 10, at most 50)."
+);
