@@ -344,10 +344,14 @@ pub(crate) fn respond(
         }
     }
     if format == Format::Csv {
-        let Items::Records(records) = &items else {
-            unreachable!("a CSV page is read into records (operations::list)")
+        // The columns are the fields a representation shows, so rows read as stored
+        // records make the same table.
+        let bytes = match &items {
+            Items::Records(records) => crate::table::csv(spec, view, records)?,
+            Items::Rows(rows, _) => {
+                crate::table::csv(spec, view, &rows.records(spec).map_err(crate::store::StoreError::from)?)?
+            }
         };
-        let bytes = crate::table::csv(spec, view, records)?;
         return crate::conditional::read(spec, view, request, format, bytes, headers);
     }
     let bytes = match &items {

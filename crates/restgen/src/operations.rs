@@ -606,8 +606,7 @@ pub async fn list(
         request.query.page = crate::store::Page::After(list::cursor_values(spec, &request.query.sort, &record));
     }
     let (rows, more) = store.list_rows(spec, &request.query).await?;
-    // CSV is written from records.
-    let items = match from_row(spec, view).filter(|_| format == Format::Json) {
+    let items = match from_row(spec, view) {
         Some(shown) => list::Items::Rows(rows, shown),
         None => {
             let records = rows.records(spec).map_err(StoreError::from)?;
@@ -773,24 +772,18 @@ fn written(spec: &ResourceSpec, cx: &Context, status: StatusCode, row: Rows) -> 
     })
 }
 
-/// Whether a representation in `view` shows the field: not where it is write-only, nor
-/// where the version lacks it.
-fn shown(f: &FieldSpec, view: &View) -> bool {
-    !f.write_only && view.has(&f.gate)
-}
-
 /// Which of `spec`'s fields a representation in `view` shows, where it can be written as
 /// JSON straight from the record's row; `None` where it depends on more than the row (its
 /// `_links` depend on the caller), so the record is read and made a [`representation`].
 fn from_row(spec: &ResourceSpec, view: &View) -> Option<Vec<bool>> {
-    (!spec.links).then(|| spec.fields.iter().map(|f| shown(f, view)).collect())
+    (!spec.links).then(|| spec.fields.iter().map(|f| view.shows(f)).collect())
 }
 
 /// The record as the caller sees it in the request's version: write-only fields, and
 /// those the version lacks, removed; its `_links` where the resource has them (they
 /// depend on the caller, as what is open to them does, so the tag does too).
 pub(crate) fn representation(spec: &ResourceSpec, cx: &Context, mut record: Record) -> Record {
-    for f in spec.fields.iter().filter(|f| !shown(f, &cx.view)) {
+    for f in spec.fields.iter().filter(|f| !cx.view.shows(f)) {
         record.shift_remove(f.name);
     }
     if spec.links {

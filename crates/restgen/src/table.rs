@@ -18,7 +18,7 @@ pub(crate) fn columns(spec: &ResourceSpec, view: &View) -> Vec<&'static str> {
     if spec.owner.is_some() {
         out.push("owner_id");
     }
-    out.extend(spec.fields.iter().filter(|f| !f.write_only && view.has(&f.gate)).map(|f| f.name));
+    out.extend(spec.fields.iter().filter(|f| view.shows(f)).map(|f| f.name));
     if spec.timestamps {
         out.extend(["created_at", "updated_at"]);
     }

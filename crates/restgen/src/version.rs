@@ -7,7 +7,7 @@
 
 use crate::clock::Clock;
 use crate::problem::{FieldError, Problem};
-use crate::spec::{Gate, ResourceSpec, VersionSpec, VersioningSpec};
+use crate::spec::{FieldSpec, Gate, ResourceSpec, VersionSpec, VersioningSpec};
 use axum::extract::{FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
@@ -42,6 +42,12 @@ impl View {
     /// Whether the version has what `gate` gates.
     pub fn has(&self, gate: &Gate) -> bool {
         gate.includes(self.number())
+    }
+
+    /// Whether a representation in this version shows `field`: not where it is
+    /// write-only, nor where the version lacks it.
+    pub fn shows(&self, field: &FieldSpec) -> bool {
+        !field.write_only && self.has(&field.gate)
     }
 
     /// `Content-Type` of a JSON answer: the version's media type when the request named

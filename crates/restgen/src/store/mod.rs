@@ -636,23 +636,11 @@ impl Store {
         values: Vec<(&str, SqlValue)>,
         event: Option<&str>,
     ) -> Result<Record, StoreError> {
-        self.update_owned(spec, id, values, None, event).await
+        self.update_owned_row(spec, id, values, None, event).await?.record(spec)
     }
 
     /// [`Store::update`] of a record only where `owner` (a column and its value) also
-    /// holds: `NotFound` when the record is missing or somebody else's.
-    pub async fn update_owned(
-        &self,
-        spec: &ResourceSpec,
-        id: &SqlValue,
-        values: Vec<(&str, SqlValue)>,
-        owner: Option<(&str, SqlValue)>,
-        event: Option<&str>,
-    ) -> Result<Record, StoreError> {
-        self.update_owned_row(spec, id, values, owner, event).await?.record(spec)
-    }
-
-    /// [`Store::update_owned`], the record left in its row.
+    /// holds (`NotFound` when the record is missing or somebody else's), left in its row.
     pub(crate) async fn update_owned_row(
         &self,
         spec: &ResourceSpec,

@@ -114,6 +114,48 @@ async fn orders_download_as_csv_page_by_page(s: Server) {
     assert!(fresh.text.is_empty());
 }
 
+// A resource without links has its pages written straight from the database's rows; as
+// CSV it is the same records, row for row, as the JSON list: decimals, JSON values,
+// booleans, nulls and formula-like text alike.
+backends!(books_download_as_csv_row_for_row_as_the_json_list, library::service());
+async fn books_download_as_csv_row_for_row_as_the_json_list(s: Server) {
+    use base64::Engine;
+    let password = "correct horse battery";
+    let admin = json!({ "card_number": "00000001", "full_name": "Libby", "password": password }).to_string();
+    restgen::auth::bootstrap_admin(&s.store, library::generated::resources::AUTH.as_ref().unwrap(), &admin)
+        .await
+        .unwrap();
+    let basic = format!("Basic {}", base64::engine::general_purpose::STANDARD.encode(format!("00000001:{password}")));
+    let post = |path: &'static str, body: Value| {
+        let (s, basic) = (&s, basic.clone());
+        async move {
+            let r = s.send_with("POST", path, Some(body), &[("authorization", &basic)]).await;
+            assert_eq!(r.status, 201, "{}", r.text);
+            r.body
+        }
+    };
+    let author = post("/authors", json!({ "name": "Ursula" })).await;
+    for (title, isbn, price, tags) in [
+        ("=HYPERLINK(\"x\")", "9780060512750", "12.50", json!(["sf", "a, \"b\""])),
+        ("Plain, \"quoted\"\r\nlines", "9780441478125", "0.00", json!([])),
+        ("-1+2", "9780553283686", "3.10", json!({ "shelf": 4 })),
+    ] {
+        let book = json!({ "title": title, "isbn": isbn, "author_id": author["id"], "price": price, "tags": tags });
+        post("/books", book).await;
+    }
+    let listed = s.get("/books?sort=title_asc").await;
+    assert_eq!(listed.status, 200, "{}", listed.text);
+    let records = listed.body["data"].as_array().expect("the page's records");
+    assert_eq!(records.len(), 3);
+    let csv = s.send_with("GET", "/books?sort=title_asc", None, &[("accept", "text/csv")]).await;
+    let (header, rows) = table(&csv);
+    assert_eq!(rows.len(), records.len());
+    for (row, record) in rows.iter().zip(records) {
+        assert_eq!(row, &row_of(&header, record));
+    }
+    assert!(rows.iter().any(|r| r.iter().any(|c| c.starts_with("'=HYPERLINK"))), "{rows:?}");
+}
+
 backends!(accept_weighs_the_offers_and_errors_stay_problems, shop::service());
 async fn accept_weighs_the_offers_and_errors_stay_problems(s: Server) {
     let ann = register(&s, "ann").await;
