@@ -24,6 +24,7 @@ pub mod problem;
 pub mod rate;
 pub mod routes;
 pub mod serve;
+mod settable;
 pub mod spec;
 pub mod store;
 mod table;

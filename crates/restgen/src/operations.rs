@@ -3,12 +3,12 @@
 
 use crate::auth::Caller;
 use crate::auth::access::{self, Scope};
-use crate::body;
 use crate::conditional::{self, Precondition};
 use crate::list;
 use crate::negotiate;
 use crate::problem::{FieldError, Problem};
 use crate::routes::{ComputeRule, CreateRule, DeleteRule, UpdateRule};
+use crate::settable::{self, Write};
 use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, Format, IdKind, ResourceSpec};
 use crate::store::{Record, Rows, SqlValue, Store, StoreError};
 use crate::table;
@@ -81,10 +81,8 @@ pub async fn create<C: DeserializeOwned + Serialize>(
         Some((_, kind)) => Some(caller.id_value(kind).ok_or_else(|| caller.unauthorized())?),
         None => None,
     };
-    let mut object = body::object(headers, body, false)?;
-    let roles = take_roles(spec, caller, &mut object, |f| f.create)?;
-    let mut input = settable_values::<C>(spec, view, object, hook.map(|h| move |typed: &mut C| h(typed)))?;
-    input.extend(roles);
+    let input =
+        settable::read::<C>(spec, view, caller, headers, body, Write::Create, hook.map(|h| move |t: &mut C| h(t)))?;
     let row = insert(spec, store, input, owner.as_ref().map(|o| (o, caller)), compute).await?;
     let location = format!("{}/{}", uri.path().trim_end_matches('/'), row.id_text(spec)?);
     let mut response = written(spec, cx, StatusCode::CREATED, row)?;
@@ -100,7 +98,7 @@ pub async fn create<C: DeserializeOwned + Serialize>(
 pub(crate) async fn insert(
     spec: &'static ResourceSpec,
     store: &Store,
-    input: Map<String, Value>,
+    input: Record,
     owner: Option<(&SqlValue, &Caller)>,
     compute: Option<&ComputeRule>,
 ) -> Result<Rows, Problem> {
@@ -235,34 +233,6 @@ async fn authorized_row(
     Ok((key, Row::Record(record)))
 }
 
-/// Admins may set a `roles` field (a declared role list) in any write; anyone else who
-/// sends one where it would be settable is refused with 403. Returns the value to store.
-fn take_roles(
-    spec: &ResourceSpec,
-    caller: &Caller,
-    object: &mut Map<String, Value>,
-    settable: impl Fn(&FieldSpec) -> bool,
-) -> Result<Option<(String, Value)>, Problem> {
-    let Some(f) = spec.fields.iter().find(|f| f.kind == FieldKind::Roles) else { return Ok(None) };
-    if !object.contains_key(f.name) {
-        return Ok(None);
-    }
-    if caller.is_admin() {
-        let value = object.remove(f.name).unwrap_or(Value::Null);
-        // A generated spec lists the declared roles; a derived one leaves them to the
-        // service's auth.
-        let declared = if f.values.is_empty() { caller.declared_roles() } else { f.values };
-        validate::roles(declared, &value)
-            .map_err(|message| Problem::validation(vec![FieldError { field: f.name.into(), message }]))?;
-        return Ok(Some((f.name.to_owned(), value)));
-    }
-    if settable(f) {
-        return Err(Problem::forbidden(format!("only an admin may set `{}`", f.name)));
-    }
-    // Not settable: refused or dropped below like any other such field.
-    Ok(None)
-}
-
 pub async fn replace<R: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
     cx: &Context,
@@ -277,16 +247,8 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
     let current = representation(spec, cx, stored_record.clone());
     let condition = precondition(spec, cx, headers, &current)?;
-    let mut object = body::object(headers, body, false)?;
-    let roles = take_roles(spec, caller, &mut object, |f| f.replace)?;
-    // A GET-modify-PUT round trip sends the server-controlled fields back: unchanged,
-    // they are ignored; changed, they fail below like any field the client may not set.
-    object.retain(|k, v| {
-        let client_controlled = spec.field(k).is_some_and(|f| f.replace);
-        client_controlled || current.get(k) != Some(v)
-    });
-    let mut input = settable_values::<R>(spec, view, object, hook.map(|h| move |typed: &mut R| h(id, typed)))?;
-    input.extend(roles);
+    let write = Write::Replace { current: &current };
+    let input = settable::read::<R>(spec, view, caller, headers, body, write, hook.map(|h| move |t: &mut R| h(id, t)))?;
     let now = now();
     let mut changes = Record::new();
     // An admin's `roles` replace the stored ones even where the schema leaves the field
@@ -294,7 +256,7 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     // lacks are not its to clear: they keep what they hold.
     let replaced = |f: &&FieldSpec| f.replace || (f.kind == FieldKind::Roles && input.contains_key(f.name));
     for f in spec.fields.iter().filter(replaced).filter(|f| view.has(&f.gate)) {
-        changes.insert(f.name.to_owned(), input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now)));
+        changes.insert(f.name, input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now)));
     }
     let mut values = changed_values(spec, &stored_record, changes, compute)?;
     if spec.timestamps {
@@ -402,7 +364,7 @@ fn changed_values(
 fn computed(spec: &ResourceSpec, rule: &ComputeRule, mut record: Record, before: &Record) -> Result<Record, Problem> {
     rule(&mut record)?;
     let fields: Record = spec.fields.iter().filter_map(|f| Some((f.name, record.get(f.name)?.clone()))).collect();
-    let changed: Map<String, Value> =
+    let changed: Record =
         fields.iter().filter(|(k, v)| before.get(k) != Some(*v)).map(|(k, v)| (k.to_owned(), v.clone())).collect();
     let errors = validate::fields(spec.fields, &changed);
     if !errors.is_empty() {
@@ -499,11 +461,9 @@ fn patch_values<P: DeserializeOwned + Serialize>(
     hook: Option<&UpdateRule<P>>,
     compute: Option<&ComputeRule>,
     stored: &Record,
-) -> Result<(Columns, Map<String, Value>), Problem> {
-    let mut object = body::object(headers, body, true)?;
-    let roles = take_roles(spec, &cx.caller, &mut object, |f| f.patch)?;
-    let mut input = settable_values::<P>(spec, &cx.view, object, hook.map(|h| move |typed: &mut P| h(id, typed)))?;
-    input.extend(roles);
+) -> Result<(Columns, Record), Problem> {
+    let hook = hook.map(|h| move |t: &mut P| h(id, t));
+    let input = settable::read::<P>(spec, &cx.view, &cx.caller, headers, body, Write::Patch, hook)?;
     let mut changes: Record = spec
         .fields
         .iter()
@@ -512,15 +472,15 @@ fn patch_values<P: DeserializeOwned + Serialize>(
         .collect();
     // JSON Merge Patch reaches inside a `json` field: an object there is merged into what
     // the field holds, member by member, at every depth (RFC 7396 §2).
-    let mut merged = Map::new();
+    let mut merged = Record::new();
     for f in spec.fields.iter().filter(|f| f.kind == FieldKind::Json) {
         if let Some(patch @ Value::Object(_)) = changes.get(f.name) {
             let value = merge_patch(stored.get(f.name).cloned().unwrap_or(Value::Null), patch);
-            merged.insert(f.name.to_owned(), value);
+            merged.insert(f.name, value);
         }
     }
     // What the merge made is held to the fields' rules like any value sent whole.
-    check(spec, &merged)?;
+    settable::check(spec, &merged)?;
     changes.extend(merged);
     let mut values = changed_values(spec, stored, changes, compute)?;
     if spec.timestamps && !values.is_empty() {
@@ -642,56 +602,9 @@ pub(crate) fn missing(spec: &ResourceSpec) -> Problem {
     Problem::not_found(format!("no {} with this id", spec.name))
 }
 
-/// The fields the client sent that the operation's input type accepted, validated, passed
-/// through the resource's hook, and validated again (a hook may change them), as JSON.
-/// Fields the request's version lacks are unknown there: refused or dropped as the
-/// resource says, and whatever the input type holds for them is never applied.
-fn settable_values<T: DeserializeOwned + Serialize>(
-    spec: &ResourceSpec,
-    view: &View,
-    mut object: Map<String, Value>,
-    hook: Option<impl FnOnce(&mut T) -> Result<(), Problem>>,
-) -> Result<Map<String, Value>, Problem> {
-    let outside = |name: &str| spec.field(name).is_some_and(|f| !view.has(&f.gate));
-    if spec.reject_unknown {
-        let n = view.number().unwrap_or_default();
-        let errors: Vec<FieldError> = object
-            .keys()
-            .filter(|k| outside(k))
-            .map(|k| FieldError { field: k.clone(), message: format!("is not a field of version {n}") })
-            .collect();
-        if !errors.is_empty() {
-            return Err(Problem::validation(errors));
-        }
-    }
-    object.retain(|k, _| !outside(k));
-    let mut typed: T = body::typed(object)?;
-    // A hook is given valid input, and what it leaves is checked again.
-    if let Some(hook) = hook {
-        check(spec, &as_object(&typed)?)?;
-        hook(&mut typed)?;
-    }
-    let mut input = as_object(&typed)?;
-    input.retain(|k, _| !outside(k));
-    check(spec, &input)?;
-    Ok(input)
-}
-
-fn as_object<T: Serialize>(typed: &T) -> Result<Map<String, Value>, Problem> {
-    match serde_json::to_value(typed) {
-        Ok(Value::Object(map)) => Ok(map),
-        _ => Err(Problem::internal()),
-    }
-}
-
-fn check(spec: &ResourceSpec, input: &Map<String, Value>) -> Result<(), Problem> {
-    let errors = validate::fields(spec.fields, input);
-    if errors.is_empty() { Ok(()) } else { Err(Problem::validation(errors)) }
-}
-
 /// Refs must name existing records; checked before writing so the answer names the field
 /// (the foreign key stays as the guard under concurrency).
-async fn refs_exist(spec: &ResourceSpec, store: &Store, input: &Map<String, Value>) -> Result<(), Problem> {
+async fn refs_exist(spec: &ResourceSpec, store: &Store, input: &Record) -> Result<(), Problem> {
     let mut errors = Vec::new();
     for f in spec.fields.iter().filter(|f| f.kind == FieldKind::Ref) {
         let (Some(v), Some((target, kind))) = (input.get(f.name), f.to) else { continue };

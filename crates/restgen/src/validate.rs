@@ -3,17 +3,35 @@
 
 use crate::problem::FieldError;
 use crate::spec::{FieldKind, FieldSpec};
+use crate::store::Record;
 use regex::Regex;
 use restgen_model::{bounds, predicates};
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
+/// What a body's fields are looked up in by name: a JSON object, or a record.
+pub trait Fields {
+    fn field(&self, name: &str) -> Option<&Value>;
+}
+
+impl Fields for Map<String, Value> {
+    fn field(&self, name: &str) -> Option<&Value> {
+        self.get(name)
+    }
+}
+
+impl Fields for Record {
+    fn field(&self, name: &str) -> Option<&Value> {
+        self.get(name)
+    }
+}
+
 /// Every problem of the fields present in `body`, one per field.
-pub fn fields(specs: &[FieldSpec], body: &Map<String, Value>) -> Vec<FieldError> {
+pub fn fields(specs: &[FieldSpec], body: &impl Fields) -> Vec<FieldError> {
     let mut errors = Vec::new();
     for f in specs {
-        if let Some(v) = body.get(f.name)
+        if let Some(v) = body.field(f.name)
             && let Err(message) = value(f, v)
         {
             errors.push(FieldError { field: f.name.to_owned(), message });

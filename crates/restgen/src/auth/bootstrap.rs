@@ -62,6 +62,6 @@ pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str)
     }
     let mut input = object;
     input.insert(roles_field.to_owned(), admin_roles);
-    crate::operations::insert(resource, store, input, None, None).await.map_err(|p| p.detail)?;
+    crate::operations::insert(resource, store, input.into(), None, None).await.map_err(|p| p.detail)?;
     Ok(format!("created admin account {identifier}"))
 }

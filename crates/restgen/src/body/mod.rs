@@ -16,6 +16,12 @@ pub fn object(
     body: Result<Bytes, BytesRejection>,
     merge_patch: bool,
 ) -> Result<Map<String, Value>, Problem> {
+    object_of(&json(headers, body, merge_patch)?)
+}
+
+/// The bytes of a JSON body: 415 for another media type (`merge_patch` also admits
+/// `application/merge-patch+json`), 413 for one larger than the service accepts.
+pub fn json(headers: &HeaderMap, body: Result<Bytes, BytesRejection>, merge_patch: bool) -> Result<Bytes, Problem> {
     let media = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     let essence = media.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
     let json = essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"));
@@ -24,15 +30,19 @@ pub fn object(
             if merge_patch { "application/merge-patch+json or application/json" } else { "application/json" };
         return Err(Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, format!("send the body as {accepted}")));
     }
-    let bytes = body.map_err(|e| {
+    body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "the body is larger than this service accepts")
         } else {
             Problem::bad_request("the body could not be read")
         }
-    })?;
+    })
+}
+
+/// JSON text as an object: 400 for anything else.
+pub fn object_of(bytes: &[u8]) -> Result<Map<String, Value>, Problem> {
     let value: Value =
-        serde_json::from_slice(&bytes).map_err(|e| Problem::bad_request(format!("the body is not valid JSON: {e}")))?;
+        serde_json::from_slice(bytes).map_err(|e| Problem::bad_request(format!("the body is not valid JSON: {e}")))?;
     match value {
         Value::Object(map) => Ok(map),
         other => Err(Problem::bad_request(format!("the body must be a JSON object, not {}", kind(&other)))),

@@ -7,6 +7,7 @@
 
 mod record;
 mod sql;
+mod typed;
 mod value;
 
 pub use record::Record;

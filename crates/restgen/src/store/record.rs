@@ -62,6 +62,11 @@ impl Record {
         Some(self.0.remove(at).1)
     }
 
+    /// Keeps the columns `keep` says yes to, in order.
+    pub fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        self.0.retain(|(k, _)| keep(k));
+    }
+
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
         self.0.iter().map(|(k, v)| (k.as_ref(), v))
     }
