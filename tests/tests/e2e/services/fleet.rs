@@ -220,6 +220,49 @@ async fn status_codes_for_routing_media_size_and_conflicts(s: Server) {
     assert_eq!(s.get("/healthz").await.status, 200);
 }
 
+// A body is read straight into the operation's input where it can be; these are the
+// bodies where the straight way and the JSON object way could part.
+backends!(a_body_is_read_as_a_json_object_however_it_is_written, fleet::service());
+async fn a_body_is_read_as_a_json_object_however_it_is_written(s: Server) {
+    let post = |body: &str| s.raw("POST", "/v0/depots", "application/json", body.as_bytes().to_vec());
+    let spaced = post(" \n\t{\"name\": \"Spaced\"}\n").await;
+    assert_eq!(spaced.status, 201, "{}", spaced.text);
+    assert_eq!(spaced.body["name"], "Spaced");
+    // serde reads a struct from an array too, member by member; a body is an object.
+    let array = post(r#"["Arrayed", null, true]"#).await;
+    array.assert_problem(400);
+    assert!(array.body["detail"].as_str().unwrap_or_default().contains("not an array"), "{}", array.text);
+    assert_eq!(s.get("/v0/depots?name=Arrayed").await.body["data"], json!([]));
+    // A member sent twice: the last one, as a JSON object reads it.
+    let twice = post(r#"{"name": "First", "name": "Second"}"#).await;
+    assert_eq!(twice.status, 201, "{}", twice.text);
+    assert_eq!(twice.body["name"], "Second");
+    for (body, field) in [
+        (r#"{"name": 5}"#, "name"),
+        (r#"{"name": "Flagged", "is_admin": true}"#, "is_admin"),
+        (r#"{"name": "Open", "open": null}"#, "open"),
+        (r#"{"city": "Oslo"}"#, "name"),
+        (r#"{"name": "X"}"#, "name"),
+    ] {
+        let refused = post(body).await;
+        refused.assert_problem(400);
+        assert_eq!(refused.error_fields(), [field], "{body}: {}", refused.text);
+    }
+    for body in [r#"{"name": "Cut""#, r#"{"name": "Trailing"} x"#, "", "null"] {
+        post(body).await.assert_problem(400);
+    }
+    let id = spaced.body["id"].as_i64().unwrap();
+    let path = format!("/v0/depots/{id}");
+    let patch = |body: &str| s.raw("PATCH", &path, "application/merge-patch+json", body.as_bytes().to_vec());
+    patch(r#"["Oslo"]"#).await.assert_problem(400);
+    let twice = patch(r#"{"city": "Oslo", "city": "Bergen"}"#).await;
+    assert_eq!(twice.status, 200, "{}", twice.text);
+    assert_eq!((&twice.body["name"], &twice.body["city"]), (&json!("Spaced"), &json!("Bergen")));
+    let cleared = patch(" {\"city\": null} ").await;
+    assert_eq!(cleared.body["city"], Value::Null, "{}", cleared.text);
+    assert_eq!(patch(r#"{"name": null}"#).await.error_fields(), ["name"]);
+}
+
 backends!(lists_filter_sort_and_page_by_offset_with_link_next, fleet::service());
 async fn lists_filter_sort_and_page_by_offset_with_link_next(s: Server) {
     for (name, city) in
