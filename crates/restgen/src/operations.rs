@@ -104,32 +104,37 @@ pub(crate) async fn insert(
 ) -> Result<Rows, Problem> {
     let now = now();
     let id = (spec.id == IdKind::Uuid).then(|| uuid::Uuid::now_v7().to_string());
-    let mut record = Record::new();
-    let mut fields = Record::new();
+    // What the refs name is checked once the columns are made, which take the input's
+    // values.
+    let refs = refs_of(spec, &input);
+    let mut fields = input;
     for f in spec.fields {
-        let value = match input.get(f.name) {
-            Some(v) => v.clone(),
-            None if spec.lifecycle.as_ref().is_some_and(|l| l.field == f.name) => {
-                Value::from(spec.lifecycle.as_ref().map(|l| l.initial))
-            }
-            None => default_of(f, &now),
+        if fields.contains_key(f.name) {
+            continue;
+        }
+        let value = match &spec.lifecycle {
+            Some(l) if l.field == f.name => Value::from(l.initial),
+            _ => default_of(f, &now),
         };
         fields.insert(f.name, value);
     }
     if let Some(rule) = compute {
         // The record as it will be stored; an integer id is the database's, 0 until then.
+        let mut record = Record::with_capacity(spec.fields.len() + 4);
         record.insert("id", id.clone().map_or(Value::from(0), Value::from));
         if let Some((owner_id, _)) = owner {
             record.insert("owner_id", owner_id.to_json());
         }
-        record.extend(fields.clone());
+        for f in spec.fields {
+            record.insert(f.name, fields.get(f.name).cloned().unwrap_or_default());
+        }
         if spec.timestamps {
             record.insert("created_at", Value::from(now.clone()));
             record.insert("updated_at", Value::from(now.clone()));
         }
         fields = computed(spec, rule, record, &fields)?;
     }
-    let mut values: Vec<(&str, SqlValue)> = Vec::new();
+    let mut values: Vec<(&str, SqlValue)> = Vec::with_capacity(spec.fields.len() + 4);
     if let Some(id) = id {
         values.push(("id", SqlValue::Text(Some(id))));
     }
@@ -137,13 +142,13 @@ pub(crate) async fn insert(
         values.push(("owner_id", owner_id.clone()));
     }
     for f in spec.fields {
-        values.push((f.name, stored(f, fields.get(f.name).unwrap_or(&Value::Null))?));
+        values.push((f.name, stored(f, fields.take(f.name).unwrap_or_default())?));
     }
     if spec.timestamps {
         values.push(("created_at", SqlValue::Text(Some(now.clone()))));
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
-    refs_exist(spec, store, &input).await?;
+    refs_exist(spec, store, &refs).await?;
     match store.insert_row(spec, values, Some("created")).await {
         // Refs were checked above, so a foreign key that still refuses (SQLite does not say
         // which) is the owner's: a bearer token outlived its account.
@@ -333,25 +338,30 @@ fn changed_values(
     changes: Record,
     compute: Option<&ComputeRule>,
 ) -> Result<Vec<(&'static str, SqlValue)>, Problem> {
-    let mut after = changes.clone();
-    if let Some(rule) = compute {
-        let mut record = stored_record.clone();
-        record.extend(changes.clone());
-        let before: Record = spec.fields.iter().filter_map(|f| Some((f.name, record.get(f.name)?.clone()))).collect();
-        let computed = computed(spec, rule, record, &before)?;
-        for f in spec.fields {
-            // A stored password is its hash: never written back unless it changed.
-            let changed = computed.get(f.name) != stored_record.get(f.name) && f.kind != FieldKind::Password;
-            if (changed || changes.contains_key(f.name))
-                && let Some(v) = computed.get(f.name)
-            {
-                after.insert(f.name, v.clone());
+    let mut after = match compute {
+        None => changes,
+        Some(rule) => {
+            let mut after = changes.clone();
+            let mut record = stored_record.clone();
+            record.extend(changes.clone());
+            let before: Record =
+                spec.fields.iter().filter_map(|f| Some((f.name, record.get(f.name)?.clone()))).collect();
+            let computed = computed(spec, rule, record, &before)?;
+            for f in spec.fields {
+                // A stored password is its hash: never written back unless it changed.
+                let changed = computed.get(f.name) != stored_record.get(f.name) && f.kind != FieldKind::Password;
+                if (changed || changes.contains_key(f.name))
+                    && let Some(v) = computed.get(f.name)
+                {
+                    after.insert(f.name, v.clone());
+                }
             }
+            after
         }
-    }
+    };
     let mut values = Vec::new();
     for f in spec.fields {
-        if let Some(v) = after.get(f.name) {
+        if let Some(v) = after.take(f.name) {
             values.push((f.name, stored(f, v)?));
         }
     }
@@ -396,8 +406,8 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     }
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
     let condition = precondition(spec, cx, headers, &representation(spec, cx, stored_record.clone()))?;
-    let (values, input) = patch_values(spec, cx, id, headers, body, hook, compute, &stored_record)?;
-    refs_exist(spec, store, &input).await?;
+    let (values, refs) = patch_values(spec, cx, id, headers, body, hook, compute, &stored_record)?;
+    refs_exist(spec, store, &refs).await?;
     let record = update(spec, cx, &id_value, values, &condition).await?;
     Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
 }
@@ -425,7 +435,7 @@ async fn patch_in_one<P: DeserializeOwned + Serialize>(
     };
     let key = parse_id(spec, id)?;
     let prepared = match patch_values(spec, cx, id, headers, body, hook, None, &Record::new()) {
-        Ok((values, input)) => refs_exist(spec, store, &input).await.map(|()| values),
+        Ok((values, refs)) => refs_exist(spec, store, &refs).await.map(|()| values),
         Err(problem) => Err(problem),
     };
     let values = match prepared {
@@ -450,7 +460,7 @@ async fn patch_in_one<P: DeserializeOwned + Serialize>(
 type Columns = Vec<(&'static str, SqlValue)>;
 
 /// The columns a patch writes, from its body (`stored` the record as it stands, needed
-/// by a compute rule and a `json` field's merge), and the input they came from.
+/// by a compute rule and a `json` field's merge), and the refs it names.
 #[allow(clippy::too_many_arguments)]
 fn patch_values<P: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
@@ -463,13 +473,9 @@ fn patch_values<P: DeserializeOwned + Serialize>(
     stored: &Record,
 ) -> Result<(Columns, Record), Problem> {
     let hook = hook.map(|h| move |t: &mut P| h(id, t));
-    let input = settable::read::<P>(spec, &cx.view, &cx.caller, headers, body, Write::Patch, hook)?;
-    let mut changes: Record = spec
-        .fields
-        .iter()
-        .filter(|f| f.patch || f.kind == FieldKind::Roles)
-        .filter_map(|f| Some((f.name.to_owned(), input.get(f.name)?.clone())))
-        .collect();
+    let mut changes = settable::read::<P>(spec, &cx.view, &cx.caller, headers, body, Write::Patch, hook)?;
+    let refs = refs_of(spec, &changes);
+    changes.retain(|k| spec.field(k).is_some_and(|f| f.patch || f.kind == FieldKind::Roles));
     // JSON Merge Patch reaches inside a `json` field: an object there is merged into what
     // the field holds, member by member, at every depth (RFC 7396 §2).
     let mut merged = Record::new();
@@ -486,7 +492,7 @@ fn patch_values<P: DeserializeOwned + Serialize>(
     if spec.timestamps && !values.is_empty() {
         values.push(("updated_at", SqlValue::Text(Some(now()))));
     }
-    Ok((values, input))
+    Ok((values, refs))
 }
 
 pub async fn delete(
@@ -602,6 +608,13 @@ pub(crate) fn missing(spec: &ResourceSpec) -> Problem {
     Problem::not_found(format!("no {} with this id", spec.name))
 }
 
+/// The ref fields of `input`, which [`refs_exist`] checks: taken apart from the input where
+/// the columns to write take its values.
+fn refs_of(spec: &ResourceSpec, input: &Record) -> Record {
+    let refs = spec.fields.iter().filter(|f| f.kind == FieldKind::Ref);
+    refs.filter_map(|f| Some((f.name, input.get(f.name)?.clone()))).collect()
+}
+
 /// Refs must name existing records; checked before writing so the answer names the field
 /// (the foreign key stays as the guard under concurrency).
 async fn refs_exist(spec: &ResourceSpec, store: &Store, input: &Record) -> Result<(), Problem> {
@@ -635,11 +648,11 @@ fn default_of(f: &FieldSpec, now: &str) -> Value {
 }
 
 /// The column value of a field: passwords hashed, datetimes in one sortable form.
-fn stored(f: &FieldSpec, v: &Value) -> Result<SqlValue, Problem> {
+fn stored(f: &FieldSpec, v: Value) -> Result<SqlValue, Problem> {
     match (f.kind, v) {
-        (FieldKind::Password, Value::String(p)) => Ok(SqlValue::Text(Some(crate::password::hash(p)?))),
+        (FieldKind::Password, Value::String(p)) => Ok(SqlValue::Text(Some(crate::password::hash(&p)?))),
         (FieldKind::DateTime, Value::String(t)) => {
-            let parsed = chrono::DateTime::parse_from_rfc3339(t).map_err(|_| {
+            let parsed = chrono::DateTime::parse_from_rfc3339(&t).map_err(|_| {
                 Problem::validation(vec![FieldError {
                     field: f.name.into(),
                     message: "is not an RFC 3339 datetime".into(),
@@ -647,7 +660,7 @@ fn stored(f: &FieldSpec, v: &Value) -> Result<SqlValue, Problem> {
             })?;
             Ok(SqlValue::Text(Some(format_time(parsed.with_timezone(&chrono::Utc)))))
         }
-        _ => Ok(SqlValue::from_json(f, v)),
+        (_, v) => Ok(SqlValue::from_owned_json(f, v)),
     }
 }
 

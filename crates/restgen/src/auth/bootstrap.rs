@@ -26,7 +26,7 @@ pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str)
         .to_owned();
     let field = resource.field(principal.identifier).ok_or("the identifier field is missing")?;
     let existing = store
-        .find_by(resource, principal.identifier, SqlValue::from_json(field, &Value::from(identifier.as_str())))
+        .find_by(resource, principal.identifier, SqlValue::from_owned_json(field, Value::from(identifier.as_str())))
         .await
         .map_err(|e| e.to_string())?;
     let admin_roles = Value::from(vec![role]);
@@ -40,7 +40,7 @@ pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str)
             SqlValue::id(resource.id, &crate::operations::id_text(&record)).ok_or("the account's id is unreadable")?;
         let f = resource.field(roles_field).ok_or("the roles field is missing")?;
         store
-            .update(resource, &id, vec![(f.name, SqlValue::from_json(f, &Value::Array(roles)))], Some("updated"))
+            .update(resource, &id, vec![(f.name, SqlValue::from_owned_json(f, Value::Array(roles)))], Some("updated"))
             .await
             .map_err(|e| e.to_string())?;
         return Ok(format!("account {identifier} now holds the {role} role"));

@@ -276,7 +276,11 @@ impl Authenticator {
         }
         let record = self
             .store
-            .find_by(principal.resource, principal.identifier, SqlValue::from_json(field, &Value::from(identifier)))
+            .find_by(
+                principal.resource,
+                principal.identifier,
+                SqlValue::from_owned_json(field, Value::from(identifier)),
+            )
             .await?;
         let hash = record
             .as_ref()

@@ -18,6 +18,11 @@ pub enum SqlValue {
 impl SqlValue {
     /// The column value of a field from its JSON form (already validated).
     pub fn from_json(field: &FieldSpec, value: &Value) -> SqlValue {
+        SqlValue::from_owned_json(field, value.clone())
+    }
+
+    /// [`SqlValue::from_json`], taking the value's text rather than copying it.
+    pub fn from_owned_json(field: &FieldSpec, value: Value) -> SqlValue {
         match field.kind {
             FieldKind::Integer => SqlValue::Int(value.as_i64()),
             FieldKind::Number => SqlValue::Float(value.as_f64()),
@@ -26,10 +31,11 @@ impl SqlValue {
             FieldKind::Json | FieldKind::Roles => {
                 SqlValue::Text(if value.is_null() { None } else { Some(value.to_string()) })
             }
-            _ => SqlValue::Text(value.as_str().map(str::to_owned).or_else(|| match value {
+            _ => SqlValue::Text(match value {
+                Value::String(s) => Some(s),
                 Value::Number(n) => Some(n.to_string()),
                 _ => None,
-            })),
+            }),
         }
     }
 
