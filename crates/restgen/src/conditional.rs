@@ -60,6 +60,10 @@ pub(crate) fn tagged(status: StatusCode, view: &View, body: &impl Serialize) -> 
 /// `bytes` as `content_type` with their `ETag`.
 fn with_tag(status: StatusCode, view: &View, bytes: Vec<u8>, content_type: &'static str) -> Response {
     let tag = etag(view, content_type, &bytes);
+    answer(status, bytes, content_type, tag)
+}
+
+fn answer(status: StatusCode, bytes: Vec<u8>, content_type: &'static str, tag: HeaderValue) -> Response {
     let mut response = (status, bytes).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
@@ -97,24 +101,24 @@ pub(crate) fn read_as(
     cache_control: &'static str,
     extra: HeaderMap,
 ) -> Result<Response, Problem> {
-    let mut response = with_tag(StatusCode::OK, view, bytes, content_type);
-    let tag = response.headers().get(header::ETAG).cloned();
+    let tag = etag(view, content_type, &bytes);
+    let matched = match if_none_match(request)? {
+        Some(Tags::Any) => true,
+        Some(Tags::List(tags)) => tags.iter().any(|t| weakly_equal(t, tag.as_bytes())),
+        None => false,
+    };
+    // A 304 is made as such, not as the 200 it stands for with its body taken off.
+    let mut response = if matched {
+        let mut response = StatusCode::NOT_MODIFIED.into_response();
+        response.headers_mut().insert(header::ETAG, tag);
+        response
+    } else {
+        answer(StatusCode::OK, bytes, content_type, tag)
+    };
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache_control));
     headers.extend(extra);
-    let matched = match (if_none_match(request)?, tag) {
-        (Some(Tags::Any), Some(_)) => true,
-        (Some(Tags::List(tags)), Some(tag)) => tags.iter().any(|t| weakly_equal(t, tag.as_bytes())),
-        _ => false,
-    };
-    if !matched {
-        return Ok(response);
-    }
-    let (mut parts, _) = response.into_parts();
-    parts.status = StatusCode::NOT_MODIFIED;
-    parts.headers.remove(header::CONTENT_TYPE);
-    parts.headers.remove(header::CONTENT_LENGTH);
-    Ok(Response::from_parts(parts, axum::body::Body::empty()))
+    Ok(response)
 }
 
 pub(crate) enum Tags {

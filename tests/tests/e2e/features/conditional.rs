@@ -16,6 +16,7 @@ fn tag(r: &Reply) -> String {
 fn assert_not_modified(r: &Reply, etag: &str, cache: &str) {
     assert_eq!(r.status, 304, "{}", r.text);
     assert!(r.text.is_empty(), "no body: {}", r.text);
+    assert_eq!(r.header("content-type"), None, "no body, so no body's type");
     assert_eq!(r.header("etag"), Some(etag));
     assert_eq!(r.header("cache-control"), Some(cache));
 }
