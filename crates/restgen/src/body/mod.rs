@@ -23,8 +23,12 @@ pub fn object(
 /// `application/merge-patch+json`), 413 for one larger than the service accepts.
 pub fn json(headers: &HeaderMap, body: Result<Bytes, BytesRejection>, merge_patch: bool) -> Result<Bytes, Problem> {
     let media = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
-    let essence = media.split(';').next().unwrap_or("").trim().to_ascii_lowercase();
-    let json = essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"));
+    let essence = media.split(';').next().unwrap_or("").trim().as_bytes();
+    // Media types are case-insensitive (RFC 9110 §8.3.1).
+    let (kind, subtype) = essence.split_at(essence.len().min(b"application/".len()));
+    let json = kind.eq_ignore_ascii_case(b"application/")
+        && (subtype.eq_ignore_ascii_case(b"json")
+            || subtype.len() >= b"+json".len() && subtype[subtype.len() - 5..].eq_ignore_ascii_case(b"+json"));
     if !json {
         let accepted =
             if merge_patch { "application/merge-patch+json or application/json" } else { "application/json" };
@@ -77,4 +81,33 @@ pub fn typed<T: DeserializeOwned>(object: Map<String, Value>) -> Result<T, Probl
         };
         Problem::validation(vec![FieldError { field, message }])
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+
+    fn read_as(media: &str) -> Option<StatusCode> {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_str(media).unwrap());
+        super::json(&headers, Ok(axum::body::Bytes::from_static(b"{}")), true).err().map(|p| p.status)
+    }
+
+    #[test]
+    fn a_body_is_json_by_its_media_type_whatever_its_case_and_parameters() {
+        for json in [
+            "application/json",
+            "Application/JSON",
+            " application/json ; charset=utf-8",
+            "application/merge-patch+json",
+            "APPLICATION/VND.SHOP.V2+JSON",
+        ] {
+            assert_eq!(read_as(json), None, "{json} is JSON");
+        }
+        for other in
+            ["text/json", "application/jsonx", "application/json-seq", "json", "", "application/", "text/plain"]
+        {
+            assert_eq!(read_as(other), Some(StatusCode::UNSUPPORTED_MEDIA_TYPE), "{other} is not JSON");
+        }
+    }
 }
