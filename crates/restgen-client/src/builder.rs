@@ -11,17 +11,17 @@ macro_rules! list_builder {
         impl $builder {
             #[doc = $size_doc]
             pub fn limit(self, limit: u32) -> $builder {
-                $builder(self.0.param("limit", limit))
+                $builder(self.0.param($crate::query::LIMIT, limit))
             }
 
             /// Start after the page this cursor (a page's `next_cursor`) ends.
             pub fn cursor(self, cursor: impl ::core::convert::Into<::std::string::String>) -> $builder {
-                $builder(self.0.param("cursor", ::core::convert::Into::<::std::string::String>::into(cursor)))
+                $builder(self.0.param($crate::query::CURSOR, ::core::convert::Into::<::std::string::String>::into(cursor)))
             }
 
             /// Start after the record with this id.
             pub fn starting_after(self, id: $id) -> $builder {
-                $builder(self.0.param("starting_after", id))
+                $builder(self.0.param($crate::query::STARTING_AFTER, id))
             }
         }
 
@@ -31,12 +31,12 @@ macro_rules! list_builder {
         impl $builder {
             /// The page to fetch, from 1.
             pub fn page(self, page: u64) -> $builder {
-                $builder(self.0.param("page", page))
+                $builder(self.0.param($crate::query::PAGE, page))
             }
 
             #[doc = $size_doc]
             pub fn per_page(self, per_page: u32) -> $builder {
-                $builder(self.0.param("per_page", per_page))
+                $builder(self.0.param($crate::query::PER_PAGE, per_page))
             }
         }
 
@@ -46,12 +46,12 @@ macro_rules! list_builder {
         impl $builder {
             #[doc = $size_doc]
             pub fn limit(self, limit: u32) -> $builder {
-                $builder(self.0.param("limit", limit))
+                $builder(self.0.param($crate::query::LIMIT, limit))
             }
 
             /// Records to skip.
             pub fn offset(self, offset: u64) -> $builder {
-                $builder(self.0.param("offset", offset))
+                $builder(self.0.param($crate::query::OFFSET, offset))
             }
         }
 

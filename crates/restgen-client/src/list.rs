@@ -7,6 +7,7 @@ use futures_core::Stream;
 use futures_util::{StreamExt, TryStreamExt, stream};
 use reqwest::Method;
 use reqwest::header::LINK;
+use restgen_wire::query;
 use serde::de::DeserializeOwned;
 use std::marker::PhantomData;
 
@@ -74,10 +75,10 @@ impl<T> List<T> {
     pub fn sort<K: AsRef<str>>(mut self, keys: impl IntoIterator<Item = K>) -> List<T> {
         let keys: Vec<String> = keys.into_iter().map(|k| k.as_ref().to_owned()).collect();
         if keys.is_empty() {
-            self.query.retain(|(k, _)| k != "sort");
+            self.query.retain(|(k, _)| k != query::SORT);
             return self;
         }
-        self.param("sort", keys.join(","))
+        self.param(query::SORT, keys.join(","))
     }
 
     pub fn paging(&self) -> Paging {
@@ -97,7 +98,7 @@ impl<T: DeserializeOwned> List<T> {
         let response = self.transport.send(&call).await?;
         let status = response.status().as_u16();
         let link_cursor = next_link(response.headers()).map(|query| {
-            form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == "cursor").map(|(_, v)| v.into_owned())
+            form_urlencoded::parse(query.as_bytes()).find(|(k, _)| k == query::CURSOR).map(|(_, v)| v.into_owned())
         });
         let bytes = response.bytes().await.map_err(Error::from_reqwest)?;
         let decode = |message: String| Error::Decode { status, message };
@@ -149,16 +150,16 @@ impl<T: DeserializeOwned + Send + 'static> List<T> {
             Style::Cursor => {
                 let cursor = page.next_cursor.clone()?;
                 let mut list = self;
-                list.query.retain(|(k, _)| k != "starting_after");
-                Some(list.param("cursor", cursor))
+                list.query.retain(|(k, _)| k != query::STARTING_AFTER);
+                Some(list.param(query::CURSOR, cursor))
             }
             Style::Page => {
-                let current: u64 = self.get("page").and_then(|p| p.parse().ok()).unwrap_or(1);
-                Some(self.param("page", current + 1))
+                let current: u64 = self.get(query::PAGE).and_then(|p| p.parse().ok()).unwrap_or(1);
+                Some(self.param(query::PAGE, current + 1))
             }
             Style::Offset => {
-                let current: u64 = self.get("offset").and_then(|p| p.parse().ok()).unwrap_or(0);
-                Some(self.param("offset", current + page.items.len() as u64))
+                let current: u64 = self.get(query::OFFSET).and_then(|p| p.parse().ok()).unwrap_or(0);
+                Some(self.param(query::OFFSET, current + page.items.len() as u64))
             }
         }
     }

@@ -16,3 +16,5 @@ pub mod vocabulary;
 pub mod words;
 
 pub use origin::{Located, Origin};
+/// The query parameters of a list (`sort`, paging), shared with the runtime and the client.
+pub use restgen_wire::query;

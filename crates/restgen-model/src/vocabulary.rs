@@ -738,7 +738,7 @@ pub const FIELD: Table = Table {
             "longest text, in characters; a longer value is a 400 naming the field",
         ).json(r##"{"type":"integer","minimum":0}"##),
         key("pattern", "regular expression", Default::None, "text must match it whole (`regex` crate syntax)").json(r##"{"type":"string"}"##),
-        key("filter", "boolean", Default::Bool(false), "allowed as `?name=value` on lists").json(r##"{"type":"boolean"}"##),
+        key("filter", "boolean", Default::Bool(false), "allowed as `?name=value` on lists; not for a field named as its list's `sort` or paging parameters").json(r##"{"type":"boolean"}"##),
         key("sort", "boolean", Default::Bool(false), "allowed in `?sort=name_asc` / `name_desc`").json(r##"{"type":"boolean"}"##),
         key("since", "declared version", Default::None, "first version that has the field").json(r##"{"type":"integer","minimum":1}"##),
         key("until", "declared version", Default::None, "first version that no longer has it").json(r##"{"type":"integer","minimum":1}"##),

@@ -11,6 +11,7 @@ use restgen_model::Located;
 use restgen_model::bounds::{self, MAX_LOCATION};
 use restgen_model::bounds::{DATETIME_CHARS, MAX_API_KEY_NAME, MAX_API_KEYS};
 use restgen_model::model::*;
+use restgen_model::query as names;
 use serde_json::{Map, Value, json};
 
 /// The probes' paths: at the origin, never versioned, authenticated or rate limited.
@@ -254,7 +255,7 @@ pub(crate) fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
         sorts.push(format!("{name}_desc"));
     }
     let mut sort = query(
-        "sort",
+        names::SORT,
         "Sort keys, most significant first, comma separated (the parameter repeated, `sort=a&sort=b`, is the same list); ties are broken by id. Leave it out for the default order (an empty `sort=` is a 400).",
         json!({ "type": "array", "minItems": 1, "maxItems": sorts.len() / 2, "items": { "type": "string", "enum": sorts } }),
     );
@@ -267,29 +268,29 @@ pub(crate) fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
     match r.pagination.style {
         PageStyle::Page => {
             out.push(query(
-                "page",
+                names::PAGE,
                 "The page, from 1.",
                 json!({ "type": "integer", "format": "int64", "minimum": 1, "maximum": i64::MAX, "default": 1 }),
             ));
-            out.push(query("per_page", "Records per page; larger values are clamped.", size));
+            out.push(query(names::PER_PAGE, "Records per page; larger values are clamped.", size));
         }
         PageStyle::Offset => {
-            out.push(query("limit", "Records per page; larger values are clamped.", size));
+            out.push(query(names::LIMIT, "Records per page; larger values are clamped.", size));
             out.push(query(
-                "offset",
+                names::OFFSET,
                 "Records to skip.",
                 json!({ "type": "integer", "format": "int64", "minimum": 0, "maximum": i64::MAX, "default": 0 }),
             ));
         }
         PageStyle::Cursor => {
-            out.push(query("limit", "Records per page; larger values are clamped.", size));
+            out.push(query(names::LIMIT, "Records per page; larger values are clamped.", size));
             out.push(query(
-                "cursor",
+                names::CURSOR,
                 "The `next_cursor` of the previous page of this very list (the same parent, the same `sort`); not with `starting_after`. Empty means the first page.",
                 json!({ "type": "string", "maxLength": bounds::cursor_max(service, r) }),
             ));
             out.push(query(
-                "starting_after",
+                names::STARTING_AFTER,
                 "The id of the last record seen, one of this list's; not with `cursor`.",
                 id_schema(r.id),
             ));

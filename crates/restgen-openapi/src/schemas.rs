@@ -6,6 +6,7 @@ use heck::ToUpperCamelCase;
 use restgen_model::bounds;
 use restgen_model::bounds::{DATETIME_CHARS, UUID_CHARS};
 use restgen_model::model::*;
+use restgen_model::query;
 use serde_json::{Map, Value, json};
 
 /// The JSON Schema of one field's value.
@@ -211,12 +212,12 @@ pub(crate) fn list_schema(service: &Service, r: &Resource, item: Value) -> Value
     props.insert("has_more".into(), json!({ "type": "boolean" }));
     match r.pagination.style {
         PageStyle::Page => {
-            props.insert("page".into(), json!({ "type": "integer", "format": "int64", "minimum": 1 }));
-            props.insert("per_page".into(), json!({ "type": "integer", "format": "int32", "minimum": 1 }));
+            props.insert(query::PAGE.into(), json!({ "type": "integer", "format": "int64", "minimum": 1 }));
+            props.insert(query::PER_PAGE.into(), json!({ "type": "integer", "format": "int32", "minimum": 1 }));
         }
         PageStyle::Offset => {
-            props.insert("offset".into(), json!({ "type": "integer", "format": "int64", "minimum": 0 }));
-            props.insert("limit".into(), json!({ "type": "integer", "format": "int32", "minimum": 1 }));
+            props.insert(query::OFFSET.into(), json!({ "type": "integer", "format": "int64", "minimum": 0 }));
+            props.insert(query::LIMIT.into(), json!({ "type": "integer", "format": "int32", "minimum": 1 }));
         }
         PageStyle::Cursor => {
             props.insert(

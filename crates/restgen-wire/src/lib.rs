@@ -7,6 +7,7 @@ mod enumeration;
 pub mod input;
 mod links;
 mod patch;
+pub mod query;
 pub mod signature;
 pub mod time;
 

@@ -9,6 +9,7 @@ use axum::http::{HeaderMap, HeaderValue, Uri, header};
 use axum::response::Response;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use restgen_wire::query;
 use serde_json::{Value, json};
 
 /// A parsed list request.
@@ -50,7 +51,7 @@ pub fn parse(
     let mut starting_after: Option<String> = None;
     let mut sort_param = String::new();
     let style = spec.pagination.style;
-    let size_key = if style == PageStyle::Page { "per_page" } else { "limit" };
+    let size_key = if style == PageStyle::Page { query::PER_PAGE } else { query::LIMIT };
     let max_cursor = spec.pagination.max_cursor as usize;
     let mut seen: Vec<&str> = Vec::new();
     for (key, value) in params {
@@ -58,7 +59,7 @@ pub fn parse(
         // `sort` is an array: `sort=a,b` and `sort=a&sort=b` (what generated clients send)
         // are one list. The array the document describes has no empty key, so `sort=`
         // names none.
-        if key == "sort" {
+        if key == query::SORT {
             if value.trim().is_empty() {
                 bad("is empty: leave it out for the default order".into());
             } else if sort_param.is_empty() {
@@ -83,21 +84,21 @@ pub fn parse(
                 Some(n) => size = Some(n.min(u64::from(spec.pagination.max_size)) as u32),
                 None => bad(format!("must be a whole number up to {}", i64::MAX)),
             },
-            "page" if style == PageStyle::Page => match whole(value) {
+            query::PAGE if style == PageStyle::Page => match whole(value) {
                 Some(0) | None => bad(format!("must be a whole number from 1 to {}", i64::MAX)),
                 Some(n) => page = n,
             },
-            "offset" if style == PageStyle::Offset => match whole(value) {
+            query::OFFSET if style == PageStyle::Offset => match whole(value) {
                 Some(n) => offset = n,
                 None => bad(format!("must be a whole number up to {}", i64::MAX)),
             },
             // An empty cursor is no cursor (the first page), as an empty form field is.
-            "cursor" if style == PageStyle::Cursor && value.is_empty() => {}
-            "cursor" if style == PageStyle::Cursor && value.len() > max_cursor => {
+            query::CURSOR if style == PageStyle::Cursor && value.is_empty() => {}
+            query::CURSOR if style == PageStyle::Cursor && value.len() > max_cursor => {
                 bad(format!("is longer than {max_cursor} characters"))
             }
-            "cursor" if style == PageStyle::Cursor => cursor = Some(value.clone()),
-            "starting_after" if style == PageStyle::Cursor => starting_after = Some(value.clone()),
+            query::CURSOR if style == PageStyle::Cursor => cursor = Some(value.clone()),
+            query::STARTING_AFTER if style == PageStyle::Cursor => starting_after = Some(value.clone()),
             name => match spec.fields.iter().find(|f| f.name == name && f.filter && view.has(&f.gate)) {
                 Some(f) => match filter_value(f, value) {
                     Ok(v) => filters.push(Filter { column: f.name, value: v }),
@@ -119,14 +120,17 @@ pub fn parse(
         }
     };
     if cursor.is_some() && starting_after.is_some() {
-        errors.push(FieldError { field: "cursor".into(), message: "cannot be combined with `starting_after`".into() });
+        errors.push(FieldError {
+            field: query::CURSOR.into(),
+            message: "cannot be combined with `starting_after`".into(),
+        });
     }
     let limit = size.unwrap_or(spec.pagination.default_size);
     let page_start = match (style, &cursor) {
         (PageStyle::Cursor, Some(token)) => match decode_cursor(spec, &sort, &sort_param, within.as_deref(), token) {
             Ok(values) => Page::After(values),
             Err(message) => {
-                errors.push(FieldError { field: "cursor".into(), message });
+                errors.push(FieldError { field: query::CURSOR.into(), message });
                 Page::Offset(0)
             }
         },
@@ -164,13 +168,13 @@ fn sort_keys(spec: &ResourceSpec, view: &View, param: &str) -> Result<(Vec<SortK
     // No `sort` is the default order; an empty key among others (`sort=a_asc,`) names nothing.
     let parts: Vec<&str> = if param.is_empty() { Vec::new() } else { param.split(',').map(str::trim).collect() };
     if parts.iter().any(|p| p.is_empty()) {
-        return Err(FieldError { field: "sort".into(), message: "lists an empty key".into() });
+        return Err(FieldError { field: query::SORT.into(), message: "lists an empty key".into() });
     }
     let sorts = |f: &&FieldSpec| f.sort && view.has(&f.gate);
     // As many keys as there are sortable fields, as the OpenAPI document says.
     let sortable = 1 + usize::from(spec.timestamps) + spec.fields.iter().filter(sorts).count();
     if parts.len() > sortable {
-        return Err(FieldError { field: "sort".into(), message: format!("lists more than {sortable} keys") });
+        return Err(FieldError { field: query::SORT.into(), message: format!("lists more than {sortable} keys") });
     }
     for part in parts {
         let (name, descending) = if let Some(n) = part.strip_suffix("_desc") {
@@ -179,7 +183,7 @@ fn sort_keys(spec: &ResourceSpec, view: &View, param: &str) -> Result<(Vec<SortK
             (n, false)
         } else {
             return Err(FieldError {
-                field: "sort".into(),
+                field: query::SORT.into(),
                 message: format!("`{part}` must end in `_asc` or `_desc`"),
             });
         };
@@ -200,7 +204,7 @@ fn sort_keys(spec: &ResourceSpec, view: &View, param: &str) -> Result<(Vec<SortK
             Some((column, nullable, numeric)) => keys.push(SortKey { column, descending, nullable, numeric }),
             None => {
                 return Err(FieldError {
-                    field: "sort".into(),
+                    field: query::SORT.into(),
                     message: format!("`{name}` is not a sortable field of this list"),
                 });
             }
@@ -324,14 +328,16 @@ pub(crate) fn respond(
             .filter_map(|f| Some((f.column.to_owned(), canonical(&f.value)?)))
             .collect();
         if !req.sort_param.is_empty() {
-            params.push(("sort".into(), req.sort_param.clone()));
+            params.push((query::SORT.into(), req.sort_param.clone()));
         }
-        let size_key = if spec.pagination.style == PageStyle::Page { "per_page" } else { "limit" };
+        let size_key = if spec.pagination.style == PageStyle::Page { query::PER_PAGE } else { query::LIMIT };
         params.push((size_key.into(), limit.to_string()));
         match (spec.pagination.style, &req.query.page) {
-            (PageStyle::Page, _) => params.push(("page".into(), (req.page + 1).to_string())),
-            (PageStyle::Offset, Page::Offset(o)) => params.push(("offset".into(), (o + u64::from(limit)).to_string())),
-            _ => params.push(("cursor".into(), next_cursor.clone().unwrap_or_default())),
+            (PageStyle::Page, _) => params.push((query::PAGE.into(), (req.page + 1).to_string())),
+            (PageStyle::Offset, Page::Offset(o)) => {
+                params.push((query::OFFSET.into(), (o + u64::from(limit)).to_string()))
+            }
+            _ => params.push((query::CURSOR.into(), next_cursor.clone().unwrap_or_default())),
         }
         params
     });
@@ -378,12 +384,12 @@ fn page_json(
             rest.insert("has_more".into(), Value::Bool(more));
             match (spec.pagination.style, &req.query.page) {
                 (PageStyle::Page, _) => {
-                    rest.insert("page".into(), Value::from(req.page));
-                    rest.insert("per_page".into(), Value::from(limit));
+                    rest.insert(query::PAGE.into(), Value::from(req.page));
+                    rest.insert(query::PER_PAGE.into(), Value::from(limit));
                 }
                 (PageStyle::Offset, Page::Offset(o)) => {
-                    rest.insert("offset".into(), Value::from(*o));
-                    rest.insert("limit".into(), Value::from(limit));
+                    rest.insert(query::OFFSET.into(), Value::from(*o));
+                    rest.insert(query::LIMIT.into(), Value::from(limit));
                 }
                 _ => {
                     rest.insert("next_cursor".into(), next_cursor.map_or(Value::Null, Value::String));

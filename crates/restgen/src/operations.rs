@@ -557,7 +557,10 @@ pub async fn list(
     }
     if let Some(after) = &request.starting_after {
         let bad = |message: &str| {
-            Problem::validation(vec![FieldError { field: "starting_after".into(), message: message.into() }])
+            Problem::validation(vec![FieldError {
+                field: restgen_wire::query::STARTING_AFTER.into(),
+                message: message.into(),
+            }])
         };
         let id = parse_id(spec, after).map_err(|_| bad("is not an id of this collection"))?;
         // Only a record this very list could show: the caller's (where they see only

@@ -3,6 +3,7 @@
 use crate::diagnostics::{Diagnostics, codes, did_you_mean};
 use crate::model::{DefaultValue, Field, FieldType, Resource, Service};
 use crate::predicates;
+use restgen_model::query;
 use serde_json::Value;
 
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
@@ -19,6 +20,7 @@ pub(super) fn resource(service: &Service, resource: &Resource, diags: &mut Diagn
         pattern_compiles(field, diags);
         default_fits(service, field, diags);
         filter_and_sort_supported(field, diags);
+        filter_not_a_list_parameter(resource, field, diags);
         settable_only_when_client_controlled(resource, field, diags);
         required_is_settable(resource, field, diags);
         flags_agree(field, diags);
@@ -253,6 +255,30 @@ fn text_fits(field: &Field, s: &str) -> Result<(), String> {
         FieldType::Url if !predicates::is_url(s) => Err("is not an http or https URL".into()),
         _ => Ok(()),
     }
+}
+
+/// A filter is the query parameter named for its field; a field named as its list's `sort`
+/// or one of its paging parameters would be read as those, never as a filter.
+///   page: { type: integer, filter: true }   # rejected where the list is paged by page
+fn filter_not_a_list_parameter(resource: &Resource, field: &Field, diags: &mut Diagnostics) {
+    let name = field.name.value.as_str();
+    if !field.filter.value {
+        return;
+    }
+    let (what, hint) = if name == query::SORT {
+        ("the list's sort parameter", "rename the field, or leave `filter` out")
+    } else if resource.pagination.style.parameters().contains(&name) {
+        ("one of the list's paging parameters", "rename the field, leave `filter` out, or page the list another way")
+    } else {
+        return;
+    };
+    diags
+        .error(
+            codes::FILTER_UNSUPPORTED,
+            &field.filter.origin,
+            format!("field `{name}` cannot be a list filter: `{name}` is {what}"),
+        )
+        .hint(hint);
 }
 
 /// `filter` and `sort` need a type with a meaningful equality or order, and a value the

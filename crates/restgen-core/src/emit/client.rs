@@ -10,6 +10,7 @@ use crate::model::{Envelope, FieldType, Operation, PageStyle, Resource, Scheme, 
 use heck::{ToLowerCamelCase, ToSnakeCase};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
+use restgen_model::query;
 
 pub(crate) fn models(service: &Service) -> RustFile<'_> {
     models::emit(service, Side::Client)
@@ -17,13 +18,13 @@ pub(crate) fn models(service: &Service) -> RustFile<'_> {
 
 /// Query parameters a list builder sets itself; a filter so named gets a `filter_` method.
 const RESERVED: &[&str] = &[
-    "sort",
-    "limit",
-    "cursor",
-    "starting_after",
-    "page",
-    "per_page",
-    "offset",
+    query::SORT,
+    query::LIMIT,
+    query::CURSOR,
+    query::STARTING_AFTER,
+    query::PAGE,
+    query::PER_PAGE,
+    query::OFFSET,
     "send",
     "stream",
     "pages",

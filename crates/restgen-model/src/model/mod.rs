@@ -240,6 +240,17 @@ words! {
     }
 }
 
+impl PageStyle {
+    /// The query parameters a list paged this way reads for its paging.
+    pub fn parameters(self) -> &'static [&'static str] {
+        match self {
+            PageStyle::Cursor => crate::query::CURSOR_PAGING,
+            PageStyle::Page => crate::query::PAGE_PAGING,
+            PageStyle::Offset => crate::query::OFFSET_PAGING,
+        }
+    }
+}
+
 impl Pagination {
     pub const STYLE: PageStyle = PageStyle::Cursor;
     pub const DEFAULT_SIZE: u32 = 20;
