@@ -21,8 +21,10 @@ pub trait Enum: Clone + core::fmt::Debug + PartialEq + Sized + 'static {
 ///
 /// `string_enum!(Status { Open = "open", Done = "done" })`, beside an `enum Status` whose
 /// unit variants are those (and `Copy`), gives it `Status::ALL` (every variant, in order),
-/// `as_str` (the value on the wire), `Display` and [`Enum`]. `string_enum!(@trait ...)`
-/// gives it [`Enum`] alone.
+/// `as_str` (the value on the wire), `Display` and [`Enum`] (serde's traits are derived
+/// beside it). `string_enum!(@derived ...)`, what `#[derive(Enum)]` expands to, gives an
+/// enum of one's own [`Enum`], `Display` and serde's traits in terms of it, so that it is
+/// its value on the wire.
 #[macro_export]
 macro_rules! string_enum {
     ($name:ident { $($variant:ident = $value:literal),* $(,)? }) => {
@@ -36,13 +38,40 @@ macro_rules! string_enum {
             }
         }
 
+        $crate::string_enum!(@display $name);
+        $crate::string_enum!(@trait $name { $($variant = $value),* });
+    };
+    (@derived $name:ident { $($variant:ident = $value:literal),* $(,)? }) => {
+        $crate::string_enum!(@trait $name { $($variant = $value),* });
+        $crate::string_enum!(@display $name);
+
+        #[automatically_derived]
+        impl $crate::__private::serde::Serialize for $name {
+            fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error>
+            where
+                S: $crate::__private::serde::Serializer,
+            {
+                serializer.serialize_str($crate::Enum::value(self))
+            }
+        }
+
+        #[automatically_derived]
+        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
+            fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
+            where
+                D: $crate::__private::serde::Deserializer<'de>,
+            {
+                deserializer.deserialize_str($crate::__private::Values::<$name>::new())
+            }
+        }
+    };
+    (@display $name:ident) => {
+        #[automatically_derived]
         impl ::core::fmt::Display for $name {
             fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 f.write_str(<$name as $crate::Enum>::value(self))
             }
         }
-
-        $crate::string_enum!(@trait $name { $($variant = $value),* });
     };
     (@trait $name:ident { $($variant:ident = $value:literal),* $(,)? }) => {
         #[automatically_derived]
@@ -63,6 +92,34 @@ macro_rules! string_enum {
             }
         }
     };
+}
+
+/// The serde visitor of every enum of values `string_enum!(@derived ...)` makes: one of
+/// its values, as a string.
+#[doc(hidden)]
+pub struct Values<E>(core::marker::PhantomData<E>);
+
+impl<E> Values<E> {
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> Values<E> {
+        Values(core::marker::PhantomData)
+    }
+}
+
+impl<E: Enum> serde::de::Visitor<'_> for Values<E> {
+    type Value = E;
+
+    fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("one of ")?;
+        for (i, value) in E::VALUES.iter().enumerate() {
+            write!(f, "{}`{value}`", if i == 0 { "" } else { ", " })?;
+        }
+        Ok(())
+    }
+
+    fn visit_str<Err: serde::de::Error>(self, text: &str) -> Result<E, Err> {
+        E::from_value(text).ok_or_else(|| Err::unknown_variant(text, E::VALUES))
+    }
 }
 
 #[cfg(test)]
@@ -96,6 +153,24 @@ mod tests {
         }
         assert_eq!(Status::from_value("In-Progress"), None, "values are matched exactly");
         assert_eq!(Status::from_value(""), None);
+    }
+
+    #[derive(Clone, Debug, PartialEq)]
+    enum Derived {
+        Low,
+        High,
+    }
+    crate::string_enum!(@derived Derived { Low = "low", High = "very-high" });
+
+    #[test]
+    fn a_derived_enum_is_its_value_on_the_wire() {
+        assert_eq!(serde_json::to_string(&Derived::High).unwrap(), r#""very-high""#);
+        assert_eq!(Derived::High.to_string(), "very-high");
+        assert_eq!(serde_json::from_str::<Derived>(r#""low""#).unwrap(), Derived::Low);
+        let unknown = serde_json::from_str::<Derived>(r#""High""#).unwrap_err().to_string();
+        assert!(unknown.contains("unknown variant `High`, expected `low` or `very-high`"), "{unknown}");
+        let wrong = serde_json::from_str::<Derived>("1").unwrap_err().to_string();
+        assert!(wrong.contains("invalid type: integer `1`, expected one of `low`, `very-high`"), "{wrong}");
     }
 
     #[test]

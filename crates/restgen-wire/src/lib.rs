@@ -15,3 +15,10 @@ pub use endpoint::{Endpoint, Paging};
 pub use enumeration::Enum;
 pub use links::{Link, Links};
 pub use patch::Patch;
+
+/// What `string_enum!` expands to names through here.
+#[doc(hidden)]
+pub mod __private {
+    pub use crate::enumeration::Values;
+    pub use serde;
+}

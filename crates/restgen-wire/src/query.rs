@@ -2,7 +2,7 @@
 //! reads them, the OpenAPI document that states them, the client that sends them and the
 //! check that keeps filters from taking their names.
 
-/// Sort keys, comma-separated, each `-` first where descending.
+/// Sort keys, comma-separated, most significant first: `<field>_asc` or `<field>_desc`.
 pub const SORT: &str = "sort";
 /// Records per page, with cursor and offset paging.
 pub const LIMIT: &str = "limit";

@@ -74,7 +74,7 @@ pub(crate) fn read<T: DeserializeOwned + Serialize>(
             client_controlled || current.get(k) != Some(v)
         });
     }
-    let outside = |name: &str| spec.field(name).is_some_and(|f| !view.has(&f.gate));
+    let outside = |name: &str| outside(spec, view, name);
     if spec.reject_unknown {
         let n = view.number().unwrap_or_default();
         let errors: Vec<FieldError> = object
@@ -116,9 +116,15 @@ fn checked<T: Serialize>(
         hook(&mut typed)?;
     }
     let mut input = as_record(&typed)?;
-    input.retain(|k| spec.field(k).is_none_or(|f| view.has(&f.gate)));
+    input.retain(|k| !outside(spec, view, k));
     check(spec, &input)?;
     Ok(input)
+}
+
+/// Whether `name` is a field of the resource that the request's version lacks: unknown
+/// there, whatever the input type holds for it.
+fn outside(spec: &ResourceSpec, view: &View, name: &str) -> bool {
+    spec.field(name).is_some_and(|f| !view.has(&f.gate))
 }
 
 fn as_record<T: Serialize>(typed: &T) -> Result<Record, Problem> {

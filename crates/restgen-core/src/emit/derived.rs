@@ -335,55 +335,11 @@ fn default_value(field: &crate::model::Field, time: bool) -> Option<TokenStream>
 
 /// What `#[derive(Enum)]` adds beside `ty`, a hand-written enum whose unit `variants` are
 /// the values given with them: `impl restgen::Enum`, and `Display` and serde's traits in
-/// terms of it, so the enum is its value on the wire.
+/// terms of it, so the enum is its value on the wire; the runtime's `string_enum!` writes
+/// them.
 pub fn enumeration(ty: &Ident, variants: &[(&Ident, &str)]) -> TokenStream {
-    let values: Vec<&str> = variants.iter().map(|(_, v)| *v).collect();
-    let variants: Vec<Ident> = variants.iter().map(|(i, _)| (*i).clone()).collect();
-    let expecting = format!("one of {}", values.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "));
+    let (variants, values): (Vec<&Ident>, Vec<&str>) = variants.iter().copied().unzip();
     quote! {
-        ::restgen::string_enum!(@trait #ty { #( #variants = #values ),* });
-
-        #[automatically_derived]
-        impl ::core::fmt::Display for #ty {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(::restgen::Enum::value(self))
-            }
-        }
-
-        #[automatically_derived]
-        impl ::restgen::__private::serde::Serialize for #ty {
-            fn serialize<S>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error>
-            where
-                S: ::restgen::__private::serde::Serializer,
-            {
-                serializer.serialize_str(::restgen::Enum::value(self))
-            }
-        }
-
-        #[automatically_derived]
-        impl<'de> ::restgen::__private::serde::Deserialize<'de> for #ty {
-            fn deserialize<D>(deserializer: D) -> ::core::result::Result<Self, D::Error>
-            where
-                D: ::restgen::__private::serde::Deserializer<'de>,
-            {
-                struct Values;
-                impl ::restgen::__private::serde::de::Visitor<'_> for Values {
-                    type Value = #ty;
-
-                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                        f.write_str(#expecting)
-                    }
-
-                    fn visit_str<E>(self, text: &str) -> ::core::result::Result<#ty, E>
-                    where
-                        E: ::restgen::__private::serde::de::Error,
-                    {
-                        <#ty as ::restgen::Enum>::from_value(text)
-                            .ok_or_else(|| E::unknown_variant(text, <#ty as ::restgen::Enum>::VALUES))
-                    }
-                }
-                deserializer.deserialize_str(Values)
-            }
-        }
+        ::restgen::string_enum!(@derived #ty { #( #variants = #values ),* });
     }
 }
