@@ -12,7 +12,9 @@
 //! Run: `cargo bench -p restgen-tests --bench service` (`BENCH_ROUNDS`, `BENCH_REQUESTS`
 //! to change the runs, `BENCH_ROWS=<text>` for only the rows whose database and name
 //! contain it, `BENCH_COMPILE=0` to leave out the builds, `BENCH_INSTRUCTIONS=<n>` for the
-//! requests counted under callgrind, 0 to leave the count out). Writes `target/bench/service.md` and `target/bench/service.svg`.
+//! requests counted under callgrind, 0 to leave the count out; `BENCH_PROFILES=<dir>` to
+//! keep each count's callgrind profile there, `<database>-<row>-<server>.out`, for
+//! `callgrind_annotate`). Writes `target/bench/service.md` and `target/bench/service.svg`.
 //!
 //! The hand-written service is what a careful engineer writes for these routes (the
 //! reference of docs/performance.md): `&'static str` SQL, rows decoded into structs and
@@ -560,7 +562,14 @@ async fn load(server: &Server, case: Case, tags: &Arc<HashMap<u64, String>>, req
 /// callgrind from after the warm-up to after the last answer. One request at a time:
 /// valgrind runs a process's threads one by one, and requests waiting on each other
 /// (for a pooled connection, say) would count the waiting, which depends on timing.
-async fn instructions(kind: &str, url: &str, case: Case, tags: &Arc<HashMap<u64, String>>, requests: usize) -> u64 {
+async fn instructions(
+    database: &str,
+    kind: &str,
+    url: &str,
+    case: Case,
+    tags: &Arc<HashMap<u64, String>>,
+    requests: usize,
+) -> u64 {
     settle(url).await;
     let out = tempfile::tempdir().unwrap();
     let server = Server::under_callgrind(kind, url, out.path());
@@ -583,6 +592,11 @@ async fn instructions(kind: &str, url: &str, case: Case, tags: &Arc<HashMap<u64,
     control("--dump");
     // The dump after the zero is the first numbered one: `callgrind.out.1`.
     let dump = std::fs::read_to_string(out.path().join("callgrind.out.1")).unwrap();
+    if let Ok(keep) = std::env::var("BENCH_PROFILES") {
+        let name = format!("{database}-{}-{kind}.out", case.name()).replace([' ', ',', '+'], "_");
+        std::fs::create_dir_all(&keep).unwrap();
+        std::fs::write(std::path::Path::new(&keep).join(name), &dump).unwrap();
+    }
     let total: u64 = dump
         .lines()
         .find_map(|l| l.strip_prefix("summary:"))
@@ -879,8 +893,8 @@ async fn compare() {
             let instructions = match counted {
                 0 => None,
                 n => Some([
-                    instructions(KINDS[0], url, case, &tags, n).await,
-                    instructions(KINDS[1], url, case, &tags, n).await,
+                    instructions(database, KINDS[0], url, case, &tags, n).await,
+                    instructions(database, KINDS[1], url, case, &tags, n).await,
                 ]),
             };
             let row = Row { database, case, runs, instructions };

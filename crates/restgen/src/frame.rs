@@ -2,7 +2,7 @@
 //! the ones that need a caller (authentication, rate limits): the request's time limit, a
 //! panic caught, the load balancer's probes answered, the service's own settings given to
 //! the request as one extension, and a problem body for the bare errors of the layers
-//! within (405 from routing, 413 from the body limit).
+//! within (405 from routing, 413 from axum's own extractors in a service's own routes).
 //!
 //! One plain service rather than a router of its own and a layer for each: a layer boxes
 //! the response body again or the request's route, a router matches the path again, an
@@ -130,7 +130,7 @@ fn panicked(panic: &(dyn Any + Send)) -> Response {
     Problem::internal().into_response()
 }
 
-/// Errors produced below the handlers (405 from routing, 413 from the body limit) carry
+/// Errors produced below the handlers (405 from routing, 413 from axum's extractors) carry
 /// no body; every error answer is problem+json, so they get one. Their headers (`Allow`
 /// above all) are kept.
 pub(crate) fn problem_for_bare_errors(response: Response) -> Response {

@@ -59,12 +59,7 @@ where
     /// without its body (the body limit refuses it by its declared length), and the body
     /// is drained before the refusal is answered.
     fn call(&mut self, request: Request) -> Self::Future {
-        let declared = request
-            .headers()
-            .get(header::CONTENT_LENGTH)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
-        if declared.is_none_or(|n| n <= self.limit as u64) {
+        if crate::body::limit::declared_length(request.headers()).is_none_or(|n| n <= self.limit as u64) {
             return Either::Left(self.inner.call(request));
         }
         let (parts, body) = request.into_parts();

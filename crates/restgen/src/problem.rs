@@ -90,6 +90,11 @@ impl Problem {
         Problem::new(StatusCode::NOT_FOUND, detail)
     }
 
+    /// 413: a body larger than the service accepts (`limits.max_body_bytes`).
+    pub(crate) fn too_large() -> Self {
+        Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "the body is larger than this service accepts")
+    }
+
     /// 422: well-formed input a business rule refuses (what hooks answer).
     pub fn unprocessable(detail: impl Into<String>) -> Self {
         Problem::new(StatusCode::UNPROCESSABLE_ENTITY, detail)

@@ -10,14 +10,13 @@ use crate::spec::{AuthSpec, RateSpec, ResourceSpec, VersioningSpec, WebhooksSpec
 use crate::store::{MigrationSpec, Store, StoreOptions};
 use crate::webhooks::WebhookSettings;
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request};
+use axum::extract::Request;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use std::convert::Infallible;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
-use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
 
 /// What generated code hands the runtime to serve.
@@ -367,12 +366,7 @@ fn build(
     let routes = routes.fallback(|| async { Problem::not_found("no such route") });
     // Inside rate limits and authentication: a body too large is a request like any
     // other, counted and answered with the budget's fields.
-    let limit_bodies = || {
-        tower::ServiceBuilder::new()
-            .map_response(IntoResponse::into_response)
-            .layer(RequestBodyLimitLayer::new(service.max_body_bytes))
-            .layer(DefaultBodyLimit::disable())
-    };
+    let limit_bodies = crate::body::limit::LimitLayer { limit: service.max_body_bytes };
     // Rate limits need the route a request was routed to, so they and what must be inside
     // them wrap each route (`Router::layer`: a boxed service per route and layer, cloned
     // for each request); without them the same layers wrap the router once.
@@ -381,11 +375,10 @@ fn build(
             .option_layer(authenticate)
             // Inside authentication, so that budgets can be the caller's own.
             .option_layer(rate)
-            .map_response(IntoResponse::into_response)
-            .layer(limit_bodies());
+            .layer(limit_bodies);
         (routes.layer(per_route), None)
     } else {
-        (routes, Some(limit_bodies()))
+        (routes, Some(limit_bodies))
     };
     let routed = tower::ServiceBuilder::new().option_layer(around).service(routes.with_state(store.clone()));
     let framed = crate::frame::Frame {

@@ -2,6 +2,7 @@
 //! naming the field); `forms` reads bodies that are not resources with the same rules.
 
 pub mod forms;
+pub(crate) mod limit;
 
 use crate::problem::{FieldError, Problem};
 use axum::body::Bytes;
@@ -36,7 +37,7 @@ pub fn json(headers: &HeaderMap, body: Result<Bytes, BytesRejection>, merge_patc
     }
     body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
-            Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "the body is larger than this service accepts")
+            Problem::too_large()
         } else {
             Problem::bad_request("the body could not be read")
         }

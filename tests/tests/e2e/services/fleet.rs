@@ -676,6 +676,41 @@ async fn patch_merges_inside_json_fields_as_rfc_7396_says(s: Server) {
     }
 }
 
+// A body sent in chunks declares no length: it is counted as it is read, and one that
+// passes the limit (16 KiB) is a 413 like a body declared too large; one within it is
+// read whole.
+backends!(a_body_sent_in_chunks_is_held_to_the_limit, fleet::service());
+async fn a_body_sent_in_chunks_is_held_to_the_limit(s: Server) {
+    use restgen::__private::tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = s.base.trim_start_matches("http://").to_owned();
+    let send = |body: String| {
+        let addr = addr.clone();
+        async move {
+            let mut stream = restgen::__private::tokio::net::TcpStream::connect(&addr).await.unwrap();
+            let mut request = format!(
+                "POST /v0/depots HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+                 transfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+            );
+            for chunk in body.as_bytes().chunks(4096) {
+                request.push_str(&format!("{:x}\r\n{}\r\n", chunk.len(), String::from_utf8_lossy(chunk)));
+            }
+            request.push_str("0\r\n\r\n");
+            stream.write_all(request.as_bytes()).await.unwrap();
+            let mut answer = Vec::new();
+            stream.read_to_end(&mut answer).await.unwrap();
+            String::from_utf8_lossy(&answer).into_owned()
+        }
+    };
+    // Valid JSON of any length: whitespace between members.
+    let padded = |name: &str, bytes: usize| format!(r#"{{"name": "{name}",{}"city": "Oslo"}}"#, " ".repeat(bytes));
+    let within = send(padded("Chunked", 12 * 1024)).await;
+    assert!(within.starts_with("HTTP/1.1 201"), "{within}");
+    let past = send(padded("Too long", 20 * 1024)).await;
+    assert!(past.starts_with("HTTP/1.1 413"), "{past}");
+    assert!(past.contains("application/problem+json"), "{past}");
+    assert_eq!(s.get("/v0/depots?name=Too%20long").await.body["data"], json!([]), "nothing stored");
+}
+
 // A client that writes the whole body before it reads (as Python's http.client does) gets
 // the 413 for a body far over the limit (8 MiB against 16 KiB): the service reads the
 // refused body and throws it away before answering, then closes the connection.
