@@ -2,16 +2,15 @@
 //! `routes.rs` calls once per resource.
 
 use crate::auth::Caller;
+use crate::body::Sent;
 use crate::idempotency::{self, Keeper};
 use crate::operations;
 use crate::problem::Problem;
 use crate::spec::{Operation, ParentSpec, ResourceSpec};
 use crate::store::{Record, Store};
 use axum::Router;
-use axum::body::Bytes;
-use axum::extract::rejection::BytesRejection;
 use axum::extract::{OriginalUri, Path, Request};
-use axum::http::{HeaderMap, Method};
+use axum::http::Method;
 use axum::routing::MethodRouter;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -209,8 +208,7 @@ pub fn resource<C: Input, R: Input, P: Input>(
             move |cx: operations::Context,
                   keeper: Keeper,
                   OriginalUri(uri): OriginalUri,
-                  headers: HeaderMap,
-                  body: Result<Bytes, BytesRejection>| async move {
+                  Sent { headers, body }: Sent| async move {
                 let bytes = body.as_ref().ok().cloned();
                 // On the heap: the operation's future is kilobytes, which every move of the
                 // handler's own future (axum boxes it, and `once` holds it) would copy.
@@ -233,11 +231,8 @@ pub fn resource<C: Input, R: Input, P: Input>(
         });
     }
     if spec.has(Operation::Replace) {
-        item = item.put(
-            move |cx: operations::Context,
-                  Path(id): Path<String>,
-                  headers: HeaderMap,
-                  body: Result<Bytes, BytesRejection>| async move {
+        item =
+            item.put(move |cx: operations::Context, Path(id): Path<String>, Sent { headers, body }: Sent| async move {
                 operations::replace::<R>(
                     spec,
                     &cx,
@@ -247,15 +242,11 @@ pub fn resource<C: Input, R: Input, P: Input>(
                     operations::Rules { before: before_replace.as_deref(), compute: compute_replace.as_deref() },
                 )
                 .await
-            },
-        );
+            });
     }
     if spec.has(Operation::Patch) {
         item = item.patch(
-            move |cx: operations::Context,
-                  Path(id): Path<String>,
-                  headers: HeaderMap,
-                  body: Result<Bytes, BytesRejection>| async move {
+            move |cx: operations::Context, Path(id): Path<String>, Sent { headers, body }: Sent| async move {
                 operations::patch::<P>(
                     spec,
                     &cx,
@@ -342,8 +333,7 @@ fn lifecycle_routes(spec: &'static ResourceSpec, base: &str, hook: Option<Arc<Tr
                       keeper: Keeper,
                       Path(id): Path<String>,
                       OriginalUri(uri): OriginalUri,
-                      headers: HeaderMap,
-                      body: Result<Bytes, BytesRejection>| async move {
+                      Sent { headers, body }: Sent| async move {
                     let bytes = body.as_ref().ok().cloned();
                     let moved =
                         Box::pin(crate::lifecycle::transition(spec, &cx, &id, t, &headers, body, hook.as_deref()));

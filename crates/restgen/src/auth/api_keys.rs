@@ -3,7 +3,7 @@
 //! holds the SHA-256 of the secret, compared in constant time.
 
 use super::{Authenticator, Caller};
-use crate::body;
+use crate::body::{self, Sent};
 use crate::problem::{FieldError, Problem};
 use crate::spec::IdKind;
 use crate::store::{ApiKeyRow, SqlValue, Store, StoreError};
@@ -31,11 +31,9 @@ pub(super) fn routes<S: Clone + Send + Sync + 'static>(auth: Arc<Authenticator>,
     Router::new()
         .route(
             &format!("{base}/auth/api-keys"),
-            axum::routing::post(
-                move |caller: Caller, headers: HeaderMap, body: Result<Bytes, BytesRejection>| async move {
-                    create(&a, &caller, &headers, body).await
-                },
-            )
+            axum::routing::post(move |caller: Caller, Sent { headers, body }: Sent| async move {
+                create(&a, &caller, &headers, body).await
+            })
             .get(move |caller: Caller| async move { list(&b, &caller).await }),
         )
         .route(

@@ -1,7 +1,7 @@
 //! `POST {login.path}`: identifier and password in, a bearer token out.
 
 use super::Authenticator;
-use crate::body;
+use crate::body::{self, Sent};
 use crate::problem::{FieldError, Problem};
 use axum::Router;
 use axum::body::Bytes;
@@ -14,9 +14,7 @@ use std::sync::Arc;
 pub(super) fn routes<S: Clone + Send + Sync + 'static>(auth: Arc<Authenticator>, path: &str) -> Router<S> {
     Router::new().route(
         path,
-        axum::routing::post(move |headers: HeaderMap, body: Result<Bytes, BytesRejection>| async move {
-            login(&auth, &headers, body).await
-        }),
+        axum::routing::post(move |Sent { headers, body }: Sent| async move { login(&auth, &headers, body).await }),
     )
 }
 

@@ -49,8 +49,9 @@ impl<S: Send + Sync, T: Payload> FromRequest<S> for Valid<T> {
     type Rejection = Problem;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let headers = request.headers().clone();
         // A body over the service's limit is a 413, as for a resource's input.
-        read(&headers, Bytes::from_request(request, state).await).map(Valid)
+        let body::Sent { headers, body } =
+            body::Sent::from_request(request, state).await.unwrap_or_else(|n| match n {});
+        read(&headers, body).map(Valid)
     }
 }

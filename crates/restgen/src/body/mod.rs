@@ -7,9 +7,31 @@ pub(crate) mod limit;
 use crate::problem::{FieldError, Problem};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequest, Request};
 use axum::http::{HeaderMap, StatusCode, header};
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use std::convert::Infallible;
+
+/// What a request with a body sends: its headers, moved out of the request (axum's
+/// `HeaderMap` extractor copies every one of them), and its body read whole. The handler's
+/// last argument: `Sent { headers, body }: Sent`.
+pub(crate) struct Sent {
+    pub headers: HeaderMap,
+    pub body: Result<Bytes, BytesRejection>,
+}
+
+impl<S: Send + Sync> FromRequest<S> for Sent {
+    type Rejection = Infallible;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Infallible> {
+        let (mut parts, body) = request.into_parts();
+        // Reading the body looks at the request's extensions (the body limit), not its headers.
+        let headers = std::mem::take(&mut parts.headers);
+        let body = Bytes::from_request(Request::from_parts(parts, body), state).await;
+        Ok(Sent { headers, body })
+    }
+}
 
 /// The body as a JSON object. `merge_patch` also admits `application/merge-patch+json`.
 pub fn object(

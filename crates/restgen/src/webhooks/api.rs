@@ -11,6 +11,7 @@
 
 use super::Webhooks;
 use crate::auth::Caller;
+use crate::body::Sent;
 use crate::problem::{FieldError, Problem};
 use crate::store::Store;
 use crate::store::outbox::{DeliveryRow, WebhookRow};
@@ -35,8 +36,7 @@ pub(crate) fn routes(webhooks: Arc<Webhooks>, base: &str) -> Router<Store> {
                 move |State(store): State<Store>,
                       caller: Caller,
                       OriginalUri(uri): OriginalUri,
-                      headers: HeaderMap,
-                      body: Result<Bytes, BytesRejection>| async move {
+                      Sent { headers, body }: Sent| async move {
                     create(&w1, &store, &caller, uri.path(), &headers, body).await
                 },
             )
@@ -52,8 +52,7 @@ pub(crate) fn routes(webhooks: Arc<Webhooks>, base: &str) -> Router<Store> {
                 move |State(store): State<Store>,
                       caller: Caller,
                       Path(id): Path<String>,
-                      headers: HeaderMap,
-                      body: Result<Bytes, BytesRejection>| async move {
+                      Sent { headers, body }: Sent| async move {
                     update(&w4, &store, &caller, &id, &headers, body).await
                 },
             )
