@@ -1,13 +1,13 @@
 //! What every request meets between the outer layers (CORS, versions, load shedding) and
 //! the ones that need a caller (authentication, rate limits): the request's time limit, a
-//! panic caught, the load balancer's probes answered, the service's own settings given to
-//! the request as one extension, and a problem body for the bare errors of the layers
+//! panic caught, the load balancer's probes answered, how idempotency keys are kept given
+//! to a request that carries one, and a problem body for the bare errors of the layers
 //! within (405 from routing, 413 from axum's own extractors in a service's own routes).
 //!
 //! One plain service rather than a router of its own and a layer for each: a layer boxes
 //! the response body again or the request's route, a router matches the path again, an
 //! `Extension` inserts again; each is a few hundred instructions a request, where this is
-//! one comparison of the path, one insertion, and the timer.
+//! one comparison of the path, one header looked up, and the timer.
 
 use crate::idempotency::Keeper;
 use crate::problem::Problem;
@@ -21,42 +21,18 @@ use restgen_model::bounds;
 use std::any::Any;
 use std::convert::Infallible;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tower::Service;
 
-/// What the service's settings tell each request's operations: where its links are and
-/// how idempotency keys are kept. Read by the extractors (`operations::Context`, `Keeper`).
-#[derive(Clone, Debug)]
-pub(crate) struct Shared(Arc<Settings>);
-
-#[derive(Debug)]
-struct Settings {
-    base: &'static str,
-    keeper: Keeper,
-}
-
-impl Shared {
-    pub(crate) fn new(base: &'static str, keeper: Keeper) -> Shared {
-        Shared(Arc::new(Settings { base, keeper }))
-    }
-
-    /// The service's `base_path`.
-    pub(crate) fn base(&self) -> &'static str {
-        self.0.base
-    }
-
-    pub(crate) fn keeper(&self) -> &Keeper {
-        &self.0.keeper
-    }
-}
-
-/// The probes, then `inner` with [`Shared`] on the request, within `timeout`.
+/// The probes, then `inner` within `timeout`, with the [`Keeper`] on a request that
+/// carries an idempotency key.
 #[derive(Clone)]
 pub(crate) struct Frame<S> {
     pub inner: S,
-    pub shared: Shared,
+    /// How idempotency keys are kept, for the requests that carry one (the extension is
+    /// inserted for them alone: most requests have none, and an insertion costs each).
+    pub keeper: Keeper,
     pub store: Store,
     /// The longest a request runs (`request_timeout`): then it is stopped and answered 503.
     pub timeout: Duration,
@@ -94,7 +70,9 @@ where
             let (method, store) = (request.method().clone(), self.store.clone());
             return Either::Right(Box::pin(async move { Ok(probe.answer(&method, &store).await) }));
         }
-        request.extensions_mut().insert(self.shared.clone());
+        if request.headers().contains_key(crate::idempotency::IDEMPOTENCY_KEY) {
+            request.extensions_mut().insert(self.keeper.clone());
+        }
         let called = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)));
         match called {
             Ok(future) => Either::Left(
@@ -135,11 +113,14 @@ fn panicked(panic: &(dyn Any + Send)) -> Response {
 /// above all) are kept.
 pub(crate) fn problem_for_bare_errors(response: Response) -> Response {
     let status = response.status();
+    if !(status.is_client_error() || status.is_server_error()) {
+        return response;
+    }
     let is_problem = response
         .headers()
         .get(header::CONTENT_TYPE)
         .is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
-    if !(status.is_client_error() || status.is_server_error()) || is_problem {
+    if is_problem {
         return response;
     }
     let detail = match status {

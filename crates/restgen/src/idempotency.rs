@@ -28,7 +28,7 @@ pub const KEPT_FOR: Duration = Duration::from_secs(24 * 60 * 60);
 /// The longest key taken (the OpenAPI document states the same).
 pub const MAX_KEY: usize = restgen_model::bounds::MAX_IDEMPOTENCY_KEY;
 
-const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+pub(crate) const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 /// Marks an answer given again for a retry.
 const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 /// The answer headers kept with the body: the ones a create answers with.
@@ -58,7 +58,8 @@ impl<S: Send + Sync> FromRequestParts<S> for Keeper {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(parts.extensions.get::<crate::frame::Shared>().map(|s| s.keeper().clone()).unwrap_or_default())
+        // Given to a request with a key (`frame`); one without passes `once` straight through.
+        Ok(parts.extensions.get::<Keeper>().cloned().unwrap_or_default())
     }
 }
 

@@ -46,14 +46,24 @@ impl Context {
     }
 }
 
-impl FromRequestParts<Store> for Context {
+/// A [`Context`] as a request gives it, all but the base path, which the routes know
+/// (`Asked::under`).
+pub struct Asked(Context);
+
+impl Asked {
+    /// The context, its links under `base`.
+    pub fn under(self, base: &'static str) -> Context {
+        Context { base, ..self.0 }
+    }
+}
+
+impl FromRequestParts<Store> for Asked {
     type Rejection = Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, store: &Store) -> Result<Context, Infallible> {
+    async fn from_request_parts(parts: &mut Parts, store: &Store) -> Result<Asked, Infallible> {
         let caller = Caller::from_request_parts(parts, store).await?;
         let view = View::from_request_parts(parts, store).await?;
-        let base = parts.extensions.get::<crate::frame::Shared>().map_or("", |s| s.base());
-        Ok(Context { store: store.clone(), caller, view, base })
+        Ok(Asked(Context { store: store.clone(), caller, view, base: "" }))
     }
 }
 

@@ -192,23 +192,28 @@ pub fn resource<C: Input, R: Input, P: Input>(
     hooks: Hooks<C, R, P>,
 ) -> Router<Store> {
     let Hooks { before_create, before_replace, before_patch, before_delete, before_transition, compute } = hooks;
+    // Each handler gives its context the base path, for the links it writes: known here
+    // once, where a request extension would be inserted and looked up for every request.
+    // Kept for the life of the process, as the routes are (a few bytes per resource).
+    let base: &'static str = Box::leak(base.into());
     let (compute_create, compute_replace, compute_patch) = (compute.clone(), compute.clone(), compute);
     let mut collection: MethodRouter<Store> = MethodRouter::new();
     // Operations without a body take the request itself, last, and read its headers in
     // place: a `HeaderMap` extractor copies them for every request.
     if spec.has(Operation::List) {
-        collection = collection.get(
-            move |cx: operations::Context, OriginalUri(uri): OriginalUri, request: Request| async move {
+        collection =
+            collection.get(move |cx: operations::Asked, OriginalUri(uri): OriginalUri, request: Request| async move {
+                let cx = cx.under(base);
                 operations::list(spec, &cx, &uri, request.headers(), None).await
-            },
-        );
+            });
     }
     if spec.has(Operation::Create) {
         collection = collection.post(
-            move |cx: operations::Context,
+            move |cx: operations::Asked,
                   keeper: Keeper,
                   OriginalUri(uri): OriginalUri,
                   Sent { headers, body }: Sent| async move {
+                let cx = cx.under(base);
                 let bytes = body.as_ref().ok().cloned();
                 // On the heap: the operation's future is kilobytes, which every move of the
                 // handler's own future (axum boxes it, and `once` holds it) would copy.
@@ -226,13 +231,15 @@ pub fn resource<C: Input, R: Input, P: Input>(
     }
     let mut item: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::Get) {
-        item = item.get(move |cx: operations::Context, Path(id): Path<String>, request: Request| async move {
+        item = item.get(move |cx: operations::Asked, Path(id): Path<String>, request: Request| async move {
+            let cx = cx.under(base);
             operations::get(spec, &cx, &id, request.headers()).await
         });
     }
     if spec.has(Operation::Replace) {
         item =
-            item.put(move |cx: operations::Context, Path(id): Path<String>, Sent { headers, body }: Sent| async move {
+            item.put(move |cx: operations::Asked, Path(id): Path<String>, Sent { headers, body }: Sent| async move {
+                let cx = cx.under(base);
                 operations::replace::<R>(
                     spec,
                     &cx,
@@ -245,8 +252,9 @@ pub fn resource<C: Input, R: Input, P: Input>(
             });
     }
     if spec.has(Operation::Patch) {
-        item = item.patch(
-            move |cx: operations::Context, Path(id): Path<String>, Sent { headers, body }: Sent| async move {
+        item =
+            item.patch(move |cx: operations::Asked, Path(id): Path<String>, Sent { headers, body }: Sent| async move {
+                let cx = cx.under(base);
                 operations::patch::<P>(
                     spec,
                     &cx,
@@ -256,11 +264,11 @@ pub fn resource<C: Input, R: Input, P: Input>(
                     operations::Rules { before: before_patch.as_deref(), compute: compute_patch.as_deref() },
                 )
                 .await
-            },
-        );
+            });
     }
     if spec.has(Operation::Delete) {
-        item = item.delete(move |cx: operations::Context, Path(id): Path<String>, request: Request| async move {
+        item = item.delete(move |cx: operations::Asked, Path(id): Path<String>, request: Request| async move {
+            let cx = cx.under(base);
             operations::delete(spec, &cx, &id, request.headers(), before_delete.as_deref()).await
         });
     }
@@ -306,10 +314,11 @@ pub fn resource<C: Input, R: Input, P: Input>(
             router = router.route(
                 &nested_path(spec, parent, base),
                 axum::routing::get(
-                    move |cx: operations::Context,
+                    move |cx: operations::Asked,
                           Path(parent_id): Path<String>,
                           OriginalUri(uri): OriginalUri,
                           request: Request| async move {
+                        let cx = cx.under(base);
                         operations::list(spec, &cx, &uri, request.headers(), Some((parent, &parent_id))).await
                     },
                 ),
@@ -321,7 +330,11 @@ pub fn resource<C: Input, R: Input, P: Input>(
 
 /// `POST {item}/{transition}` for each transition (with `Idempotency-Key` replay, as a
 /// create has) and `GET {item}/status` where the resource has them.
-fn lifecycle_routes(spec: &'static ResourceSpec, base: &str, hook: Option<Arc<TransitionRule>>) -> Router<Store> {
+fn lifecycle_routes(
+    spec: &'static ResourceSpec,
+    base: &'static str,
+    hook: Option<Arc<TransitionRule>>,
+) -> Router<Store> {
     let mut router = Router::new();
     let Some(lifecycle) = &spec.lifecycle else { return router };
     for t in lifecycle.transitions {
@@ -329,11 +342,12 @@ fn lifecycle_routes(spec: &'static ResourceSpec, base: &str, hook: Option<Arc<Tr
         router = router.route(
             &format!("{}/{}", item_path(spec, base), t.name),
             axum::routing::post(
-                move |cx: operations::Context,
+                move |cx: operations::Asked,
                       keeper: Keeper,
                       Path(id): Path<String>,
                       OriginalUri(uri): OriginalUri,
                       Sent { headers, body }: Sent| async move {
+                    let cx = cx.under(base);
                     let bytes = body.as_ref().ok().cloned();
                     let moved =
                         Box::pin(crate::lifecycle::transition(spec, &cx, &id, t, &headers, body, hook.as_deref()));
@@ -345,7 +359,8 @@ fn lifecycle_routes(spec: &'static ResourceSpec, base: &str, hook: Option<Arc<Tr
     if lifecycle.status_endpoint {
         router = router.route(
             &format!("{}/status", item_path(spec, base)),
-            axum::routing::get(move |cx: operations::Context, Path(id): Path<String>, request: Request| async move {
+            axum::routing::get(move |cx: operations::Asked, Path(id): Path<String>, request: Request| async move {
+                let cx = cx.under(base);
                 crate::lifecycle::status(spec, &cx, &id, request.headers()).await
             }),
         );

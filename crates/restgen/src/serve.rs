@@ -381,12 +381,7 @@ fn build(
         (routes, Some(limit_bodies))
     };
     let routed = tower::ServiceBuilder::new().option_layer(around).service(routes.with_state(store.clone()));
-    let framed = crate::frame::Frame {
-        inner: routed,
-        shared: crate::frame::Shared::new(service.base_path, keeper),
-        store: store.clone(),
-        timeout: service.request_timeout,
-    };
+    let framed = crate::frame::Frame { inner: routed, keeper, store: store.clone(), timeout: service.request_timeout };
     let cors = service.cors.map(|c| crate::cors::layer(c, service.auth));
     // Shed, not queue: a request beyond the limit is answered at once, and the caller
     // told when to come back.

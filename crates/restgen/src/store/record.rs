@@ -25,11 +25,11 @@ impl Record {
     }
 
     pub fn get(&self, name: &str) -> Option<&Value> {
-        self.0.iter().find(|(k, _)| k == name).map(|(_, v)| v)
+        self.0.iter().find(|(k, _)| same(k, name)).map(|(_, v)| v)
     }
 
     pub fn get_mut(&mut self, name: &str) -> Option<&mut Value> {
-        self.0.iter_mut().find(|(k, _)| k == name).map(|(_, v)| v)
+        self.0.iter_mut().find(|(k, _)| same(k, name)).map(|(_, v)| v)
     }
 
     pub fn contains_key(&self, name: &str) -> bool {
@@ -64,7 +64,7 @@ impl Record {
 
     /// Removes `name`, keeping the others in order.
     pub fn shift_remove(&mut self, name: &str) -> Option<Value> {
-        let at = self.0.iter().position(|(k, _)| k == name)?;
+        let at = self.0.iter().position(|(k, _)| same(k, name))?;
         Some(self.0.remove(at).1)
     }
 
@@ -88,6 +88,13 @@ impl Record {
     pub fn into_map(self) -> Map<String, Value> {
         self.0.into_iter().map(|(k, v)| (k.into_owned(), v)).collect()
     }
+}
+
+/// Whether column `k` is `name`. Both are nearly always the schema's own `&'static str`
+/// for the field, one string in memory, told at once by where it is; a name of the same
+/// length elsewhere is compared.
+fn same(k: &str, name: &str) -> bool {
+    k.len() == name.len() && (std::ptr::eq(k.as_ptr(), name.as_ptr()) || k == name)
 }
 
 impl From<Map<String, Value>> for Record {
