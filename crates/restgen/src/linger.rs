@@ -4,7 +4,7 @@
 //! close does, the refused body is read and thrown away — up to a bound of size and time —
 //! before the answer goes, and the connection is closed after it.
 
-use axum::body::Body;
+use axum::body::{Body, HttpBody};
 use axum::extract::Request;
 use axum::http::{HeaderValue, header};
 use axum::response::Response;
@@ -59,7 +59,9 @@ where
     /// without its body (the body limit refuses it by its declared length), and the body
     /// is drained before the refusal is answered.
     fn call(&mut self, request: Request) -> Self::Future {
-        if crate::body::limit::declared_length(request.headers()).is_none_or(|n| n <= self.limit as u64) {
+        // The body knows its declared length (hyper reads `Content-Length` into it), where
+        // the header would be looked up and parsed again for every request.
+        if request.body().size_hint().lower() <= self.limit as u64 {
             return Either::Left(self.inner.call(request));
         }
         let (parts, body) = request.into_parts();
