@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use serde::Serialize;
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 
 /// The longest `If-None-Match` taken (the OpenAPI document states the same): room for
 /// dozens of tags, far less than a header flood.
@@ -121,21 +122,23 @@ pub(crate) fn read_as(
     Ok(response)
 }
 
-pub(crate) enum Tags {
+/// The tags of a request's header: borrowed from its one line, or owned where its lines
+/// had to be joined.
+pub(crate) enum Tags<'h> {
     Any,
-    List(Vec<String>),
+    List(Vec<Cow<'h, str>>),
 }
 
 /// The condition of a write (PUT, PATCH, DELETE): its `If-Match`, held against the record
 /// as it stands when the write happens.
-pub(crate) struct Precondition(Option<Tags>);
+pub(crate) struct Precondition<'h>(Option<Tags<'h>>);
 
-impl Precondition {
+impl<'h> Precondition<'h> {
     /// The request's `If-Match`. One that is not `*` or a list of entity tags names no
     /// version of anything, so the condition is false and the write is refused (412, with
     /// the current tag to show the form), never done unconditionally. Without one, a
     /// resource that `require`s the condition refuses the write with 428.
-    pub(crate) fn of(request: &HeaderMap, require: bool) -> Result<Precondition, Problem> {
+    pub(crate) fn of(request: &'h HeaderMap, require: bool) -> Result<Precondition<'h>, Problem> {
         match tags(request, header::IF_MATCH, "If-Match", MAX_IF_MATCH)? {
             Parsed::Absent if require => Err(Problem::new(
                 StatusCode::PRECONDITION_REQUIRED,
@@ -180,60 +183,62 @@ pub(crate) fn failed(current: Option<HeaderValue>) -> Problem {
 /// The longest `If-Match` taken (the OpenAPI document states the same).
 pub const MAX_IF_MATCH: usize = restgen_model::bounds::MAX_IF_MATCH;
 
-enum Parsed {
+enum Parsed<'h> {
     Absent,
     Malformed,
-    Tags(Tags),
+    Tags(Tags<'h>),
 }
 
 /// The lines of a tag-list header (`If-Match`, `If-None-Match`) joined as one list; one
 /// longer than `max` is a 400 naming `field`.
-fn tags(request: &HeaderMap, name: header::HeaderName, field: &str, max: usize) -> Result<Parsed, Problem> {
-    let lines: Vec<&HeaderValue> = request.get_all(&name).iter().collect();
-    if lines.is_empty() {
-        return Ok(Parsed::Absent);
-    }
-    let total: usize = lines.iter().map(|v| v.len()).sum::<usize>() + 2 * lines.len().saturating_sub(1);
+fn tags<'h>(request: &'h HeaderMap, name: header::HeaderName, field: &str, max: usize) -> Result<Parsed<'h>, Problem> {
+    let lines = request.get_all(&name);
+    let mut each = lines.iter();
+    let Some(first) = each.next() else { return Ok(Parsed::Absent) };
+    let several = each.next().is_some();
+    let total: usize = if several { lines.iter().map(|v| v.len() + 2).sum::<usize>() - 2 } else { first.len() };
     if total > max {
         return Err(Problem::validation(vec![FieldError {
             field: field.into(),
             message: format!("is longer than {max} characters"),
         }]));
     }
-    let Ok(texts) = lines.iter().map(|v| v.to_str()).collect::<Result<Vec<_>, _>>() else {
-        return Ok(Parsed::Malformed);
-    };
-    // Lines are one list, joined by commas (a copy only where there are several).
-    let joined;
-    let value = match texts.as_slice() {
-        [one] => *one,
-        _ => {
-            joined = texts.join(", ");
-            &joined
-        }
-    };
-    if value == "*" {
-        return Ok(Parsed::Tags(Tags::Any));
-    }
     let mut list = Vec::new();
-    Ok(if tag_list(value, &mut list) { Parsed::Tags(Tags::List(list)) } else { Parsed::Malformed })
+    let read = if several {
+        // Lines are one list, joined by commas: a copy only where there are several.
+        let Ok(texts) = lines.iter().map(|v| v.to_str()).collect::<Result<Vec<_>, _>>() else {
+            return Ok(Parsed::Malformed);
+        };
+        let joined = texts.join(", ");
+        if joined == "*" {
+            return Ok(Parsed::Tags(Tags::Any));
+        }
+        tag_list(&joined, |tag| list.push(Cow::Owned(tag.to_owned())))
+    } else {
+        let Ok(value) = first.to_str() else { return Ok(Parsed::Malformed) };
+        if value == "*" {
+            return Ok(Parsed::Tags(Tags::Any));
+        }
+        tag_list(value, |tag| list.push(Cow::Borrowed(tag)))
+    };
+    Ok(if read { Parsed::Tags(Tags::List(list)) } else { Parsed::Malformed })
 }
 
 /// What may stand around a list's commas.
 const BLANKS: [char; 2] = [' ', '\t'];
 
-/// Adds the entity tags of `text` to `out`; `false` unless `text` is a comma-separated
+/// Gives `take` each entity tag of `text`; `false` unless `text` is a comma-separated
 /// list of them (RFC 9110 §13.1: `#entity-tag`, each `"..."` or weak `W/"..."`, blanks
 /// around the commas): read in place, where a regular expression and a joined copy of the
 /// lines cost a conditional read a tenth of its instructions.
-fn tag_list(text: &str, out: &mut Vec<String>) -> bool {
+fn tag_list<'t>(text: &'t str, mut take: impl FnMut(&'t str)) -> bool {
     let mut rest = text;
     loop {
         let body = rest.strip_prefix("W/").unwrap_or(rest);
         let Some(inner) = body.strip_prefix('"') else { return false };
         let Some(end) = inner.find('"') else { return false };
         let tag_len = (rest.len() - body.len()) + 1 + end + 1;
-        out.push(rest[..tag_len].to_owned());
+        take(&rest[..tag_len]);
         let after = rest[tag_len..].trim_start_matches(BLANKS);
         if after.is_empty() {
             return rest.len() == tag_len;
@@ -247,7 +252,7 @@ fn tag_list(text: &str, out: &mut Vec<String>) -> bool {
 /// or a list of entity tags names no representation, so it is ignored and the caller
 /// gets the full answer (RFC 9110 lets a server ignore a condition it cannot parse, and
 /// ignoring can never wrongly answer 304); one longer than the documented bound is a 400.
-fn if_none_match(request: &HeaderMap) -> Result<Option<Tags>, Problem> {
+fn if_none_match(request: &HeaderMap) -> Result<Option<Tags<'_>>, Problem> {
     Ok(match tags(request, header::IF_NONE_MATCH, "If-None-Match", MAX_IF_NONE_MATCH)? {
         Parsed::Tags(t) => Some(t),
         Parsed::Absent | Parsed::Malformed => None,
@@ -286,7 +291,8 @@ mod tests {
     fn if_none_match_is_a_list_of_tags_or_a_star_and_anything_else_names_no_tag() {
         assert!(matches!(if_none_match(&HeaderMap::new()), Ok(None)));
         assert!(matches!(if_none_match(&request(&["*"])), Ok(Some(Tags::Any))));
-        let Ok(Some(Tags::List(tags))) = if_none_match(&request(&["\"a\", W/\"b\"", "\"c\""])) else { panic!() };
+        let lines = request(&["\"a\", W/\"b\"", "\"c\""]);
+        let Ok(Some(Tags::List(tags))) = if_none_match(&lines) else { panic!() };
         assert_eq!(tags, ["\"a\"", "W/\"b\"", "\"c\""]);
         for malformed in ["abc", "\"a", "W/abc", "\"a\"b\"", " , ", "\"a\",", "*, \"a\"", "", "0"] {
             assert!(matches!(if_none_match(&request(&[malformed])), Ok(None)), "{malformed} names no tag");
@@ -332,7 +338,7 @@ mod tests {
                 let got = match if_none_match(&h).unwrap() {
                     None => None,
                     Some(Tags::Any) => Some(vec!["*".to_owned()]),
-                    Some(Tags::List(tags)) => Some(tags),
+                    Some(Tags::List(tags)) => Some(tags.into_iter().map(Cow::into_owned).collect()),
                 };
                 assert_eq!(got, expected, "{lines:?}");
                 read += usize::from(got.is_some());
@@ -349,12 +355,13 @@ mod tests {
         assert!(!weakly_equal("\"a\"", b"\"b\""));
     }
 
-    fn condition(values: &[&'static str], require: bool) -> Result<Precondition, Problem> {
+    fn condition(values: &[&'static str], require: bool) -> Result<Precondition<'static>, Problem> {
         let mut h = HeaderMap::new();
         for v in values {
             h.append(header::IF_MATCH, HeaderValue::from_static(v));
         }
-        Precondition::of(&h, require)
+        // The condition borrows the request's headers; a test's may live as long as it runs.
+        Precondition::of(Box::leak(Box::new(h)), require)
     }
 
     #[test]

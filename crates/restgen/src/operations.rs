@@ -285,12 +285,12 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
 /// The write's `If-Match`, held first against the record as read (so a stale write is a
 /// 412 before its body is even looked at, as RFC 9110 §13.2.2 orders it) and then again,
 /// atomically, where the write happens.
-pub(crate) fn precondition(
+pub(crate) fn precondition<'h>(
     spec: &ResourceSpec,
     cx: &Context,
-    headers: &HeaderMap,
+    headers: &'h HeaderMap,
     current: &Record,
-) -> Result<Precondition, Problem> {
+) -> Result<Precondition<'h>, Problem> {
     let condition = Precondition::of(headers, spec.require_if_match)?;
     if condition.is_some() {
         let tag = conditional::tag_of(&cx.view, current);
@@ -306,7 +306,7 @@ pub(crate) fn precondition(
 pub(crate) fn admit<'a>(
     spec: &'a ResourceSpec,
     cx: &'a Context,
-    condition: &'a Precondition,
+    condition: &'a Precondition<'_>,
 ) -> impl Fn(&Record) -> bool + Send + Sync + 'a {
     move |record: &Record| {
         condition.admits(conditional::tag_of(&cx.view, &representation(spec, cx, record.clone())).as_ref())
@@ -325,7 +325,7 @@ async fn update(
     cx: &Context,
     id: &SqlValue,
     values: Vec<(&'static str, SqlValue)>,
-    condition: &Precondition,
+    condition: &Precondition<'_>,
 ) -> Result<Record, Problem> {
     let store = &cx.store;
     // A patch that changes nothing writes nothing, and so publishes nothing.
