@@ -3,7 +3,7 @@
 //! once never lose a request. The table is the runtime's own, not the schema's, so
 //! [`Store::migrate`] creates it beside the generated migrations.
 
-use super::{Dialect, Pool, Store, StoreError, bind};
+use super::{Dialect, Pool, Store, StoreError, bind, connection};
 use crate::rate::State;
 use crate::store::SqlValue;
 use sqlx::Row;
@@ -39,7 +39,7 @@ impl Store {
         let sql = "SELECT \"start\", \"count\", \"previous\" FROM \"restgen_rate_limit\" WHERE \"bucket\" = $1";
         let args = vec![SqlValue::Text(Some(bucket.to_owned()))];
         on_pool!(self, pool => {
-            let row = bind(sql, args).fetch_optional(pool).await?;
+            let row = bind(sql, args).fetch_optional(&mut *connection(pool).await?).await?;
             Ok(match row {
                 Some(r) => Some(State { start: r.try_get(0)?, count: r.try_get(1)?, previous: r.try_get(2)? }),
                 None => None,
@@ -75,13 +75,16 @@ impl Store {
                  WHERE \"bucket\" = $1 AND \"start\" = $6 AND \"count\" = $7 AND \"previous\" = $8"
             }
         };
-        let affected = on_pool!(self, pool => bind(sql, args).execute(pool).await?.rows_affected());
+        let affected =
+            on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
         Ok(affected == 1)
     }
 
     /// Drops the budgets whose state means nothing any more at `now`.
     pub(crate) async fn sweep_budgets(&self, now: i64) -> Result<u64, StoreError> {
         let sql = "DELETE FROM \"restgen_rate_limit\" WHERE \"expires_at\" <= $1";
-        Ok(on_pool!(self, pool => bind(sql, vec![SqlValue::Int(Some(now))]).execute(pool).await?.rows_affected()))
+        Ok(
+            on_pool!(self, pool => bind(sql, vec![SqlValue::Int(Some(now))]).execute(&mut *connection(pool).await?).await?.rows_affected()),
+        )
     }
 }

@@ -292,6 +292,38 @@ macro_rules! on_pool {
     };
 }
 
+/// A connection of `pool`: an idle one at once where there is one, else one waited for.
+///
+/// What sqlx's pool does for a query given the pool itself, but without its cost on the
+/// common path: there the query's future holds the whole of `acquire` (which may have to
+/// open a connection, kilobytes of state), created and copied onto the heap for every
+/// query whether or not it waits. An idle connection is taken as `acquire` would take it
+/// (this store's pools do not ping a connection before use, nor run a check of their
+/// own); only a query that has to wait builds `acquire`'s future, on the heap.
+async fn connection<DB: sqlx::Database>(pool: &sqlx::Pool<DB>) -> Result<sqlx::pool::PoolConnection<DB>, sqlx::Error> {
+    match pool.try_acquire() {
+        Some(idle) => Ok(idle),
+        None => Box::pin(pool.acquire()).await,
+    }
+}
+
+/// A transaction on a connection of `pool` taken as [`connection`] takes one, begun with
+/// `statement` where the write needs its own (SQLite's `BEGIN IMMEDIATE`).
+async fn begin<DB: sqlx::Database>(
+    pool: &sqlx::Pool<DB>,
+    statement: Option<&'static str>,
+) -> Result<sqlx::Transaction<'static, DB>, sqlx::Error> {
+    let began = match statement {
+        None => pool.try_begin().await?,
+        Some(statement) => pool.try_begin_with(AssertSqlSafe(statement)).await?,
+    };
+    match (began, statement) {
+        (Some(tx), _) => Ok(tx),
+        (None, None) => Box::pin(pool.begin()).await,
+        (None, Some(statement)) => Box::pin(pool.begin_with(AssertSqlSafe(statement))).await,
+    }
+}
+
 // After the macro, which they use.
 mod budgets;
 mod idempotency;
@@ -594,14 +626,14 @@ impl Store {
         if !publishes {
             // One statement needs no transaction of its own.
             return Ok(on_pool!(self, pool => {
-                bind(sql, args).fetch_optional(pool).await.map_err(|e| classify(spec, e))?.map(one)
+                bind(sql, args).fetch_optional(&mut *connection(pool).await?).await.map_err(|e| classify(spec, e))?.map(one)
             }));
         }
         // On the heap: a transaction's futures are kilobytes, which every write's future
         // (and each future holding it) would otherwise carry, and copy as it moves.
         let written = Box::pin(async move {
             Ok::<_, StoreError>(on_pool!(self, pool => {
-                let mut tx = pool.begin().await?;
+                let mut tx = begin(pool, None).await?;
                 let row = bind(sql, args).fetch_optional(&mut *tx).await.map_err(|e| classify(spec, e))?;
                 let Some(row) = row else { return Ok(None) };
                 let record = value::record(self.dialect, spec, &row)?;
@@ -625,7 +657,9 @@ impl Store {
 
     /// One record by id, as its row: one of [`Rows`].
     pub(crate) async fn get_row(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Rows, StoreError> {
-        let row = on_pool!(self, pool => bind(sql::by_id(spec), vec![id.clone()]).fetch_optional(pool).await?.map(one));
+        let row = on_pool!(self, pool => {
+            bind(sql::by_id(spec), vec![id.clone()]).fetch_optional(&mut *connection(pool).await?).await?.map(one)
+        });
         row.ok_or(StoreError::NotFound)
     }
 
@@ -694,7 +728,7 @@ impl Store {
     ) -> Result<Option<Record>, StoreError> {
         // On the heap, as a transaction in `write` is.
         let written = Box::pin(async move { Ok::<_, StoreError>(on_pool!(self, pool => {
-            let mut tx = pool.begin_with(AssertSqlSafe(self.begin_write())).await?;
+            let mut tx = begin(pool, Some(self.begin_write())).await?;
             let current = match bind(sql::by_id_locked(self.dialect, spec), vec![id.clone()]).fetch_optional(&mut *tx).await? {
                 Some(row) => value::record(self.dialect, spec, &row)?,
                 None => return Err(StoreError::NotFound),
@@ -747,7 +781,7 @@ impl Store {
             sql::ident(spec.name),
             sql::ident(column)
         );
-        on_pool!(self, pool => match bind(sql, vec![value]).fetch_optional(pool).await? {
+        on_pool!(self, pool => match bind(sql, vec![value]).fetch_optional(&mut *connection(pool).await?).await? {
             Some(row) => Ok(Some(value::record(self.dialect, spec, &row)?)),
             None => Ok(None),
         })
@@ -770,7 +804,7 @@ impl Store {
             SqlValue::Text(Some(key.created_at.clone())),
         ];
         let inserted = on_pool!(self, pool => {
-            bind(sql, args).execute(pool).await.map_err(|e| match e {
+            bind(sql, args).execute(&mut *connection(pool).await?).await.map_err(|e| match e {
                 sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::ForeignKeyViolation => {
                     StoreError::MissingRef { field: "owner_id".into() }
                 }
@@ -784,7 +818,7 @@ impl Store {
     pub async fn api_key(&self, id: &str, owner: IdKind) -> Result<Option<ApiKeyRow>, StoreError> {
         let sql = "SELECT * FROM \"restgen_api_key\" WHERE \"id\" = $1";
         let rows = on_pool!(self, pool => {
-            let rows = bind(sql, vec![SqlValue::Text(Some(id.to_owned()))]).fetch_all(pool).await?;
+            let rows = bind(sql, vec![SqlValue::Text(Some(id.to_owned()))]).fetch_all(&mut *connection(pool).await?).await?;
             rows.iter().map(|r| value::api_key(r, owner)).collect::<Result<Vec<_>, _>>()?
         });
         Ok(rows.into_iter().next())
@@ -796,7 +830,7 @@ impl Store {
             "SELECT * FROM \"restgen_api_key\" WHERE \"owner_id\" = $1 ORDER BY \"created_at\" DESC, \"id\" DESC LIMIT {max}"
         );
         Ok(on_pool!(self, pool => {
-            let rows = bind(sql, vec![owner_id]).fetch_all(pool).await?;
+            let rows = bind(sql, vec![owner_id]).fetch_all(&mut *connection(pool).await?).await?;
             rows.iter().map(|r| value::api_key(r, owner)).collect::<Result<Vec<_>, _>>()?
         }))
     }
@@ -809,14 +843,15 @@ impl Store {
             sql.push_str(" AND \"owner_id\" = $2");
             args.push(owner);
         }
-        let affected = on_pool!(self, pool => bind(sql, args).execute(pool).await?.rows_affected());
+        let affected =
+            on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
         if affected == 0 { Err(StoreError::NotFound) } else { Ok(()) }
     }
 
     /// Whether a record with this id exists in `table` (for ref checks).
     pub async fn exists(&self, table: &str, id: &SqlValue) -> Result<bool, StoreError> {
         let sql = format!("SELECT 1 FROM {} WHERE \"id\" = $1", sql::ident(table));
-        on_pool!(self, pool => Ok(bind(sql, vec![id.clone()]).fetch_optional(pool).await?.is_some()))
+        on_pool!(self, pool => Ok(bind(sql, vec![id.clone()]).fetch_optional(&mut *connection(pool).await?).await?.is_some()))
     }
 
     /// One page of a list: the records and whether more follow.
@@ -830,7 +865,7 @@ impl Store {
         let (sql, args) = sql::select_page(self.dialect, spec, query);
         let limit = query.limit as usize;
         Ok(on_pool!(self, pool => {
-            let mut rows = bind(sql, args).fetch_all(pool).await?;
+            let mut rows = bind(sql, args).fetch_all(&mut *connection(pool).await?).await?;
             let more = beyond(&mut rows, limit);
             (Rows::from(rows), more)
         }))
@@ -1051,6 +1086,27 @@ mod tests {
         let page: Value = serde_json::from_str(&from_rows).unwrap();
         assert_eq!((&page[0]["j"], &page[0]["n"], &page[0]["b"]), (&Value::Null, &json!(-0.25), &json!(false)));
         assert_eq!(rows.last(&KINDS).unwrap().and_then(|r| r.get("id").cloned()), Some(json!(3)));
+    }
+
+    /// An idle connection is taken at once; where none is, a query waits for one.
+    #[tokio::test]
+    async fn a_query_waits_for_a_connection_where_none_is_idle() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("w.db").display());
+        let store = Store::connect_with(&url, StoreOptions { max_connections: Some(1), ..StoreOptions::default() })
+            .await
+            .unwrap();
+        let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
+        let held = connection(pool).await.unwrap();
+        let mut waiting = Box::pin(connection(pool));
+        let pending = std::future::poll_fn(|cx| std::task::Poll::Ready(waiting.as_mut().poll(cx).is_pending())).await;
+        assert!(pending, "the only connection is held");
+        drop(held);
+        let mut given = waiting.await.expect("the connection once it is returned");
+        let one: i64 = sqlx::query_scalar("SELECT 1").fetch_one(&mut *given).await.unwrap();
+        assert_eq!(one, 1);
+        drop(given);
+        assert!(connection(pool).await.is_ok(), "returned again");
     }
 
     #[tokio::test]

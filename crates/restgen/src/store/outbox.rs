@@ -6,7 +6,7 @@
 //! delivery is made by one of them. The tables are the runtime's own, created by
 //! [`Store::migrate`] on both databases.
 
-use super::{Pool, Record, SqlValue, Store, StoreError, bind};
+use super::{Pool, Record, SqlValue, Store, StoreError, begin, bind, connection};
 use crate::spec::ResourceSpec;
 use serde_json::{Map, Value, json};
 use sqlx::Row;
@@ -193,7 +193,7 @@ impl Store {
     pub(super) async fn create_outbox_tables(&self) -> Result<(), sqlx::Error> {
         on_pool!(self, pool => {
             for sql in CREATE {
-                bind(sql, Vec::new()).execute(pool).await?;
+                bind(sql, Vec::new()).execute(&mut *connection(pool).await?).await?;
             }
         });
         Ok(())
@@ -215,7 +215,7 @@ impl Store {
             text(&w.updated_at),
             int(w.enabled_since),
         ];
-        on_pool!(self, pool => bind(sql, args).execute(pool).await?.rows_affected());
+        on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
         Ok(())
     }
 
@@ -233,16 +233,18 @@ impl Store {
             text(&w.updated_at),
             int(w.enabled_since),
         ];
-        let n = on_pool!(self, pool => bind(sql, args).execute(pool).await?.rows_affected());
+        let n = on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
         if n == 0 { Err(StoreError::NotFound) } else { Ok(()) }
     }
 
     pub(crate) async fn webhook(&self, id: &str) -> Result<Option<WebhookRow>, StoreError> {
         let sql = "SELECT * FROM \"restgen_webhook\" WHERE \"id\" = $1";
-        Ok(on_pool!(self, pool => match bind(sql, vec![text(id)]).fetch_optional(pool).await? {
-            Some(r) => Some(webhook_of(&r)?),
-            None => None,
-        }))
+        Ok(
+            on_pool!(self, pool => match bind(sql, vec![text(id)]).fetch_optional(&mut *connection(pool).await?).await? {
+                Some(r) => Some(webhook_of(&r)?),
+                None => None,
+            }),
+        )
     }
 
     /// The subscriptions of `owner` (every one with `None`), newest first, at most `max`.
@@ -254,7 +256,7 @@ impl Store {
         let sql =
             format!("SELECT * FROM \"restgen_webhook\" {filter} ORDER BY \"created_at\" DESC, \"id\" DESC LIMIT {max}");
         Ok(on_pool!(self, pool => {
-            let rows = bind(sql, args).fetch_all(pool).await?;
+            let rows = bind(sql, args).fetch_all(&mut *connection(pool).await?).await?;
             rows.iter().map(webhook_of).collect::<Result<Vec<_>, _>>()?
         }))
     }
@@ -265,13 +267,15 @@ impl Store {
             Some(o) => ("SELECT COUNT(*) FROM \"restgen_webhook\" WHERE \"owner_id\" = $1", vec![text(o)]),
             None => ("SELECT COUNT(*) FROM \"restgen_webhook\"", Vec::new()),
         };
-        Ok(on_pool!(self, pool => bind(sql, args).fetch_one(pool).await?.try_get::<i64, _>(0)?))
+        Ok(
+            on_pool!(self, pool => bind(sql, args).fetch_one(&mut *connection(pool).await?).await?.try_get::<i64, _>(0)?),
+        )
     }
 
     /// Deletes a subscription and, with it, its deliveries.
     pub(crate) async fn delete_webhook(&self, id: &str) -> Result<(), StoreError> {
         on_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = begin(pool, None).await?;
             bind("DELETE FROM \"restgen_delivery\" WHERE \"webhook_id\" = $1", vec![text(id)]).execute(&mut *tx).await?;
             let n = bind("DELETE FROM \"restgen_webhook\" WHERE \"id\" = $1", vec![text(id)]).execute(&mut *tx).await?.rows_affected();
             if n == 0 {
@@ -286,7 +290,7 @@ impl Store {
     pub(crate) async fn enabled_webhooks(&self) -> Result<Vec<WebhookRow>, StoreError> {
         let sql = "SELECT * FROM \"restgen_webhook\" WHERE \"enabled\" = TRUE";
         Ok(on_pool!(self, pool => {
-            let rows = bind(sql, Vec::new()).fetch_all(pool).await?;
+            let rows = bind(sql, Vec::new()).fetch_all(&mut *connection(pool).await?).await?;
             rows.iter().map(webhook_of).collect::<Result<Vec<_>, _>>()?
         }))
     }
@@ -294,7 +298,7 @@ impl Store {
     /// Stops deliveries to a subscription, saying why.
     pub(crate) async fn disable_webhook(&self, id: &str, reason: &str, now: &str) -> Result<(), StoreError> {
         let sql = "UPDATE \"restgen_webhook\" SET \"enabled\" = FALSE, \"disabled_reason\" = $2, \"updated_at\" = $3 WHERE \"id\" = $1";
-        on_pool!(self, pool => bind(sql, vec![text(id), text(reason), text(now)]).execute(pool).await?.rows_affected());
+        on_pool!(self, pool => bind(sql, vec![text(id), text(reason), text(now)]).execute(&mut *connection(pool).await?).await?.rows_affected());
         Ok(())
     }
 
@@ -310,7 +314,7 @@ impl Store {
              RETURNING \"id\", \"type\", \"resource\", \"payload\", \"created_at\""
         );
         let mut events = on_pool!(self, pool => {
-            let rows = bind(sql, vec![int(now), int(until)]).fetch_all(pool).await?;
+            let rows = bind(sql, vec![int(now), int(until)]).fetch_all(&mut *connection(pool).await?).await?;
             rows.iter()
                 .map(|r| -> Result<EventRow, sqlx::Error> {
                     Ok(EventRow {
@@ -331,7 +335,7 @@ impl Store {
     /// in one transaction (again for an event already dispatched: nothing twice).
     pub(crate) async fn dispatch(&self, event: &str, recipients: &[String], now: i64) -> Result<(), StoreError> {
         on_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = begin(pool, None).await?;
             for webhook in recipients {
                 let id = format!("dlv_{}", uuid::Uuid::now_v7().simple());
                 bind(
@@ -368,7 +372,7 @@ impl Store {
              RETURNING \"id\""
         );
         let ids: Vec<String> = on_pool!(self, pool => {
-            let rows = bind(sql, vec![int(now), int(until)]).fetch_all(pool).await?;
+            let rows = bind(sql, vec![int(now), int(until)]).fetch_all(&mut *connection(pool).await?).await?;
             rows.iter().map(|r| r.try_get::<String, _>(0)).collect::<Result<Vec<_>, _>>()?
         });
         let mut out = Vec::new();
@@ -378,7 +382,7 @@ impl Store {
                  JOIN \"restgen_event\" e ON e.\"id\" = d.\"event_id\" JOIN \"restgen_webhook\" w ON w.\"id\" = d.\"webhook_id\" \
                  WHERE d.\"id\" = $1"
             );
-            let row = on_pool!(self, pool => match bind(sql, vec![text(&id)]).fetch_optional(pool).await? {
+            let row = on_pool!(self, pool => match bind(sql, vec![text(&id)]).fetch_optional(&mut *connection(pool).await?).await? {
                 Some(r) => Some((delivery_of(&r)?, r.try_get::<String, _>("payload")?, r.try_get::<String, _>("url")?)),
                 None => None,
             });
@@ -414,7 +418,7 @@ impl Store {
             text(history),
             int(now),
         ];
-        on_pool!(self, pool => bind(sql, args).execute(pool).await?.rows_affected());
+        on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
         Ok(())
     }
 
@@ -423,7 +427,7 @@ impl Store {
     /// log keep what is recent, not every write ever made. How many went.
     pub async fn prune_events(&self, before: i64) -> Result<u64, StoreError> {
         on_pool!(self, pool => {
-            let mut tx = pool.begin().await?;
+            let mut tx = begin(pool, None).await?;
             let old = "SELECT e.\"id\" FROM \"restgen_event\" e WHERE e.\"dispatched\" = TRUE AND e.\"created_at\" < $1 \
                        AND NOT EXISTS (SELECT 1 FROM \"restgen_delivery\" d WHERE d.\"event_id\" = e.\"id\" AND d.\"status\" = 'pending')";
             bind(format!("DELETE FROM \"restgen_delivery\" WHERE \"event_id\" IN ({old})"), vec![int(before)]).execute(&mut *tx).await?;
@@ -438,7 +442,7 @@ impl Store {
         for id in ids {
             let sql =
                 "UPDATE \"restgen_delivery\" SET \"locked_until\" = NULL WHERE \"id\" = $1 AND \"status\" = 'pending'";
-            on_pool!(self, pool => bind(sql, vec![text(id)]).execute(pool).await?.rows_affected());
+            on_pool!(self, pool => bind(sql, vec![text(id)]).execute(&mut *connection(pool).await?).await?.rows_affected());
         }
         Ok(())
     }
@@ -450,7 +454,7 @@ impl Store {
              WHERE d.\"webhook_id\" = $1 ORDER BY d.\"created_at\" DESC, d.\"id\" DESC LIMIT {max}"
         );
         Ok(on_pool!(self, pool => {
-            let rows = bind(sql, vec![text(webhook)]).fetch_all(pool).await?;
+            let rows = bind(sql, vec![text(webhook)]).fetch_all(&mut *connection(pool).await?).await?;
             rows.iter().map(delivery_of).collect::<Result<Vec<_>, _>>()?
         }))
     }
@@ -461,17 +465,19 @@ impl Store {
             "SELECT {DELIVERY_COLUMNS} FROM \"restgen_delivery\" d JOIN \"restgen_event\" e ON e.\"id\" = d.\"event_id\" \
              WHERE d.\"webhook_id\" = $1 AND d.\"id\" = $2"
         );
-        Ok(on_pool!(self, pool => match bind(sql, vec![text(webhook), text(id)]).fetch_optional(pool).await? {
-            Some(r) => Some(delivery_of(&r)?),
-            None => None,
-        }))
+        Ok(
+            on_pool!(self, pool => match bind(sql, vec![text(webhook), text(id)]).fetch_optional(&mut *connection(pool).await?).await? {
+                Some(r) => Some(delivery_of(&r)?),
+                None => None,
+            }),
+        )
     }
 
     /// Sends a delivery again: due now, with a fresh round of attempts.
     pub(crate) async fn resend(&self, id: &str, now: i64) -> Result<(), StoreError> {
         let sql = "UPDATE \"restgen_delivery\" SET \"status\" = 'pending', \"attempts\" = 0, \"next_attempt_at\" = $2, \
                    \"updated_at\" = $2 WHERE \"id\" = $1";
-        on_pool!(self, pool => bind(sql, vec![text(id), int(now)]).execute(pool).await?.rows_affected());
+        on_pool!(self, pool => bind(sql, vec![text(id), int(now)]).execute(&mut *connection(pool).await?).await?.rows_affected());
         Ok(())
     }
 
