@@ -341,7 +341,16 @@ pub(crate) fn select_page(dialect: Dialect, spec: &ResourceSpec, q: &ListQuery) 
     // statement whose LIMIT is a parameter on every run, which costs lists about a tenth.
     sql.push_str(&format!(" LIMIT {}", u64::from(q.limit) + 1));
     if let Page::Offset(n) = q.page {
-        sql.push_str(&format!(" OFFSET {}", n.min(i64::MAX as u64)));
+        let n = n.min(i64::MAX as u64);
+        match dialect {
+            // Bound on PostgreSQL, which plans it once: a literal would make every page a
+            // statement of its own, prepared again on each connection for each new offset.
+            Dialect::Postgres => {
+                let p = param(SqlValue::Int(Some(n as i64)), &mut args);
+                sql.push_str(&format!(" OFFSET {p}"));
+            }
+            Dialect::Sqlite => sql.push_str(&format!(" OFFSET {n}")),
+        }
     }
     (sql, args)
 }
@@ -371,6 +380,20 @@ mod tests {
 
     fn text(v: &str) -> SqlValue {
         SqlValue::Text(Some(v.to_owned()))
+    }
+
+    /// A page's size is a literal on both databases; its offset is bound on PostgreSQL,
+    /// so every page of a list is one statement there, and a literal on SQLite.
+    #[test]
+    fn an_offset_page_binds_its_offset_where_the_database_plans_it_once() {
+        let id = SortKey { column: "id", descending: false, nullable: false, numeric: false };
+        let q = ListQuery { filters: Vec::new(), sort: vec![id], page: Page::Offset(40), limit: 20 };
+        let (sql, args) = select_page(Dialect::Postgres, &SPEC, &q);
+        assert!(sql.ends_with("ORDER BY \"id\" ASC LIMIT 21 OFFSET $1"), "{sql}");
+        assert_eq!(args, vec![SqlValue::Int(Some(40))]);
+        let (sql, args) = select_page(Dialect::Sqlite, &SPEC, &q);
+        assert!(sql.ends_with("ORDER BY \"id\" ASC LIMIT 21 OFFSET 40"), "{sql}");
+        assert!(args.is_empty());
     }
 
     #[test]
