@@ -340,7 +340,8 @@ pub(crate) fn select_page(dialect: Dialect, spec: &ResourceSpec, q: &ListQuery) 
     // Integers the runtime computed (clamped sizes), written as literals: SQLite re-plans a
     // statement whose LIMIT is a parameter on every run, which costs lists about a tenth.
     sql.push_str(&format!(" LIMIT {}", u64::from(q.limit) + 1));
-    if let Page::Offset(n) = q.page {
+    // The first page (a cursor list's too) has no offset to state.
+    if let Page::Offset(n @ 1..) = q.page {
         let n = n.min(i64::MAX as u64);
         match dialect {
             // Bound on PostgreSQL, which plans it once: a literal would make every page a
@@ -383,7 +384,8 @@ mod tests {
     }
 
     /// A page's size is a literal on both databases; its offset is bound on PostgreSQL,
-    /// so every page of a list is one statement there, and a literal on SQLite.
+    /// so every page of a list after the first is one statement there, and a literal on
+    /// SQLite; the first page states none.
     #[test]
     fn an_offset_page_binds_its_offset_where_the_database_plans_it_once() {
         let id = SortKey { column: "id", descending: false, nullable: false, numeric: false };
@@ -394,6 +396,11 @@ mod tests {
         let (sql, args) = select_page(Dialect::Sqlite, &SPEC, &q);
         assert!(sql.ends_with("ORDER BY \"id\" ASC LIMIT 21 OFFSET 40"), "{sql}");
         assert!(args.is_empty());
+        let first = ListQuery { page: Page::Offset(0), ..q };
+        for dialect in [Dialect::Postgres, Dialect::Sqlite] {
+            let (sql, args) = select_page(dialect, &SPEC, &first);
+            assert!(sql.ends_with("ORDER BY \"id\" ASC LIMIT 21") && args.is_empty(), "{sql}");
+        }
     }
 
     #[test]
