@@ -381,7 +381,13 @@ fn build(
         (routes, Some(limit_bodies))
     };
     let routed = tower::ServiceBuilder::new().option_layer(around).service(routes.with_state(store.clone()));
-    let framed = crate::frame::Frame { inner: routed, keeper, store: store.clone(), timeout: service.request_timeout };
+    let framed = crate::frame::Frame {
+        inner: routed,
+        keeper,
+        store: store.clone(),
+        timeout: service.request_timeout,
+        _pacer: crate::frame::Pacer::start(service.request_timeout),
+    };
     let cors = service.cors.map(|c| crate::cors::layer(c, service.auth));
     // Shed, not queue: a request beyond the limit is answered at once, and the caller
     // told when to come back.
