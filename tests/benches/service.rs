@@ -851,7 +851,7 @@ fn chart(rows: &[Row], path: &std::path::Path) -> Result<(), Box<dyn std::error:
 
 async fn compare() {
     let rounds = setting("BENCH_ROUNDS", 5);
-    let requests = setting("BENCH_REQUESTS", 4000);
+    let requests = setting("BENCH_REQUESTS", 20_000);
     // `BENCH_ROWS=<text>`: only the rows whose "<database> <row>" contains it (to profile one).
     let only = std::env::var("BENCH_ROWS").ok();
     let counted = if valgrind_installed() { setting("BENCH_INSTRUCTIONS", 400) } else { 0 };
