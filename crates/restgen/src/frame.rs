@@ -50,7 +50,7 @@ pub(crate) struct Frame<S> {
 /// it already has. With no other timer pending, each request's limit was that timer: two
 /// system calls a request, which the instruction count does not see and CPU time does. A
 /// timer that falls due every half limit is always the earlier one, for one wake-up per
-/// half limit (15 s by default).
+/// half limit.
 pub(crate) struct Pacer(tokio::task::AbortHandle);
 
 impl Pacer {
@@ -161,7 +161,7 @@ pub(crate) fn problem_for_bare_errors(response: Response) -> Response {
     }
     let detail = match status {
         StatusCode::METHOD_NOT_ALLOWED => "this method is not allowed here; see the Allow header",
-        StatusCode::PAYLOAD_TOO_LARGE => "the body is larger than this service accepts",
+        StatusCode::PAYLOAD_TOO_LARGE => crate::problem::TOO_LARGE,
         StatusCode::NOT_FOUND => "no such route",
         _ => "the request failed",
     };

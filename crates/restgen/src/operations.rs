@@ -46,14 +46,19 @@ impl Context {
     }
 }
 
-/// A [`Context`] as a request gives it, all but the base path, which the routes know
+/// What a request gives of its [`Context`]: all but the base path, which its route knows
 /// (`Asked::under`).
-pub struct Asked(Context);
+pub(crate) struct Asked {
+    store: Store,
+    caller: Caller,
+    view: View,
+}
 
 impl Asked {
     /// The context, its links under `base`.
-    pub fn under(self, base: &'static str) -> Context {
-        Context { base, ..self.0 }
+    pub(crate) fn under(self, base: &'static str) -> Context {
+        let Asked { store, caller, view } = self;
+        Context { store, caller, view, base }
     }
 }
 
@@ -63,7 +68,7 @@ impl FromRequestParts<Store> for Asked {
     async fn from_request_parts(parts: &mut Parts, store: &Store) -> Result<Asked, Infallible> {
         let caller = Caller::from_request_parts(parts, store).await?;
         let view = View::from_request_parts(parts, store).await?;
-        Ok(Asked(Context { store: store.clone(), caller, view, base: "" }))
+        Ok(Asked { store: store.clone(), caller, view })
     }
 }
 

@@ -52,6 +52,9 @@ fn status_code<S: serde::Serializer>(status: &StatusCode, s: S) -> Result<S::Ok,
     s.serialize_u16(status.as_u16())
 }
 
+/// The detail of every 413, whichever part of the service refuses the body.
+pub(crate) const TOO_LARGE: &str = "the body is larger than this service accepts";
+
 impl Problem {
     /// A problem of `status` with the standard title and the `about:blank` type.
     pub fn new(status: StatusCode, detail: impl Into<String>) -> Self {
@@ -92,7 +95,7 @@ impl Problem {
 
     /// 413: a body larger than the service accepts (`limits.max_body_bytes`).
     pub(crate) fn too_large() -> Self {
-        Problem::new(StatusCode::PAYLOAD_TOO_LARGE, "the body is larger than this service accepts")
+        Problem::new(StatusCode::PAYLOAD_TOO_LARGE, TOO_LARGE)
     }
 
     /// 422: well-formed input a business rule refuses (what hooks answer).

@@ -71,7 +71,7 @@ where
 }
 
 /// A request's `Content-Length`, where it has a readable one.
-pub(crate) fn declared_length(headers: &HeaderMap) -> Option<u64> {
+fn declared_length(headers: &HeaderMap) -> Option<u64> {
     headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.trim().parse::<u64>().ok())
 }
 

@@ -1088,7 +1088,8 @@ mod tests {
         assert_eq!(rows.last(&KINDS).unwrap().and_then(|r| r.get("id").cloned()), Some(json!(3)));
     }
 
-    /// An idle connection is taken at once; where none is, a query waits for one.
+    /// An idle connection is taken at once; where none is, a query or a transaction waits
+    /// for one.
     #[tokio::test]
     async fn a_query_waits_for_a_connection_where_none_is_idle() {
         let dir = tempfile::tempdir().unwrap();
@@ -1105,8 +1106,16 @@ mod tests {
         let mut given = waiting.await.expect("the connection once it is returned");
         let one: i64 = sqlx::query_scalar("SELECT 1").fetch_one(&mut *given).await.unwrap();
         assert_eq!(one, 1);
+        // A transaction waits the same way, and begins with its own statement.
+        let mut waiting = Box::pin(begin(pool, Some("BEGIN IMMEDIATE")));
+        let pending = std::future::poll_fn(|cx| std::task::Poll::Ready(waiting.as_mut().poll(cx).is_pending())).await;
+        assert!(pending, "the only connection is still held");
         drop(given);
-        assert!(connection(pool).await.is_ok(), "returned again");
+        let mut tx = waiting.await.expect("a transaction once the connection is returned");
+        let one: i64 = sqlx::query_scalar("SELECT 1").fetch_one(&mut *tx).await.unwrap();
+        assert_eq!(one, 1);
+        tx.commit().await.unwrap();
+        assert!(begin(pool, None).await.is_ok(), "an idle connection, begun at once");
     }
 
     #[tokio::test]
