@@ -5,6 +5,7 @@
 //! booleans), so one query builder serves both dialects. Every value is a bound
 //! parameter; identifiers come from the validated schema and are always quoted.
 
+mod busy;
 mod record;
 mod sql;
 mod typed;
@@ -344,7 +345,8 @@ impl Store {
     /// Connections are not pinged before each use (sqlx's `test_before_acquire`): that
     /// would be a round trip more per query. A connection the server dropped fails the one
     /// query that finds out and is then discarded; `/readyz` tells a load balancer while
-    /// the database is away.
+    /// the database is away. A SQLite write waits up to 5 s for another connection's write
+    /// lock, trying again every millisecond ([`busy`]).
     pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, sqlx::Error> {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
@@ -362,11 +364,11 @@ impl Store {
                 .create_if_missing(true)
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(synchronous)
-                .foreign_keys(true)
-                .busy_timeout(std::time::Duration::from_secs(5));
+                .foreign_keys(true);
             let pool = SqlitePoolOptions::new()
                 .max_connections(options.max_connections.unwrap_or(2 * cores()))
                 .test_before_acquire(false)
+                .after_connect(|connection, _| Box::pin(busy::install(connection)))
                 .connect_with(connect)
                 .await?;
             Ok(Store { pool: Pool::Sqlite(pool), dialect: Dialect::Sqlite, outbox: Default::default() })
@@ -1116,6 +1118,26 @@ mod tests {
         assert_eq!(one, 1);
         tx.commit().await.unwrap();
         assert!(begin(pool, None).await.is_ok(), "an idle connection, begun at once");
+    }
+
+    /// A write waits for the write lock another connection holds and goes on once it is
+    /// free (the busy handler of `busy`); without one it would fail at once as locked.
+    #[tokio::test]
+    async fn a_sqlite_write_waits_for_the_write_lock() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::connect(&format!("sqlite://{}", dir.path().join("b.db").display())).await.unwrap();
+        let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
+        sqlx::query("CREATE TABLE t (n INTEGER)").execute(pool).await.unwrap();
+        let mut holder = begin(pool, Some("BEGIN IMMEDIATE")).await.unwrap();
+        sqlx::query("INSERT INTO t VALUES (1)").execute(&mut *holder).await.unwrap();
+        let writer = pool.clone();
+        let mut writer = tokio::spawn(async move { sqlx::query("INSERT INTO t VALUES (2)").execute(&writer).await });
+        let waiting = tokio::time::timeout(std::time::Duration::from_millis(200), &mut writer).await;
+        assert!(waiting.is_err(), "still waiting while the lock is held: {waiting:?}");
+        holder.commit().await.unwrap();
+        writer.await.unwrap().expect("written once the lock is free");
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM t").fetch_one(pool).await.unwrap();
+        assert_eq!(n, 2);
     }
 
     #[tokio::test]
