@@ -171,6 +171,11 @@ impl From<crate::store::StoreError> for Problem {
                 field,
                 message: "refers to a record that does not exist".into(),
             }]),
+            StoreError::Database(ref d) if e.is_transient() => {
+                tracing::warn!(error = %d, "database busy: answered 503");
+                Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the database is busy; retry shortly")
+                    .with_header(header::RETRY_AFTER, HeaderValue::from_static("1"))
+            }
             StoreError::Database(e) => {
                 tracing::error!(error = %e, "database error");
                 Problem::internal()

@@ -253,6 +253,31 @@ impl std::fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+impl StoreError {
+    /// Whether the database turned the request away for now and may take it shortly: a
+    /// lock waited for in vain (SQLite's busy or locked, PostgreSQL's `lock_not_available`),
+    /// a transaction PostgreSQL ended so that others could go on (`serialization_failure`,
+    /// `deadlock_detected`), or no pooled connection free within the pool's wait.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            StoreError::Database(sqlx::Error::PoolTimedOut) => true,
+            StoreError::Database(sqlx::Error::Database(db)) => {
+                let code = db.code();
+                let code = code.as_deref().unwrap_or_default();
+                if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
+                    // Extended codes (`SQLITE_BUSY_SNAPSHOT`, ...) carry the primary one in
+                    // their low byte.
+                    let primary = code.parse::<std::ffi::c_int>().map_or(0, |c| c & 0xff);
+                    primary == libsqlite3_sys::SQLITE_BUSY || primary == libsqlite3_sys::SQLITE_LOCKED
+                } else {
+                    matches!(code, "40001" | "40P01" | "55P03")
+                }
+            }
+            _ => false,
+        }
+    }
+}
+
 impl From<sqlx::Error> for StoreError {
     fn from(e: sqlx::Error) -> Self {
         StoreError::Database(e)
@@ -1138,6 +1163,53 @@ mod tests {
         writer.await.unwrap().expect("written once the lock is free");
         let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM t").fetch_one(pool).await.unwrap();
         assert_eq!(n, 2);
+    }
+
+    /// A lock SQLite's writer would not wait for is a transient refusal, answered 503 with
+    /// `Retry-After`; a statement the database cannot run is not.
+    #[tokio::test]
+    async fn a_busy_sqlite_is_a_transient_refusal() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("t.db").display());
+        let store = Store::connect(&url).await.unwrap();
+        let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
+        sqlx::query("CREATE TABLE t (n INTEGER)").execute(pool).await.unwrap();
+        let holder = begin(pool, Some("BEGIN IMMEDIATE")).await.unwrap();
+        // Another program's connection that does not wait at all.
+        let options = SqliteConnectOptions::from_str(&url).unwrap().busy_timeout(std::time::Duration::ZERO);
+        let mut other = sqlx::ConnectOptions::connect(&options).await.unwrap();
+        let busy = StoreError::from(sqlx::query("INSERT INTO t VALUES (1)").execute(&mut other).await.unwrap_err());
+        assert!(busy.is_transient(), "{busy}");
+        let problem = crate::problem::Problem::from(busy);
+        assert_eq!(problem.status, axum::http::StatusCode::SERVICE_UNAVAILABLE);
+        let response = axum::response::IntoResponse::into_response(problem);
+        assert_eq!(response.headers()["retry-after"], "1");
+        drop(holder);
+        let wrong =
+            StoreError::from(sqlx::query("INSERT INTO nowhere VALUES (1)").execute(&mut other).await.unwrap_err());
+        assert!(!wrong.is_transient(), "{wrong}");
+    }
+
+    /// PostgreSQL's refusal to wait longer for a lock is transient too.
+    #[tokio::test]
+    async fn a_postgres_lock_timeout_is_a_transient_refusal() {
+        let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
+            eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
+            return;
+        };
+        let store = Store::connect(&url).await.unwrap();
+        let Pool::Postgres(pool) = &store.pool else { unreachable!("a PostgreSQL store") };
+        let key = i64::from(std::process::id()) << 20 | 0x5_b5e;
+        let mut holder = pool.acquire().await.unwrap();
+        sqlx::query("SELECT pg_advisory_lock($1)").bind(key).execute(&mut *holder).await.unwrap();
+        let mut other = pool.acquire().await.unwrap();
+        sqlx::query("SET lock_timeout = '20ms'").execute(&mut *other).await.unwrap();
+        let refused = sqlx::query("SELECT pg_advisory_lock($1)").bind(key).execute(&mut *other).await.unwrap_err();
+        let refused = StoreError::from(refused);
+        assert!(refused.is_transient(), "{refused}");
+        sqlx::query("SELECT pg_advisory_unlock($1)").bind(key).execute(&mut *holder).await.unwrap();
+        // Closed, not returned to the pool with its `lock_timeout`.
+        other.close().await.unwrap();
     }
 
     #[tokio::test]
