@@ -58,7 +58,10 @@ pub(crate) fn error_responses(service: &Service) -> Value {
         ("428", "The resource takes writes only with `If-Match` (`require_if_match`)."),
         ("500", "The service failed; the fault is logged."),
         ("502", "A business rule called an upstream service, and its answer could not be used; nothing was written."),
-        ("503", "The request took too long, or the service is not ready."),
+        (
+            "503",
+            "The request took too long, the database refused for now (nothing was written), or the service is not ready.",
+        ),
         ("504", "A business rule called an upstream service, and it did not answer in time; nothing was written."),
     ] {
         let mut response = json!({
@@ -74,10 +77,10 @@ pub(crate) fn error_responses(service: &Service) -> Value {
                 },
             });
         }
-        if status == "503" && service.limits.max_in_flight.is_some() {
+        if status == "503" {
             response["headers"] = json!({
                 "Retry-After": {
-                    "description": "Seconds to wait, when the service sheds load (`limits.max_in_flight`).",
+                    "description": "Seconds to wait, when the database refused for now or the service sheds load (`limits.max_in_flight`).",
                     "schema": { "type": "integer", "format": "int32", "minimum": 0, "maximum": 86400 },
                 },
             });
