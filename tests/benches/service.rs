@@ -724,18 +724,27 @@ async fn seed(url: &str) -> HashMap<u64, String> {
     tags
 }
 
+/// The PostgreSQL schema of this run, dropped at its end.
+fn bench_schema() -> String {
+    format!("bench_{}", std::process::id())
+}
+
 /// A PostgreSQL schema of its own for this run.
 async fn postgres_schema(url: &str) -> String {
-    let schema = format!("bench_{}", std::process::id());
+    let schema = bench_schema();
+    drop_schema(url).await;
     let pool = PgPool::connect(url).await.expect("RESTGEN_TEST_DATABASE_URL reachable");
-    sqlx::query(sqlx::AssertSqlSafe(format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE")))
-        .execute(&pool)
-        .await
-        .unwrap();
     sqlx::query(sqlx::AssertSqlSafe(format!("CREATE SCHEMA \"{schema}\""))).execute(&pool).await.unwrap();
     pool.close().await;
     let sep = if url.contains('?') { '&' } else { '?' };
     format!("{url}{sep}options=-c%20search_path%3D{schema}")
+}
+
+async fn drop_schema(url: &str) {
+    let pool = PgPool::connect(url).await.expect("RESTGEN_TEST_DATABASE_URL reachable");
+    let drop = format!("DROP SCHEMA IF EXISTS \"{}\" CASCADE", bench_schema());
+    sqlx::query(sqlx::AssertSqlSafe(drop)).execute(&pool).await.unwrap();
+    pool.close().await;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -934,6 +943,9 @@ async fn compare() {
             );
             rows.push(row);
         }
+    }
+    if let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") {
+        drop_schema(&url).await;
     }
     let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
     std::fs::create_dir_all(&out).unwrap();
