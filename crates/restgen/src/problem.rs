@@ -93,6 +93,13 @@ impl Problem {
         Problem::new(StatusCode::NOT_FOUND, detail)
     }
 
+    /// 503 with `Retry-After: 1`: the service cannot take the request now and expects to
+    /// shortly (load shed at `limits.max_in_flight`, a database that refused for now).
+    pub(crate) fn unavailable(detail: &str) -> Self {
+        Problem::new(StatusCode::SERVICE_UNAVAILABLE, detail)
+            .with_header(header::RETRY_AFTER, HeaderValue::from_static("1"))
+    }
+
     /// 413: a body larger than the service accepts (`limits.max_body_bytes`).
     pub(crate) fn too_large() -> Self {
         Problem::new(StatusCode::PAYLOAD_TOO_LARGE, TOO_LARGE)
@@ -173,8 +180,7 @@ impl From<crate::store::StoreError> for Problem {
             }]),
             StoreError::Database(ref d) if e.is_transient() => {
                 tracing::warn!(error = %d, "database busy: answered 503");
-                Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the database is busy; retry shortly")
-                    .with_header(header::RETRY_AFTER, HeaderValue::from_static("1"))
+                Problem::unavailable("the database is busy; retry shortly")
             }
             StoreError::Database(e) => {
                 tracing::error!(error = %e, "database error");

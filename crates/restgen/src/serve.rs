@@ -11,7 +11,7 @@ use crate::store::{MigrationSpec, Store, StoreOptions};
 use crate::webhooks::WebhookSettings;
 use axum::Router;
 use axum::extract::Request;
-use axum::http::{StatusCode, header};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use std::convert::Infallible;
 use std::process::ExitCode;
@@ -432,9 +432,7 @@ fn build(
 
 /// 503 for a request beyond `max_in_flight`.
 fn overloaded() -> Response {
-    Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the service is at its limit of requests in flight; retry shortly")
-        .with_header(header::RETRY_AFTER, axum::http::HeaderValue::from_static("1"))
-        .into_response()
+    Problem::unavailable("the service is at its limit of requests in flight; retry shortly").into_response()
 }
 
 async fn shutdown() {

@@ -370,8 +370,8 @@ impl Store {
     /// Connections are not pinged before each use (sqlx's `test_before_acquire`): that
     /// would be a round trip more per query. A connection the server dropped fails the one
     /// query that finds out and is then discarded; `/readyz` tells a load balancer while
-    /// the database is away. A SQLite write waits up to 5 s for another connection's write
-    /// lock, trying again every millisecond ([`busy`]).
+    /// the database is away. A SQLite write waits for another connection's write lock as
+    /// [`busy`] says.
     pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, sqlx::Error> {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
