@@ -142,6 +142,44 @@ fn user_owned_files_survive_regeneration_and_generated_ones_are_restored() {
     assert!(text(&out.stdout).contains("updated  svc/src/generated/models.rs"));
 }
 
+/// The process's umask, as Linux reports it in /proc/self/status (it cannot be read
+/// without being set, and setting it would race the other tests' file creation).
+#[cfg(target_os = "linux")]
+fn umask() -> u32 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find_map(|l| l.strip_prefix("Umask:")).expect("Linux 4.7 or later reports the umask");
+    u32::from_str_radix(line.trim(), 8).unwrap()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn written_files_get_the_modes_a_user_expects_new_ones_by_umask_updated_ones_as_they_were() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |p: &Path| format!("{:o}", std::fs::metadata(p).unwrap().permissions().mode() & 0o777);
+    let dir = tempfile::tempdir().unwrap();
+    let schema = shop();
+    let gen_args = ["generate", schema.to_str().unwrap(), "--out", "svc"];
+    restgen(&gen_args, dir.path());
+    let expected = format!("{:o}", 0o666 & !umask());
+    for path in tree(&dir.path().join("svc")).keys() {
+        assert_eq!(
+            mode(&dir.path().join("svc").join(path)),
+            expected,
+            "{}: made as fs::write makes a file",
+            path.display()
+        );
+    }
+    for path in tree(&dir.path().join("shop-client")).keys() {
+        assert_eq!(mode(&dir.path().join("shop-client").join(path)), expected, "{}", path.display());
+    }
+    let models = dir.path().join("svc/src/generated/models.rs");
+    std::fs::write(&models, "// broken by hand\n").unwrap();
+    std::fs::set_permissions(&models, std::fs::Permissions::from_mode(0o640)).unwrap();
+    let out = restgen(&gen_args, dir.path());
+    assert!(text(&out.stdout).contains("updated  svc/src/generated/models.rs"), "{}", text(&out.stdout));
+    assert_eq!(mode(&models), "640", "an updated file keeps the mode its owner gave it");
+}
+
 #[test]
 fn a_failed_write_leaves_the_output_directory_as_it_was() {
     let dir = tempfile::tempdir().unwrap();

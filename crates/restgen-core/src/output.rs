@@ -115,8 +115,21 @@ impl Output {
             fs::create_dir_all(parent).map_err(|e| with_path(e, parent))?;
             // Staged in the target's own directory so the final rename never crosses a
             // filesystem; dropped (and so deleted) if anything below fails.
-            let mut tmp =
-                tempfile::Builder::new().prefix(".restgen-").tempfile_in(parent).map_err(|e| with_path(e, parent))?;
+            let mut builder = tempfile::Builder::new();
+            builder.prefix(".restgen-");
+            // A new file gets what `fs::write` gives it (read and write for all less the
+            // umask: 0644 under the usual 022), not the owner-only 0600 a temporary file is
+            // made with, which a web server, a container's user or a colleague sharing the
+            // checkout could not read.
+            #[cfg(unix)]
+            builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+            let mut tmp = builder.tempfile_in(parent).map_err(|e| with_path(e, parent))?;
+            if *action == Action::Updated {
+                // The rename puts a new file in the old one's place: it keeps the old
+                // one's mode, as an editor saving it would.
+                let mode = fs::metadata(&target).map_err(|e| with_path(e, &target))?.permissions();
+                tmp.as_file().set_permissions(mode).map_err(|e| with_path(e, &target))?;
+            }
             let file = &self.files[rel];
             tmp.write_all(file.contents.as_bytes()).map_err(|e| with_path(e, &target))?;
             if file.kind.durable() {
