@@ -1165,6 +1165,28 @@ mod tests {
         assert_eq!(n, 2);
     }
 
+    /// The WAL hook that hands the write lock on replaces SQLite's automatic checkpoint
+    /// and checkpoints as it did: the log is copied into the database file once it passes
+    /// `wal_autocheckpoint` pages (1,000), not left to grow without end.
+    #[tokio::test]
+    async fn sqlite_still_checkpoints_the_log_as_it_grows() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("c.db");
+        let store = Store::connect(&format!("sqlite://{}", file.display())).await.unwrap();
+        let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
+        sqlx::query("CREATE TABLE t (b BLOB)").execute(pool).await.unwrap();
+        // 300 commits of four to five pages each: 1,300 frames or more in the log.
+        for _ in 0..300 {
+            sqlx::query("INSERT INTO t VALUES (randomblob(16000))").execute(pool).await.unwrap();
+        }
+        // Until a checkpoint, every page is in the log and the database file holds the
+        // few it was created with (the last connection's close checkpoints too, so the
+        // store stays open).
+        let size = std::fs::metadata(&file).unwrap().len();
+        assert!(size > 1_000_000, "the database file is {size} bytes: the log was never checkpointed");
+        drop(store);
+    }
+
     /// A lock SQLite's writer would not wait for is a transient refusal, answered 503 with
     /// `Retry-After`; a statement the database cannot run is not.
     #[tokio::test]
