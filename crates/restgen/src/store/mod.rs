@@ -652,8 +652,14 @@ impl Store {
         let publishes = event.is_some_and(|e| spec.events.contains(&e));
         if !publishes {
             // One statement needs no transaction of its own.
+            // Read to its end, not only to its row: SQLite runs a connection's WAL hook
+            // (`busy`: the write lock handed to a waiting writer, the log checkpointed)
+            // when a statement steps to its end, and a statement dropped after its row
+            // commits without it; a service whose every write returns its row would never
+            // checkpoint, and its log would grow without end.
             return Ok(on_pool!(self, pool => {
-                bind(sql, args).fetch_optional(&mut *connection(pool).await?).await.map_err(|e| classify(spec, e))?.map(one)
+                let rows = bind(sql, args).fetch_all(&mut *connection(pool).await?).await.map_err(|e| classify(spec, e))?;
+                rows.into_iter().next().map(one)
             }));
         }
         // On the heap: a transaction's futures are kilobytes, which every write's future
@@ -1167,17 +1173,25 @@ mod tests {
 
     /// The WAL hook that hands the write lock on replaces SQLite's automatic checkpoint
     /// and checkpoints as it did: the log is copied into the database file once it passes
-    /// `wal_autocheckpoint` pages (1,000), not left to grow without end.
+    /// `wal_autocheckpoint` pages (1,000), not left to grow without end. Written as a
+    /// service writes, one `INSERT ... RETURNING` a record, which SQLite's hooks follow only
+    /// when the statement is read to its end.
     #[tokio::test]
-    async fn sqlite_still_checkpoints_the_log_as_it_grows() {
+    async fn sqlite_checkpoints_the_log_as_records_are_written() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("c.db");
         let store = Store::connect(&format!("sqlite://{}", file.display())).await.unwrap();
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
-        sqlx::query("CREATE TABLE t (b BLOB)").execute(pool).await.unwrap();
-        // 300 commits of four to five pages each: 1,300 frames or more in the log.
+        sqlx::query(AssertSqlSafe(table(Dialect::Sqlite))).execute(pool).await.unwrap();
+        // 300 records of four to five pages each: 1,300 frames or more in the log.
+        let big = "x".repeat(16_000);
         for _ in 0..300 {
-            sqlx::query("INSERT INTO t VALUES (randomblob(16000))").execute(pool).await.unwrap();
+            let values = vec![
+                ("s", text(&big)),
+                ("created_at", text("2026-11-26T08:00:00.000000Z")),
+                ("updated_at", text("2026-11-26T08:00:00.000000Z")),
+            ];
+            store.insert(&KINDS, values, None).await.unwrap();
         }
         // Until a checkpoint, every page is in the log and the database file holds the
         // few it was created with (the last connection's close checkpoints too, so the
