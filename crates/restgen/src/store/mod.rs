@@ -652,11 +652,10 @@ impl Store {
         let publishes = event.is_some_and(|e| spec.events.contains(&e));
         if !publishes {
             // One statement needs no transaction of its own.
-            // Read to its end, not only to its row: SQLite runs a connection's WAL hook
-            // (`busy`: the write lock handed to a waiting writer, the log checkpointed)
-            // when a statement steps to its end, and a statement dropped after its row
-            // commits without it; a service whose every write returns its row would never
-            // checkpoint, and its log would grow without end.
+            // Read to its end, not only to its row: SQLite runs its automatic checkpoint
+            // (a WAL hook) when a statement steps to its end, and a statement dropped
+            // after its row commits without it; a service whose every write returns its
+            // row would never checkpoint, and its log would grow without end.
             return Ok(on_pool!(self, pool => {
                 let rows = bind(sql, args).fetch_all(&mut *connection(pool).await?).await.map_err(|e| classify(spec, e))?;
                 rows.into_iter().next().map(one)
@@ -1171,11 +1170,10 @@ mod tests {
         assert_eq!(n, 2);
     }
 
-    /// The WAL hook that hands the write lock on replaces SQLite's automatic checkpoint
-    /// and checkpoints as it did: the log is copied into the database file once it passes
-    /// `wal_autocheckpoint` pages (1,000), not left to grow without end. Written as a
-    /// service writes, one `INSERT ... RETURNING` a record, which SQLite's hooks follow only
-    /// when the statement is read to its end.
+    /// SQLite's log is copied into the database file once it passes `wal_autocheckpoint`
+    /// pages (1,000), not left to grow without end. Written as a service writes, one
+    /// `INSERT ... RETURNING` a record, whose commit SQLite's automatic checkpoint follows
+    /// only when the statement is read to its end.
     #[tokio::test]
     async fn sqlite_checkpoints_the_log_as_records_are_written() {
         let dir = tempfile::tempdir().unwrap();
