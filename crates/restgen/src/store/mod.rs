@@ -651,11 +651,11 @@ impl Store {
     ) -> Result<Option<Rows>, StoreError> {
         let publishes = event.is_some_and(|e| spec.events.contains(&e));
         if !publishes {
-            // One statement needs no transaction of its own.
-            // Read to its end, not only to its row: SQLite runs its automatic checkpoint
-            // (a WAL hook) when a statement steps to its end, and a statement dropped
-            // after its row commits without it; a service whose every write returns its
-            // row would never checkpoint, and its log would grow without end.
+            // One statement needs no transaction of its own. It is read to its end, not
+            // only to its row: SQLite runs its automatic checkpoint (a WAL hook) when a
+            // statement steps to its end, and one dropped after its row commits without
+            // it; a service whose every write returns its row would never checkpoint, and
+            // its log would grow without end.
             return Ok(on_pool!(self, pool => {
                 let rows = bind(sql, args).fetch_all(&mut *connection(pool).await?).await.map_err(|e| classify(spec, e))?;
                 rows.into_iter().next().map(one)
