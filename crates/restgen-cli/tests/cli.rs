@@ -161,16 +161,11 @@ fn written_files_get_the_modes_a_user_expects_new_ones_by_umask_updated_ones_as_
     let gen_args = ["generate", schema.to_str().unwrap(), "--out", "svc"];
     restgen(&gen_args, dir.path());
     let expected = format!("{:o}", 0o666 & !umask());
-    for path in tree(&dir.path().join("svc")).keys() {
-        assert_eq!(
-            mode(&dir.path().join("svc").join(path)),
-            expected,
-            "{}: made as fs::write makes a file",
-            path.display()
-        );
-    }
-    for path in tree(&dir.path().join("shop-client")).keys() {
-        assert_eq!(mode(&dir.path().join("shop-client").join(path)), expected, "{}", path.display());
+    for crate_dir in [dir.path().join("svc"), dir.path().join("shop-client")] {
+        for path in tree(&crate_dir).keys() {
+            let file = crate_dir.join(path);
+            assert_eq!(mode(&file), expected, "{}: made as fs::write makes a file", file.display());
+        }
     }
     let models = dir.path().join("svc/src/generated/models.rs");
     std::fs::write(&models, "// broken by hand\n").unwrap();
