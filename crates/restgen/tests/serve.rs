@@ -224,7 +224,17 @@ fn database_options_come_from_the_environment_and_a_bad_one_is_named() {
     assert_eq!(StoreOptions::from_lookup(env(&[])).unwrap(), StoreOptions::default());
     assert_eq!(StoreOptions::default().synchronous, Synchronous::Normal);
     let set = StoreOptions::from_lookup(env(&[("DATABASE_MAX_CONNECTIONS", "3"), ("SQLITE_SYNCHRONOUS", "full")]));
-    assert_eq!(set.unwrap(), StoreOptions { max_connections: Some(3), synchronous: Synchronous::Full });
+    assert_eq!(
+        set.unwrap(),
+        StoreOptions { max_connections: Some(3), synchronous: Synchronous::Full, ..StoreOptions::default() }
+    );
+    let set = StoreOptions::from_lookup(env(&[("DATABASE_POOL_TIMEOUT", "0.25")])).unwrap();
+    assert_eq!(set.pool_timeout, std::time::Duration::from_millis(250));
+    for bad in ["0", "-1", "soon", "NaN", "inf", "1e30"] {
+        let pairs: &'static [(&'static str, &'static str)] = Box::leak(Box::new([("DATABASE_POOL_TIMEOUT", bad)]));
+        let err = StoreOptions::from_lookup(env(pairs)).unwrap_err();
+        assert!(err.contains(&format!("DATABASE_POOL_TIMEOUT must be a positive number, not `{bad}`")), "{err}");
+    }
     let err = StoreOptions::from_lookup(env(&[("DATABASE_MAX_CONNECTIONS", "0")])).unwrap_err();
     assert!(err.contains("DATABASE_MAX_CONNECTIONS must be a positive number, not `0`"), "{err}");
     let err = StoreOptions::from_lookup(env(&[("SQLITE_SYNCHRONOUS", "off")])).unwrap_err();
@@ -238,10 +248,51 @@ async fn sqlite_commits_are_synced_as_configured() {
     let url = format!("sqlite://{}", dir.path().join("t.db").display());
     // PRAGMA synchronous: 1 is NORMAL, 2 is FULL.
     for (synchronous, expected) in [(Synchronous::Normal, 1), (Synchronous::Full, 2)] {
-        let store = Store::connect_with(&url, StoreOptions { max_connections: Some(1), synchronous }).await.unwrap();
+        let options = StoreOptions { max_connections: Some(1), synchronous, ..StoreOptions::default() };
+        let store = Store::connect_with(&url, options).await.unwrap();
         let Some(pool) = store.sqlite_pool() else { panic!("a SQLite store") };
         let (level,): (i64,) = sqlx::query_as("PRAGMA synchronous").fetch_one(pool).await.unwrap();
         assert_eq!(level, expected, "{synchronous:?}");
         store.close().await;
     }
+}
+
+/// A database that refuses connections when the service starts (one started beside it,
+/// still coming up) is waited for, longer than a query waits for a connection: the start
+/// goes on once it listens.
+#[tokio::test]
+async fn a_start_waits_for_a_database_that_is_not_listening_yet() {
+    use restgen::store::StoreOptions;
+    let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
+        eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
+        return;
+    };
+    let (scheme, rest) = url.split_once("://").expect("a URL");
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let (user, host) = authority.rsplit_once('@').map_or(("", authority), |(u, h)| (u, h));
+    let upstream = if host.contains(':') { host.to_owned() } else { format!("{host}:5432") };
+    // A loopback port nothing listens on yet: connecting to it is refused.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let at = if user.is_empty() { String::new() } else { format!("{user}@") };
+    let refused = format!("{scheme}://{at}127.0.0.1:{port}{path}");
+    let pool_timeout = Duration::from_millis(100);
+    let options = StoreOptions { pool_timeout, max_connections: Some(2), ..StoreOptions::default() };
+    let starting = tokio::spawn(async move { Store::connect_with(&refused, options).await });
+    // Refused for three pool timeouts at least: a start that gave up when its first ran
+    // out has failed by now.
+    tokio::time::sleep(pool_timeout * 3).await;
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", port)).await.unwrap();
+    tokio::spawn(async move {
+        while let Ok((mut inbound, _)) = listener.accept().await {
+            let upstream = upstream.clone();
+            tokio::spawn(async move {
+                if let Ok(mut outbound) = tokio::net::TcpStream::connect(upstream).await {
+                    let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                }
+            });
+        }
+    });
+    let store = starting.await.unwrap().expect("started once the database listens");
+    assert!(store.ping().await, "the database answers through the late listener");
+    store.close().await;
 }

@@ -24,6 +24,7 @@ use sqlx::query::Query;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{AssertSqlSafe, Database, Row, SqlSafeStr, SqlStr, Type};
 use std::str::FromStr;
+use std::time::{Duration, Instant};
 
 /// Rows of records as the driver read them: read into [`Record`]s, or written as JSON
 /// straight from the rows ([`Rows::json`]), which a page of a list is.
@@ -168,14 +169,34 @@ impl std::fmt::Display for MigrateError {
 impl std::error::Error for MigrateError {}
 
 /// How the service uses its database, beside the URL (`DATABASE_MAX_CONNECTIONS`,
-/// `SQLITE_SYNCHRONOUS`; docs/service.md).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// `DATABASE_POOL_TIMEOUT`, `SQLITE_SYNCHRONOUS`; docs/service.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoreOptions {
     /// Connections each instance keeps at most; `None`: 2 per core on SQLite (one writer
     /// at a time, readers beside it), 4 per core on PostgreSQL (queries wait on the network).
     pub max_connections: Option<u32>,
+    /// How long a query waits for a connection (one to come free, or a new one the
+    /// database takes) before it is refused as transient: 503 with `Retry-After`.
+    pub pool_timeout: Duration,
     /// SQLite only: whether a commit waits for the disk.
     pub synchronous: Synchronous,
+}
+
+/// The default [`StoreOptions::pool_timeout`]: Rails' `checkout_timeout`, and SQLite's wait
+/// for the write lock ([`busy`]). sqlx's own, 30 seconds, is as long as a request may run
+/// at all (`limits.request_timeout`'s default), so the request would be cut off before the
+/// pool said why; behind a load balancer a refusal in seconds lets the client go elsewhere.
+pub const POOL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// How long a start waits for the database to take its first connection, retrying one
+/// that refuses: a database started beside the service (a container, say) may take some
+/// seconds to listen.
+const START_WITHIN: Duration = Duration::from_secs(30);
+
+impl Default for StoreOptions {
+    fn default() -> StoreOptions {
+        StoreOptions { max_connections: None, pool_timeout: POOL_TIMEOUT, synchronous: Synchronous::default() }
+    }
 }
 
 /// When a SQLite commit is on disk (`PRAGMA synchronous`, in WAL mode).
@@ -192,16 +213,21 @@ pub enum Synchronous {
 }
 
 impl StoreOptions {
-    /// The options from the environment: `DATABASE_MAX_CONNECTIONS` (a positive number)
-    /// and `SQLITE_SYNCHRONOUS` (`normal` or `full`).
+    /// The options from the environment: `DATABASE_MAX_CONNECTIONS` (a positive number),
+    /// `DATABASE_POOL_TIMEOUT` (positive seconds, fractions allowed) and
+    /// `SQLITE_SYNCHRONOUS` (`normal` or `full`).
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<StoreOptions, String> {
         let max_connections = crate::serve::positive_var("DATABASE_MAX_CONNECTIONS", &var, |n: &u32| *n > 0)?;
+        let seconds = crate::serve::positive_var("DATABASE_POOL_TIMEOUT", &var, |s: &f64| {
+            Duration::try_from_secs_f64(*s).is_ok_and(|d| !d.is_zero())
+        })?;
+        let pool_timeout = seconds.map_or(POOL_TIMEOUT, Duration::from_secs_f64);
         let synchronous = match var("SQLITE_SYNCHRONOUS").as_deref().map(str::trim) {
             None | Some("normal") => Synchronous::Normal,
             Some("full") => Synchronous::Full,
             Some(other) => return Err(format!("SQLITE_SYNCHRONOUS must be `normal` or `full`, not `{other}`")),
         };
-        Ok(StoreOptions { max_connections, synchronous })
+        Ok(StoreOptions { max_connections, pool_timeout, synchronous })
     }
 }
 
@@ -333,6 +359,20 @@ async fn connection<DB: sqlx::Database>(pool: &sqlx::Pool<DB>) -> Result<sqlx::p
     }
 }
 
+/// Opens `pool`'s first connection, as sqlx's `connect` would, but waiting up to
+/// [`START_WITHIN`] for a database that refuses connections (still starting), where each
+/// query waits only its `pool_timeout`.
+async fn first_connection<DB: sqlx::Database>(pool: &sqlx::Pool<DB>) -> Result<(), sqlx::Error> {
+    let started = Instant::now();
+    loop {
+        match pool.acquire().await {
+            Ok(_) => return Ok(()),
+            Err(sqlx::Error::PoolTimedOut) if started.elapsed() < START_WITHIN => {}
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// A transaction on a connection of `pool` taken as [`connection`] takes one, begun with
 /// `statement` where the write needs its own (SQLite's `BEGIN IMMEDIATE`).
 async fn begin<DB: sqlx::Database>(
@@ -376,9 +416,10 @@ impl Store {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
                 .max_connections(options.max_connections.unwrap_or(4 * cores()))
+                .acquire_timeout(options.pool_timeout)
                 .test_before_acquire(false)
-                .connect(url)
-                .await?;
+                .connect_lazy(url)?;
+            first_connection(&pool).await?;
             Ok(Store { pool: Pool::Postgres(pool), dialect: Dialect::Postgres, outbox: Default::default() })
         } else if url.starts_with("sqlite:") {
             let synchronous = match options.synchronous {
@@ -393,9 +434,10 @@ impl Store {
             let pool = SqlitePoolOptions::new()
                 .max_connections(options.max_connections.unwrap_or(2 * cores()))
                 .test_before_acquire(false)
+                .acquire_timeout(options.pool_timeout)
                 .after_connect(|connection, _| Box::pin(busy::install(connection)))
-                .connect_with(connect)
-                .await?;
+                .connect_lazy_with(connect);
+            first_connection(&pool).await?;
             Ok(Store { pool: Pool::Sqlite(pool), dialect: Dialect::Sqlite, outbox: Default::default() })
         } else {
             Err(sqlx::Error::Configuration("DATABASE_URL must start with sqlite: or postgres:".into()))
@@ -1148,6 +1190,44 @@ mod tests {
         assert_eq!(one, 1);
         tx.commit().await.unwrap();
         assert!(begin(pool, None).await.is_ok(), "an idle connection, begun at once");
+    }
+
+    /// A query that finds no connection free within `pool_timeout` is refused as transient
+    /// (503 with `Retry-After`), not left waiting as long as a request may run; one that
+    /// finds it free again in time is served.
+    #[tokio::test]
+    async fn a_query_given_no_connection_in_time_is_a_transient_refusal() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("p.db").display());
+        let pool_timeout = Duration::from_millis(50);
+        let options = StoreOptions { max_connections: Some(1), pool_timeout, ..StoreOptions::default() };
+        let store = Store::connect_with(&url, options).await.unwrap();
+        let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
+        sqlx::query("CREATE TABLE t (id INTEGER PRIMARY KEY)").execute(pool).await.unwrap();
+        let held = connection(pool).await.unwrap();
+        let started = Instant::now();
+        // Bounded from above only so that a regression fails rather than hangs.
+        let refused = tokio::time::timeout(Duration::from_secs(20), store.exists("t", &SqlValue::Int(Some(1))))
+            .await
+            .expect("refused before the guard's 20 s")
+            .unwrap_err();
+        assert!(started.elapsed() >= pool_timeout, "waited its pool_timeout first");
+        assert!(matches!(refused, StoreError::Database(sqlx::Error::PoolTimedOut)), "{refused}");
+        assert!(refused.is_transient(), "{refused}");
+        let response = axum::response::IntoResponse::into_response(crate::problem::Problem::from(refused));
+        assert_eq!(response.status(), axum::http::StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()["retry-after"], "1");
+        drop(held);
+        assert!(!store.exists("t", &SqlValue::Int(Some(1))).await.unwrap(), "served once the connection is free");
+    }
+
+    /// By default a query waits for a connection well within the time a request may run
+    /// (the schema's default `request_timeout`), so the answer names the database.
+    #[test]
+    fn a_query_waits_for_a_connection_less_than_a_request_runs() {
+        let waits = StoreOptions::default().pool_timeout;
+        let runs = restgen_model::model::Limits::REQUEST_TIMEOUT;
+        assert!(waits <= runs / 2, "{waits:?} against {runs:?}");
     }
 
     /// A write waits for the write lock another connection holds and goes on once it is
