@@ -264,13 +264,10 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
     // Three threads take the pieces of the generation in turn and keep two cores busy to
     // the end; each piece's files are staged as soon as they are made, so a thread's wait
     // for the disk (the durable files' fsync, the first piece) is the others' time to
-    // print. The two spawned threads read the schema again: model nodes keep the spans of
-    // derive input, which cannot cross threads, and reading costs a few percent of
-    // printing.
-    let (name, text) = (&loaded.name, &loaded.text);
+    // print. All three read the one model.
     let next = std::sync::atomic::AtomicUsize::new(0);
     // What one thread made: the service's files and the client's.
-    let work = |service: &Service| -> Result<[Finished; 2], u8> {
+    let work = || -> Result<[Finished; 2], u8> {
         let mut made = [finish(Output::default(), out)?, finish(Output::default(), &client_out)?];
         loop {
             let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -284,10 +281,9 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
         }
         Ok(made)
     };
-    let reread = || restgen_schema::load(name, text).expect("the schema read before reads again").0;
     let done = std::thread::scope(|scope| {
-        let helpers: Vec<_> = (0..2).map(|_| scope.spawn(|| work(&reread()))).collect();
-        let mut done = vec![work(service)];
+        let helpers: Vec<_> = (0..2).map(|_| scope.spawn(work)).collect();
+        let mut done = vec![work()];
         done.extend(helpers.into_iter().map(|h| h.join().expect("generating does not panic")));
         done
     });

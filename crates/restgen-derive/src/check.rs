@@ -38,7 +38,7 @@ pub(crate) fn report(diags: &Diagnostics, errors: &mut Errors) {
 
 fn span(d: &Diagnostic) -> Span {
     match &d.origin {
-        Origin::Span(s) => *s,
+        Origin::Span(s) => s.span(),
         _ => Span::call_site(),
     }
 }

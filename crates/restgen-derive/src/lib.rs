@@ -23,6 +23,7 @@ use quote::quote;
 /// `#[derive(Resource)]`: the model of the struct, checked, emitted as its enums, inputs
 /// and `impl restgen::Resource`.
 pub fn resource(input: TokenStream) -> TokenStream {
+    restgen_core::origin::DeriveSpan::forget_all();
     let input = match syn::parse2::<syn::DeriveInput>(input) {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),
@@ -44,6 +45,7 @@ pub fn resource(input: TokenStream) -> TokenStream {
 
 /// `#[derive(Input)]`: a body type that takes only the fields marked settable.
 pub fn input(input: TokenStream) -> TokenStream {
+    restgen_core::origin::DeriveSpan::forget_all();
     let input = match syn::parse2::<syn::DeriveInput>(input) {
         Ok(i) => i,
         Err(e) => return e.to_compile_error(),

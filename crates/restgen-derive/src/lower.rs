@@ -13,7 +13,7 @@ use proc_macro2::Span;
 use restgen_core::diagnostics::codes;
 use restgen_core::diagnostics::did_you_mean;
 use restgen_core::model::*;
-use restgen_core::origin::{Located, Origin};
+use restgen_core::origin::{DeriveSpan, Located, Origin};
 use restgen_core::words::Word;
 use std::time::Duration;
 use syn::spanned::Spanned;
@@ -127,7 +127,7 @@ fn time_on_the_wire(field: &syn::Field, read: &ty::Read, fname: &str, errors: &m
 }
 
 fn at(span: Span) -> Origin {
-    Origin::Span(span)
+    Origin::Span(DeriveSpan::new(span))
 }
 
 fn located<T>(sp: Sp<T>) -> Located<T> {
