@@ -14,7 +14,8 @@
 //! contain it, `BENCH_COMPILE=0` to leave out the builds, `BENCH_INSTRUCTIONS=<n>` for the
 //! requests counted under callgrind, 0 to leave the count out; `BENCH_PROFILES=<dir>` to
 //! keep each count's callgrind profile there, `<database>-<row>-<server>.out`, for
-//! `callgrind_annotate`). Writes `target/bench/service.md` and `target/bench/service.svg`.
+//! `callgrind_annotate`). Writes `target/bench/service.md` and `target/bench/service.svg`
+//! (`service-rows.md` and `.svg` for a run of some rows).
 //!
 //! The hand-written service is what a careful engineer writes for these routes (the
 //! reference of docs/performance.md): `&'static str` SQL, rows decoded into structs and
@@ -1001,9 +1002,12 @@ async fn compare() {
     if only.is_none() && setting("BENCH_COMPILE", 1) != 0 {
         table.push_str(&format!("\n{}", compile::measure()));
     }
-    std::fs::write(out.join("service.md"), &table).unwrap();
-    chart(&rows, &out.join("service.svg")).unwrap();
-    println!("\n{table}\nwritten: target/bench/service.md, target/bench/service.svg");
+    // A run of some rows (to profile one) writes beside the whole run's table and chart,
+    // not over them.
+    let stem = if only.is_some() { "service-rows" } else { "service" };
+    std::fs::write(out.join(format!("{stem}.md")), &table).unwrap();
+    chart(&rows, &out.join(format!("{stem}.svg"))).unwrap();
+    println!("\n{table}\nwritten: target/bench/{stem}.md, target/bench/{stem}.svg");
 }
 
 /// The CPU model and core count, for the report.
