@@ -267,14 +267,13 @@ async fn a_start_waits_for_a_database_that_is_not_listening_yet() {
         eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
         return;
     };
-    let (scheme, rest) = url.split_once("://").expect("a URL");
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let (user, host) = authority.rsplit_once('@').map_or(("", authority), |(u, h)| (u, h));
-    let upstream = if host.contains(':') { host.to_owned() } else { format!("{host}:5432") };
+    let mut refused = reqwest::Url::parse(&url).expect("a URL");
+    let upstream = format!("{}:{}", refused.host_str().expect("a host"), refused.port().unwrap_or(5432));
     // A loopback port nothing listens on yet: connecting to it is refused.
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let at = if user.is_empty() { String::new() } else { format!("{user}@") };
-    let refused = format!("{scheme}://{at}127.0.0.1:{port}{path}");
+    refused.set_host(Some("127.0.0.1")).unwrap();
+    refused.set_port(Some(port)).unwrap();
+    let refused = refused.to_string();
     let pool_timeout = Duration::from_millis(100);
     let options = StoreOptions { pool_timeout, max_connections: Some(2), ..StoreOptions::default() };
     let starting = tokio::spawn(async move { Store::connect_with(&refused, options).await });
@@ -295,4 +294,20 @@ async fn a_start_waits_for_a_database_that_is_not_listening_yet() {
     let store = starting.await.unwrap().expect("started once the database listens");
     assert!(store.ping().await, "the database answers through the late listener");
     store.close().await;
+}
+
+/// A database that cannot be opened at all (a SQLite file in a directory that does not
+/// exist) stops the start at once, saying why, rather than being waited for like one that
+/// is still starting.
+#[tokio::test]
+async fn a_start_with_a_database_that_cannot_open_fails_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("missing/dir/t.db").display());
+    // Bounded from above only so that a regression fails rather than hangs.
+    let failed = tokio::time::timeout(Duration::from_secs(20), Store::connect(&url))
+        .await
+        .expect("failed before the guard's 20 s")
+        .unwrap_err();
+    assert!(!matches!(failed, sqlx::Error::PoolTimedOut), "the cause, not a timeout: {failed}");
+    assert!(failed.to_string().contains("unable to open database file"), "{failed}");
 }

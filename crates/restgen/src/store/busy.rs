@@ -30,7 +30,11 @@ pub(super) async fn install(connection: &mut SqliteConnection) -> Result<(), sql
     // the call, as sqlx's own configuration calls hold it; the handler is a plain function
     // that lives as long as the program and is given no context to outlive.
     let code = unsafe {
-        libsqlite3_sys::sqlite3_busy_handler(handle.as_raw_handle().as_ptr(), Some(wait_turn), std::ptr::null_mut())
+        libsqlite3_sys::sqlite3_busy_handler(
+            handle.as_raw_handle().as_ptr(),
+            Some(wait_for_the_lock),
+            std::ptr::null_mut(),
+        )
     };
     match code {
         libsqlite3_sys::SQLITE_OK => Ok(()),
@@ -41,7 +45,7 @@ pub(super) async fn install(connection: &mut SqliteConnection) -> Result<(), sql
 /// SQLite's busy handler: `tries` is how many times it was called for this wait, so 0
 /// begins a wait. It runs on the thread that runs the connection's statements (sqlx's
 /// worker for this connection), which the sleep blocks, as SQLite's own handler does.
-extern "C" fn wait_turn(_: *mut c_void, tries: c_int) -> c_int {
+extern "C" fn wait_for_the_lock(_: *mut c_void, tries: c_int) -> c_int {
     thread_local! {
         static SINCE: Cell<Instant> = Cell::new(Instant::now());
     }

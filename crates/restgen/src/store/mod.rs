@@ -183,10 +183,11 @@ pub struct StoreOptions {
 }
 
 /// The default [`StoreOptions::pool_timeout`]: Rails' `checkout_timeout`, and SQLite's wait
-/// for the write lock ([`busy`]). sqlx's own, 30 seconds, is as long as a request may run
-/// at all (`limits.request_timeout`'s default), so the request would be cut off before the
-/// pool said why; behind a load balancer a refusal in seconds lets the client go elsewhere.
-pub const POOL_TIMEOUT: Duration = Duration::from_secs(5);
+/// for the write lock ([`busy`]). sqlx's own is as long as a request may run at all by
+/// default ([`restgen_model::model::Limits::REQUEST_TIMEOUT`]), so the request would be cut
+/// off before the pool said why; behind a load balancer a refusal in seconds lets the
+/// client go elsewhere.
+const POOL_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// How long a start waits for the database to take its first connection, retrying one
 /// that refuses: a database started beside the service (a container, say) may take some
