@@ -33,11 +33,11 @@ pub struct Table {
 #[derive(Clone, Copy, Debug)]
 pub struct Key {
     pub name: &'static str,
-    /// What it takes, as the reference says it; `{words}` stands for [`Key::words`].
+    /// What it takes, as the reference says it; `{words}` stands for the `words` field.
     pub ty: &'static str,
     /// The words it names (each item's, for a list).
     pub words: &'static [&'static str],
-    /// Whether other words are allowed beside [`Key::words`] (a key name, a role).
+    /// Whether other words are allowed beside `words` (a key name, a role).
     pub open: bool,
     pub default: Default,
     /// What it means, in one line.

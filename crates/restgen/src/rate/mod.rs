@@ -6,7 +6,8 @@
 //!
 //! Budgets live in this process on SQLite, a single-machine database, and in
 //! PostgreSQL when the service runs on it, so that every instance counts against the
-//! same budgets. One pure implementation of the algorithms ([`algorithm`]) serves both.
+//! same budgets. One pure implementation of the algorithms (the private `algorithm` module) serves
+//! both.
 
 mod address;
 mod algorithm;

@@ -411,8 +411,8 @@ impl Store {
     /// Connections are not pinged before each use (sqlx's `test_before_acquire`): that
     /// would be a round trip more per query. A connection the server dropped fails the one
     /// query that finds out and is then discarded; `/readyz` tells a load balancer while
-    /// the database is away. A SQLite write waits for another connection's write lock as
-    /// [`busy`] says.
+    /// the database is away. A SQLite write that finds another connection writing tries
+    /// again every millisecond for up to 5 s, then fails as busy: 503 with `Retry-After`.
     pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, sqlx::Error> {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
@@ -474,8 +474,9 @@ impl Store {
     /// the rows that refer to it. A rebuilding migration checks the references itself
     /// before it commits.
     ///
-    /// Instances started together on one PostgreSQL take turns (see [`Store::exclusively`]):
-    /// the first migrates, the others find it done.
+    /// Instances started together on one PostgreSQL take turns, holding a session-level
+    /// advisory lock on a connection of its own (so it goes if the process dies): the first
+    /// migrates, the others find it done.
     pub async fn migrate(&self, migrations: &[MigrationSpec]) -> Result<(), MigrateError> {
         self.exclusively(self.migrate_unlocked(migrations)).await
     }
