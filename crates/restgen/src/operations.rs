@@ -109,7 +109,7 @@ pub async fn create<C: DeserializeOwned + Serialize>(
 
 /// Stores a new record from validated input: defaults, the initial state, timestamps and
 /// the owner (with the caller it comes from) filled in, the resource's computed fields
-/// computed, refs checked.
+/// computed; a ref that names nothing is refused naming its field.
 pub(crate) async fn insert(
     spec: &'static ResourceSpec,
     store: &Store,
@@ -119,8 +119,8 @@ pub(crate) async fn insert(
 ) -> Result<Rows, Problem> {
     let now = now();
     let id = (spec.id == IdKind::Uuid).then(|| uuid::Uuid::now_v7().to_string());
-    // What the refs name is checked once the columns are made, which take the input's
-    // values.
+    // What the refs name, kept apart from the input the columns take, to say which names
+    // nothing should the database refuse the write.
     let refs = refs_of(spec, &input);
     let mut fields = input;
     for f in spec.fields {
@@ -163,16 +163,8 @@ pub(crate) async fn insert(
         values.push(("created_at", SqlValue::Text(Some(now.clone()))));
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
-    refs_exist(spec, store, &refs).await?;
     match store.insert_row(spec, values, Some("created")).await {
-        // Refs were checked above, so a foreign key that still refuses (SQLite does not say
-        // which) is the owner's: a bearer token outlived its account.
-        Err(StoreError::MissingRef { field }) => match (spec.owner, owner) {
-            (Some((table, _)), Some((owner_id, caller))) if !store.exists(table, owner_id).await? => {
-                Err(crate::auth::account_gone(caller))
-            }
-            _ => Err(StoreError::MissingRef { field }.into()),
-        },
+        Err(refused @ StoreError::MissingRef { .. }) => Err(missing_ref(spec, store, &refs, owner, refused).await),
         other => Ok(other?),
     }
 }
@@ -282,8 +274,7 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     if spec.timestamps {
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
-    refs_exist(spec, store, &input).await?;
-    let record = update(spec, cx, &id_value, values, &condition).await?;
+    let record = update(spec, cx, &id_value, values, &condition, &input).await?;
     Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
 }
 
@@ -331,16 +322,22 @@ async fn update(
     id: &SqlValue,
     values: Vec<(&'static str, SqlValue)>,
     condition: &Precondition<'_>,
+    refs: &Record,
 ) -> Result<Record, Problem> {
     let store = &cx.store;
     // A patch that changes nothing writes nothing, and so publishes nothing.
     let event = (!values.is_empty()).then_some("updated");
-    if !condition.is_some() {
-        return Ok(store.update(spec, id, values, event).await?);
-    }
-    match store.update_if(spec, id, values, &admit(spec, cx, condition), event).await {
-        Err(StoreError::Changed(record)) => Err(changed(spec, cx, *record)),
-        Err(StoreError::NotFound) => Err(missing(spec)),
+    let written = if condition.is_some() {
+        match store.update_if(spec, id, values, &admit(spec, cx, condition), event).await {
+            Err(StoreError::Changed(record)) => return Err(changed(spec, cx, *record)),
+            Err(StoreError::NotFound) => return Err(missing(spec)),
+            other => other,
+        }
+    } else {
+        store.update(spec, id, values, event).await
+    };
+    match written {
+        Err(refused @ StoreError::MissingRef { .. }) => Err(missing_ref(spec, store, refs, None, refused).await),
         other => Ok(other?),
     }
 }
@@ -422,8 +419,7 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
     let condition = precondition(spec, cx, headers, &representation(spec, cx, stored_record.clone()))?;
     let (values, refs) = patch_values(spec, cx, id, headers, body, hook, compute, &stored_record)?;
-    refs_exist(spec, store, &refs).await?;
-    let record = update(spec, cx, &id_value, values, &condition).await?;
+    let record = update(spec, cx, &id_value, values, &condition, &refs).await?;
     Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
 }
 
@@ -449,12 +445,8 @@ async fn patch_in_one<P: DeserializeOwned + Serialize>(
         },
     };
     let key = parse_id(spec, id)?;
-    let prepared = match patch_values(spec, cx, id, headers, body, hook, None, &Record::new()) {
-        Ok((values, refs)) => refs_exist(spec, store, &refs).await.map(|()| values),
-        Err(problem) => Err(problem),
-    };
-    let values = match prepared {
-        Ok(values) => values,
+    let (values, refs) = match patch_values(spec, cx, id, headers, body, hook, None, &Record::new()) {
+        Ok(prepared) => prepared,
         Err(problem) => {
             why_not().await?;
             return Err(problem);
@@ -467,6 +459,8 @@ async fn patch_in_one<P: DeserializeOwned + Serialize>(
             why_not().await?;
             Err(missing(spec))
         }
+        // Only a row the caller may write is written, and so refused.
+        Err(refused @ StoreError::MissingRef { .. }) => Err(missing_ref(spec, store, &refs, None, refused).await),
         Err(e) => Err(e.into()),
     }
 }
@@ -633,8 +627,32 @@ fn refs_of(spec: &ResourceSpec, input: &Record) -> Record {
     refs.filter_map(|f| Some((f.name, input.get(f.name)?.clone()))).collect()
 }
 
-/// Refs must name existing records; checked before writing so the answer names the field
-/// (the foreign key stays as the guard under concurrency).
+/// Why the database refused a write for a record it refers to. A ref's foreign key refuses
+/// a record that names nothing, so refs are not looked up before a write (a round trip
+/// each, on every create, for a refusal the database makes anyway) but after a refusal,
+/// to name every field that names nothing: 422. Where they all name something, the
+/// refusal was the owner's: a bearer token outlived its account.
+async fn missing_ref(
+    spec: &ResourceSpec,
+    store: &Store,
+    refs: &Record,
+    owner: Option<(&SqlValue, &Caller)>,
+    refused: StoreError,
+) -> Problem {
+    if let Err(problem) = refs_exist(spec, store, refs).await {
+        return problem;
+    }
+    if let (Some((table, _)), Some((owner_id, caller))) = (spec.owner, owner) {
+        match store.exists(table, owner_id).await {
+            Ok(false) => return crate::auth::account_gone(caller),
+            Err(e) => return e.into(),
+            Ok(true) => {}
+        }
+    }
+    refused.into()
+}
+
+/// Every ref of `input` that names no record, as the answer's field errors.
 async fn refs_exist(spec: &ResourceSpec, store: &Store, input: &Record) -> Result<(), Problem> {
     let mut errors = Vec::new();
     for f in spec.fields.iter().filter(|f| f.kind == FieldKind::Ref) {

@@ -17,6 +17,7 @@ mod nested;
 pub(crate) mod openapi;
 mod rate;
 mod redirects;
+mod refs;
 mod retries;
 mod security;
 mod upstream;
