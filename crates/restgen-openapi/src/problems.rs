@@ -45,7 +45,7 @@ pub(crate) fn error_responses(service: &Service) -> Value {
         ("406", "`Accept` admits none of the representations the resource offers; `detail` lists them."),
         (
             "409",
-            "A unique value is taken, a per-account limit is reached, or a request with the same `Idempotency-Key` is still running.",
+            "A unique value is taken, a record to delete is still referred to by another's required ref, a per-account limit is reached, or a request with the same `Idempotency-Key` is still running.",
         ),
         ("413", "The body is larger than the service accepts."),
         (

@@ -178,6 +178,12 @@ impl From<crate::store::StoreError> for Problem {
                 field,
                 message: "refers to a record that does not exist".into(),
             }]),
+            StoreError::Referenced { by } => Problem::conflict(match by {
+                Some(by) => {
+                    format!("a record still refers to this one by `{by}`: delete it, or point it elsewhere, first")
+                }
+                None => "another record still refers to this one: delete it, or point it elsewhere, first".into(),
+            }),
             StoreError::Database(ref d) if e.is_transient() => {
                 tracing::warn!(error = %d, "database busy: answered 503");
                 Problem::unavailable("the database is busy; retry shortly")

@@ -256,6 +256,11 @@ pub enum StoreError {
     MissingRef {
         field: String,
     },
+    /// The record cannot go: another refers to it by a required ref (`RESTRICT`), named
+    /// `<resource>.<field>` where the database or a look at the referring tables tells.
+    Referenced {
+        by: Option<String>,
+    },
     /// A conditional write found the record otherwise than its condition asks: here is
     /// the record as it stands.
     Changed(Box<Record>),
@@ -272,6 +277,8 @@ impl std::fmt::Display for StoreError {
             StoreError::NotFound => f.write_str("no such record"),
             StoreError::Unique { field } => write!(f, "`{field}` is taken"),
             StoreError::MissingRef { field } => write!(f, "`{field}` refers to a missing record"),
+            StoreError::Referenced { by: Some(by) } => write!(f, "`{by}` still refers to the record"),
+            StoreError::Referenced { by: None } => f.write_str("another record still refers to the record"),
             StoreError::Changed(_) => f.write_str("the record changed"),
             StoreError::Database(e) => write!(f, "database: {e}"),
         }
@@ -788,7 +795,8 @@ impl Store {
         admit: Admit<'_>,
         event: Option<&str>,
     ) -> Result<(), StoreError> {
-        self.write_if(spec, id, admit, sql::delete(spec), vec![id.clone()], event).await.map(drop)
+        let deleted = self.write_if(spec, id, admit, sql::delete(spec), vec![id.clone()], event).await;
+        self.name_referrer(spec, id, deleted).await.map(drop)
     }
 
     /// Runs `sql` on one record if `admit` admits the record as it stands: the row is read
@@ -841,7 +849,49 @@ impl Store {
 
     /// Deletes one record, with its `event` (the record as it was is the event's data).
     pub async fn delete(&self, spec: &ResourceSpec, id: &SqlValue, event: Option<&str>) -> Result<(), StoreError> {
-        self.write(spec, sql::delete(spec), vec![id.clone()], event).await?.map(drop).ok_or(StoreError::NotFound)
+        let deleted = self.write(spec, sql::delete(spec), vec![id.clone()], event).await;
+        self.name_referrer(spec, id, deleted).await?.map(drop).ok_or(StoreError::NotFound)
+    }
+
+    /// A delete refused because a record refers to the one deleted, with the referring
+    /// field named where the database did not (SQLite): looked up in the tables whose
+    /// foreign keys point at this one, only once refused. The catalog query is SQLite's,
+    /// and PostgreSQL always names the constraint.
+    async fn name_referrer<T>(
+        &self,
+        spec: &ResourceSpec,
+        id: &SqlValue,
+        deleted: Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
+        let deleted = match deleted {
+            // A delete leaves no ref of its own naming nothing: a foreign key it breaks is
+            // another record's (or, where a resource refers to itself, another row's).
+            Err(StoreError::MissingRef { field }) if !field.is_empty() => {
+                return Err(StoreError::Referenced { by: Some(format!("{}.{field}", spec.name)) });
+            }
+            Err(StoreError::MissingRef { .. }) => Err(StoreError::Referenced { by: None }),
+            other => other,
+        };
+        let (Err(StoreError::Referenced { by: None }), Dialect::Sqlite) = (&deleted, self.dialect) else {
+            return deleted;
+        };
+        let referring = "SELECT m.\"name\", k.\"from\" FROM \"sqlite_master\" m, pragma_foreign_key_list(m.\"name\") k \
+                         WHERE m.\"type\" = 'table' AND k.\"table\" = $1 ORDER BY m.\"name\", k.\"from\"";
+        let found = on_pool!(self, pool => {
+            let mut connection = connection(pool).await?;
+            let pairs: Vec<(String, String)> =
+                sqlx::query_as(referring).bind(spec.name).fetch_all(&mut *connection).await?;
+            let mut found = None;
+            for (table, column) in pairs {
+                let probe = format!("SELECT 1 FROM {} WHERE {} = $1 LIMIT 1", sql::ident(&table), sql::ident(&column));
+                if bind(probe, vec![id.clone()]).fetch_optional(&mut *connection).await?.is_some() {
+                    found = Some(format!("{table}.{column}"));
+                    break;
+                }
+            }
+            found
+        });
+        Err(StoreError::Referenced { by: found })
     }
 
     /// The record whose `column` holds `value` (a unique column: the login identifier).
@@ -1037,8 +1087,19 @@ fn classify(spec: &ResourceSpec, e: sqlx::Error) -> StoreError {
             sqlx::error::ErrorKind::UniqueViolation => {
                 return StoreError::Unique { field: named("_key").unwrap_or_else(|| "id".into()) };
             }
-            sqlx::error::ErrorKind::ForeignKeyViolation => {
-                return StoreError::MissingRef { field: named("_fkey").unwrap_or_default() };
+            // PostgreSQL names the referring table, which is another's when a delete
+            // would leave it referring to nothing.
+            sqlx::error::ErrorKind::ForeignKeyViolation => match db.table() {
+                Some(table) if table != spec.name => {
+                    let field = constraint.strip_prefix(&format!("{table}_")).and_then(|c| c.strip_suffix("_fkey"));
+                    return StoreError::Referenced { by: field.map(|f| format!("{table}.{f}")) };
+                }
+                _ => return StoreError::MissingRef { field: named("_fkey").unwrap_or_default() },
+            },
+            // SQLite's `RESTRICT` refuses a delete as a trigger would
+            // (SQLITE_CONSTRAINT_TRIGGER), naming nothing.
+            _ if db.code().as_deref() == Some("1811") && message.contains("FOREIGN KEY") => {
+                return StoreError::Referenced { by: None };
             }
             _ => {}
         }
@@ -1328,6 +1389,77 @@ mod tests {
         other.close().await.unwrap();
     }
 
+    /// A resource that refers to itself: the row that refuses a delete is in the deleted
+    /// row's own table.
+    static NODE: ResourceSpec = ResourceSpec {
+        name: "node",
+        id: IdKind::Integer,
+        timestamps: false,
+        fields: &[FieldSpec {
+            name: "parent_id",
+            kind: FieldKind::Ref,
+            to: Some(("node", IdKind::Integer)),
+            ..FieldSpec::DEFAULT
+        }],
+        ..ResourceSpec::DEFAULT
+    };
+
+    /// A row another still refers to stays, and the refusal names the ref that holds it
+    /// (409); once the referrer is gone it goes. A write naming a missing row is refused
+    /// as such, not as a delete's.
+    async fn a_referred_row_is_deleted_only_once_nothing_refers_to_it(store: Store) {
+        let id = match store.dialect {
+            Dialect::Sqlite => "INTEGER PRIMARY KEY",
+            Dialect::Postgres => "BIGINT PRIMARY KEY",
+        };
+        let create = format!(
+            "CREATE TABLE \"node\" (\"id\" {id}, \"parent_id\" BIGINT, CONSTRAINT \"node_parent_id_fkey\" \
+             FOREIGN KEY (\"parent_id\") REFERENCES \"node\" (\"id\") ON DELETE RESTRICT); \
+             INSERT INTO \"node\" (\"id\", \"parent_id\") VALUES (1, NULL), (2, 1)"
+        );
+        on_pool!(store, pool => { sqlx::raw_sql(AssertSqlSafe(create)).execute(pool).await.unwrap(); });
+        let (root, child) = (SqlValue::Int(Some(1)), SqlValue::Int(Some(2)));
+        let refused = store.delete(&NODE, &root, None).await.unwrap_err();
+        assert!(matches!(&refused, StoreError::Referenced { by: Some(by) } if by == "node.parent_id"), "{refused}");
+        let answer = crate::problem::Problem::from(refused);
+        assert_eq!(answer.status, axum::http::StatusCode::CONFLICT);
+        assert!(answer.detail.contains("`node.parent_id`"), "{}", answer.detail);
+        let orphan = store
+            .insert_row(&NODE, vec![("id", SqlValue::Int(Some(3))), ("parent_id", SqlValue::Int(Some(99)))], None)
+            .await;
+        assert!(matches!(orphan, Err(StoreError::MissingRef { .. })), "{:?}", orphan.err());
+        store.delete(&NODE, &child, None).await.unwrap();
+        store.delete(&NODE, &root, None).await.expect("nothing refers to it now");
+    }
+
+    #[tokio::test]
+    async fn sqlite_referred_rows_are_deleted_only_once_nothing_refers_to_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::connect(&format!("sqlite://{}", dir.path().join("n.db").display())).await.unwrap();
+        a_referred_row_is_deleted_only_once_nothing_refers_to_it(store).await;
+    }
+
+    #[tokio::test]
+    async fn postgres_referred_rows_are_deleted_only_once_nothing_refers_to_them() {
+        let Some(store) = postgres_schema("t_node").await else { return };
+        a_referred_row_is_deleted_only_once_nothing_refers_to_it(store).await;
+    }
+
+    /// A store on a fresh schema of its own in the test database; `None` (saying so) when
+    /// `RESTGEN_TEST_DATABASE_URL` is unset.
+    async fn postgres_schema(name: &str) -> Option<Store> {
+        let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
+            eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
+            return None;
+        };
+        let schema = format!("{name}_{}", std::process::id());
+        let admin = Store::connect(&url).await.unwrap();
+        let fresh = format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE; CREATE SCHEMA \"{schema}\"");
+        on_pool!(admin, pool => { sqlx::raw_sql(AssertSqlSafe(fresh)).execute(pool).await.unwrap(); });
+        let sep = if url.contains('?') { '&' } else { '?' };
+        Some(Store::connect(&format!("{url}{sep}options=-c%20search_path%3D{schema}")).await.unwrap())
+    }
+
     #[tokio::test]
     async fn sqlite_rows_are_written_as_their_records() {
         let dir = tempfile::tempdir().unwrap();
@@ -1337,16 +1469,7 @@ mod tests {
 
     #[tokio::test]
     async fn postgres_rows_are_written_as_their_records() {
-        let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
-            eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
-            return;
-        };
-        let schema = format!("t_kinds_{}", std::process::id());
-        let admin = Store::connect(&url).await.unwrap();
-        let fresh = format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE; CREATE SCHEMA \"{schema}\"");
-        on_pool!(admin, pool => { sqlx::raw_sql(AssertSqlSafe(fresh)).execute(pool).await.unwrap(); });
-        let sep = if url.contains('?') { '&' } else { '?' };
-        let store = Store::connect(&format!("{url}{sep}options=-c%20search_path%3D{schema}")).await.unwrap();
+        let Some(store) = postgres_schema("t_kinds").await else { return };
         rows_are_written_as_their_records(store).await;
     }
 }

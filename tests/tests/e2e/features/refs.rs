@@ -1,9 +1,12 @@
 //! Refs, driven by the fleet's model (integer ids, refs between five resources, one
-//! resource patched in one statement and one, with a `json` field, read first): in every
-//! write that may set a ref, a ref naming no record is refused with 400 naming exactly the
-//! fields that name nothing, and nothing is written. The service does not look refs up
-//! before writing (the foreign key refuses), so this is what proves a refusal still says
-//! which field.
+//! resource patched in one statement and one, with a `json` field, read first):
+//! - in every write that may set a ref, a ref naming no record is refused with 400 naming
+//!   exactly the fields that name nothing, and nothing is written. The service does not
+//!   look refs up before writing (the foreign key refuses), so this is what proves a
+//!   refusal still says which field;
+//! - a record another refers to by a required ref cannot be deleted (409 naming the ref,
+//!   the record kept) until the referrer is gone; by an optional ref, it can, and the ref
+//!   is cleared.
 
 use crate::backends;
 use crate::support::harness::{Reply, Server};
@@ -64,6 +67,59 @@ async fn every_ref_naming_nothing_is_refused_naming_its_field(s: Server) {
     // driver.depot_id in three writes, vehicle.depot_id in three, trip's two refs alone
     // and together, service_log.vehicle_id: the suite no longer covers the model if fewer.
     assert!(cases >= 10, "only {cases} cases");
+}
+
+backends!(a_record_referred_to_goes_only_as_its_refs_allow, fleet::service());
+async fn a_record_referred_to_goes_only_as_its_refs_allow(s: Server) {
+    let records = one_of_each(&s).await;
+    let mut cases = 0;
+    for referrer in RESOURCES {
+        for f in referrer.fields.iter().filter(|f| f.kind == FieldKind::Ref) {
+            let target = resource(f.to.expect("refs name their target").0);
+            if !target.has(Operation::Delete) {
+                continue;
+            }
+            // A record of the target of its own, and one of the referrer naming it.
+            cases += 1;
+            let x = s
+                .post(&collection(target), Value::Object(body_for(target, Operation::Create, &records, 1000 + cases)))
+                .await;
+            assert_eq!(x.status, 201, "{}", x.text);
+            let mut naming = records.clone();
+            naming.insert(target.name, x.body.clone());
+            let by = s
+                .post(
+                    &collection(referrer),
+                    Value::Object(body_for(referrer, Operation::Create, &naming, 1000 + cases)),
+                )
+                .await;
+            assert_eq!(by.status, 201, "{}", by.text);
+            let (x_path, by_path) = (item(target, &x.body["id"]), item(referrer, &by.body["id"]));
+            let what = format!("deleting the {} that {}.{} names", target.name, referrer.name, f.name);
+            let r = s.send("DELETE", &x_path, None).await;
+            if f.optional {
+                // An optional ref lets go: the referrer stays, naming nothing.
+                assert_eq!(r.status, 204, "{what}: {}", r.text);
+                assert_eq!(s.get(&by_path).await.body[f.name], Value::Null, "{what}");
+                continue;
+            }
+            // A required ref holds the record: 409 naming the field that holds it.
+            r.assert_problem(409);
+            let holder = format!("`{}.{}`", referrer.name, f.name);
+            assert!(r.body["detail"].as_str().is_some_and(|d| d.contains(&holder)), "{what}: {}", r.text);
+            assert_eq!(s.get(&x_path).await.body, x.body, "{what}: still there");
+            if referrer.has(Operation::Delete) {
+                assert_eq!(s.send("DELETE", &by_path, None).await.status, 204, "{what}");
+                assert_eq!(s.send("DELETE", &x_path, None).await.status, 204, "{what}: once nothing refers to it");
+            }
+        }
+    }
+    // Every ref of the fleet (driver.depot_id, vehicle.depot_id, trip's two, service_log's).
+    assert!(cases >= 5, "only {cases} cases");
+}
+
+fn resource(name: &str) -> &'static ResourceSpec {
+    RESOURCES.iter().find(|r| r.name == name).expect("a resource of the model")
 }
 
 fn settable(f: &FieldSpec, op: Operation) -> bool {
