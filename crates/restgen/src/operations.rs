@@ -9,7 +9,7 @@ use crate::negotiate;
 use crate::problem::{FieldError, Problem};
 use crate::routes::{ComputeRule, CreateRule, DeleteRule, UpdateRule};
 use crate::settable::{self, Write};
-use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, Format, IdKind, ResourceSpec};
+use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, Format, IdKind, ResourceSpec, Target};
 use crate::store::{Record, Rows, SqlValue, Store, StoreError};
 use crate::table;
 use crate::validate;
@@ -98,6 +98,7 @@ pub async fn create<C: DeserializeOwned + Serialize>(
     };
     let input =
         settable::read::<C>(spec, view, caller, headers, body, Write::Create, hook.map(|h| move |t: &mut C| h(t)))?;
+    refs_readable(spec, store, caller, &input).await?;
     let row = insert(spec, store, input, owner.as_ref().map(|o| (o, caller)), compute).await?;
     let location = format!("{}/{}", uri.path().trim_end_matches('/'), row.id_text(spec)?);
     let mut response = written(spec, cx, StatusCode::CREATED, row)?;
@@ -274,6 +275,7 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     if spec.timestamps {
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
+    refs_readable(spec, store, caller, &input).await?;
     let record = update(spec, cx, &id_value, values, &condition, &input).await?;
     Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
 }
@@ -419,6 +421,7 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
     let condition = precondition(spec, cx, headers, &representation(spec, cx, stored_record.clone()))?;
     let (values, refs) = patch_values(spec, cx, id, headers, body, hook, compute, &stored_record)?;
+    refs_readable(spec, store, caller, &refs).await?;
     let record = update(spec, cx, &id_value, values, &condition, &refs).await?;
     Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
 }
@@ -445,7 +448,11 @@ async fn patch_in_one<P: DeserializeOwned + Serialize>(
         },
     };
     let key = parse_id(spec, id)?;
-    let (values, refs) = match patch_values(spec, cx, id, headers, body, hook, None, &Record::new()) {
+    let prepared = match patch_values(spec, cx, id, headers, body, hook, None, &Record::new()) {
+        Ok((values, refs)) => refs_readable(spec, store, caller, &refs).await.map(|()| (values, refs)),
+        Err(problem) => Err(problem),
+    };
+    let (values, refs) = match prepared {
         Ok(prepared) => prepared,
         Err(problem) => {
             why_not().await?;
@@ -654,19 +661,60 @@ async fn missing_ref(
 
 /// Every ref of `input` that names no record, as the answer's field errors.
 async fn refs_exist(spec: &ResourceSpec, store: &Store, input: &Record) -> Result<(), Problem> {
+    unnamed_refs(spec, store, input, None).await
+}
+
+/// Refs name only records the caller may read. Where the target's `read` rules let the
+/// caller read only their own records (or none), each such ref is looked up before the
+/// write with the owner in its `WHERE`, and one naming somebody else's record is refused
+/// as one naming nothing, so the answer tells nothing of it. Where the caller may read
+/// every record of the target, nothing is looked up: the foreign key guards the write.
+async fn refs_readable(spec: &ResourceSpec, store: &Store, caller: &Caller, input: &Record) -> Result<(), Problem> {
+    unnamed_refs(spec, store, input, Some(caller)).await
+}
+
+/// The refs of `input` that name nothing `reader` may name (every ref, looked up as it
+/// exists, without a reader), as the answer's field errors.
+async fn unnamed_refs(
+    spec: &ResourceSpec,
+    store: &Store,
+    input: &Record,
+    reader: Option<&Caller>,
+) -> Result<(), Problem> {
     let mut errors = Vec::new();
     for f in spec.fields.iter().filter(|f| f.kind == FieldKind::Ref) {
         let (Some(v), Some((target, kind))) = (input.get(f.name), f.to) else { continue };
         if v.is_null() {
             continue;
         }
+        let names_nothing = || FieldError { field: f.name.into(), message: format!("names no existing {target}") };
+        let owner = match (reader, f.target) {
+            (None, _) => None,
+            (Some(_), None) => continue,
+            (Some(caller), Some(Target(t))) => match access::collection(t.access.read, caller) {
+                Ok(Scope::All) => continue,
+                Ok(Scope::Own) => match access::owner_condition(t, caller) {
+                    Some(condition) => Some(condition),
+                    // No record of it is anybody's, or the caller has no id of its kind.
+                    None => {
+                        errors.push(names_nothing());
+                        continue;
+                    }
+                },
+                // The caller may read none of its records.
+                Err(_) => {
+                    errors.push(names_nothing());
+                    continue;
+                }
+            },
+        };
         let text = v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string());
         let found = match SqlValue::id(kind, &text) {
-            Some(id) => store.exists(target, &id).await?,
+            Some(id) => store.exists_owned(target, &id, owner).await?,
             None => false,
         };
         if !found {
-            errors.push(FieldError { field: f.name.into(), message: format!("names no existing {target}") });
+            errors.push(names_nothing());
         }
     }
     if errors.is_empty() { Ok(()) } else { Err(Problem::validation(errors)) }

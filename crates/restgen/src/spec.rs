@@ -157,6 +157,17 @@ pub struct AccessSpec {
 /// An access rule of a static spec: the model's, with roles as `&'static str`.
 pub type Rule = restgen_model::model::AccessRule<&'static str>;
 
+/// The resource a ref names. Shown by name only: refs may form cycles (a resource may
+/// name itself).
+#[derive(Clone, Copy)]
+pub struct Target(pub &'static ResourceSpec);
+
+impl std::fmt::Debug for Target {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Target({})", self.0.name)
+    }
+}
+
 #[derive(Debug)]
 pub struct ParentSpec {
     /// The parent resource, whose ownership a nested list checks.
@@ -203,6 +214,9 @@ pub struct FieldSpec {
     pub values: &'static [&'static str],
     /// For refs: the target resource and its id kind.
     pub to: Option<(&'static str, IdKind)>,
+    /// For a resource's refs: the target's spec, whose `read` rules say which of its
+    /// records a caller may name (a form's fields have none).
+    pub target: Option<Target>,
     pub filter: bool,
     pub sort: bool,
     /// The API versions that have it (`since`, `until`): outside them it is absent from
@@ -232,6 +246,7 @@ impl FieldSpec {
         pattern: None,
         values: &[],
         to: None,
+        target: None,
         filter: false,
         sort: false,
         gate: Gate::ALWAYS,

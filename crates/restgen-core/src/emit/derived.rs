@@ -247,7 +247,7 @@ pub fn input(service: &Service, resource: &Resource, ty: &Ident, optional: &[boo
         .fields
         .iter()
         .filter(|f| resource.settable_in(f, WriteOp::Create))
-        .map(|f| resources::field(service, resource, f));
+        .map(|f| resources::field(service, resource, f, None));
     let inits = resource.fields.iter().zip(optional).map(|(f, &is_option)| {
         let ident = super::field_ident(&f.name.value);
         let default = default_value(f, rust.is_time(f));

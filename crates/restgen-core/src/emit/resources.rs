@@ -251,7 +251,7 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
     };
     let principal = service.auth.as_ref().and_then(|a| a.principal.as_ref()).is_some_and(|p| p.value == r.name.value);
     let timestamps = r.timestamps;
-    let fields = r.fields.iter().map(|f| field(service, r, f));
+    let fields = r.fields.iter().map(|f| field(service, r, f, Some(refer)));
     let style = variant("PageStyle", r.pagination.style.variant());
     let (default_size, max_size) = (r.pagination.default_size.value, r.pagination.max_size.value);
     let max_cursor = restgen_model::bounds::cursor_max(service, r);
@@ -382,7 +382,9 @@ fn id_kind(kind: IdKind) -> TokenStream {
     variant("IdKind", kind.variant())
 }
 
-pub(crate) fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
+/// One field's spec; `refer` reaches the resource a ref names (its spec, which the runtime
+/// asks who may read), `None` for a form's field, which names no record to check.
+pub(crate) fn field(service: &Service, r: &Resource, f: &Field, refer: Option<&Refer>) -> TokenStream {
     let name = &f.name.value;
     let kind = variant("FieldKind", f.ty.value.kind().variant());
     let required = f.required.value;
@@ -447,6 +449,19 @@ pub(crate) fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
         },
         _ => quote!(::core::option::Option::None),
     };
+    // A resource naming itself names the static being defined: through its derive's
+    // `SPEC` it would be a constant evaluating itself.
+    let target = match (&f.ty.value, refer) {
+        (FieldType::Ref { to }, Some(_)) if to.value == r.name.value => {
+            let ident = static_ident(r);
+            Some(quote!(::core::option::Option::Some(Target(&#ident))))
+        }
+        (FieldType::Ref { to }, Some(refer)) => service.resource(&to.value).map(|t| {
+            let (spec, _) = refer(t);
+            quote!(::core::option::Option::Some(Target(#spec)))
+        }),
+        _ => None,
+    };
     let (filter, sort) = (f.filter.value, f.sort.value);
     // What differs from `FieldSpec::DEFAULT` (every flag off, no bounds), and only that,
     // in the struct's order.
@@ -470,6 +485,7 @@ pub(crate) fn field(service: &Service, r: &Resource, f: &Field) -> TokenStream {
         ("pattern", some(pattern)),
         ("values", values),
         ("to", some(to)),
+        ("target", target),
         ("filter", flag(filter)),
         ("sort", flag(sort)),
         ("gate", gate(&f.gate)),

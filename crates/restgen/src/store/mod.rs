@@ -976,8 +976,24 @@ impl Store {
 
     /// Whether a record with this id exists in `table` (for ref checks).
     pub async fn exists(&self, table: &str, id: &SqlValue) -> Result<bool, StoreError> {
-        let sql = format!("SELECT 1 FROM {} WHERE \"id\" = $1", sql::ident(table));
-        on_pool!(self, pool => Ok(bind(sql, vec![id.clone()]).fetch_optional(&mut *connection(pool).await?).await?.is_some()))
+        self.exists_owned(table, id, None).await
+    }
+
+    /// Whether a record with this id exists in `table` and, given `owner` (a column and
+    /// the caller's id), is the caller's.
+    pub(crate) async fn exists_owned(
+        &self,
+        table: &str,
+        id: &SqlValue,
+        owner: Option<(&str, SqlValue)>,
+    ) -> Result<bool, StoreError> {
+        let mut sql = format!("SELECT 1 FROM {} WHERE \"id\" = $1", sql::ident(table));
+        let mut args = vec![id.clone()];
+        if let Some((column, value)) = owner {
+            sql.push_str(&format!(" AND {} = $2", sql::ident(column)));
+            args.push(value);
+        }
+        on_pool!(self, pool => Ok(bind(sql, args).fetch_optional(&mut *connection(pool).await?).await?.is_some()))
     }
 
     /// One page of a list: the records and whether more follow.

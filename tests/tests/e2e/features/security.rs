@@ -4,6 +4,9 @@
 //!   a second user's attempt on the first user's record is refused and changes nothing;
 //! - mass assignment: for every field not settable in a write operation, and every
 //!   server-set field, sending it is refused and nothing is applied;
+//! - refs across owners: for every ref a write may set to a resource a plain account may
+//!   read only its own records of, naming another account's record is refused as naming
+//!   nothing, and nothing is written;
 //! - forged credentials: every token forgery of the identity issue gives 401.
 
 use crate::backends;
@@ -25,9 +28,13 @@ async fn security_suite_bola_mass_assignment_and_forged_tokens(s: Server) {
     let root = accounts::admin(&s, "root").await;
     let bola = bola(&s, &ann, &bob).await;
     let mass = mass_assignment(&s, &ann, &bob, &root).await;
+    let refs = foreign_refs(&s, &ann, &bob).await;
     let forged = forged_tokens(&s, &ann).await;
-    let total = bola + mass + forged;
-    eprintln!("security suite: {bola} BOLA, {mass} mass-assignment and {forged} forged-credential cases");
+    let total = bola + mass + refs + forged;
+    eprintln!(
+        "security suite: {bola} BOLA, {mass} mass-assignment, {refs} foreign-ref and {forged} forged-credential cases"
+    );
+    assert!(refs > 0, "the shop has refs to owned records: none was tried");
     assert!(total >= MIN_CASES, "only {total} cases: the suite no longer covers the model");
 }
 
@@ -245,6 +252,62 @@ fn tampered(spec: &ResourceSpec, name: &str, current: &Value, bob: &Account) -> 
             _ => json!("tampered value"),
         },
     }
+}
+
+/// Whether a plain signed-in account may read only its own records of `spec` (or none).
+fn read_in_part(spec: &ResourceSpec) -> bool {
+    !spec.access.read.iter().any(|r| matches!(r, Rule::Anyone | Rule::Authenticated))
+}
+
+/// Bob's writes naming Ann's records: every ref settable in a write whose target Bob may
+/// read only in part, set to Ann's record of it, is refused as naming nothing (400 naming
+/// the field, the same answer as for an id nobody has), and nothing is written.
+async fn foreign_refs(s: &Server, ann: &Account, bob: &Account) -> usize {
+    let mut cases = 0;
+    for &spec in RESOURCES {
+        for f in spec.fields.iter().filter(|f| f.kind == FieldKind::Ref) {
+            let Some(restgen::spec::Target(target)) = f.target else { continue };
+            if !read_in_part(target) {
+                continue;
+            }
+            let anns = id_of(&record_of(s, ann, target).await);
+            for op in [Operation::Create, Operation::Replace, Operation::Patch] {
+                let settable = match op {
+                    Operation::Create => f.create,
+                    Operation::Replace => f.replace,
+                    _ => f.patch,
+                };
+                if !spec.has(op) || !settable {
+                    continue;
+                }
+                let what = format!("Bob's {op:?} of a {} naming Ann's {} in `{}`", spec.name, target.name, f.name);
+                let (method, path, watched) = match op {
+                    Operation::Create => ("POST", format!("{BASE}{}", spec.path), everything(spec)),
+                    _ => {
+                        let item = item_path(spec, &id_of(&record_of(s, bob, spec).await));
+                        let method = if op == Operation::Replace { "PUT" } else { "PATCH" };
+                        (method, item.clone(), item)
+                    }
+                };
+                let mut body = match op {
+                    Operation::Patch => Map::new(),
+                    _ => body_for(s, bob, spec, op).await,
+                };
+                body.insert(f.name.into(), json!(anns));
+                let before = call(s, bob, "GET", &watched, None).await;
+                let r = call(s, bob, method, &path, Some(Value::Object(body))).await;
+                r.assert_problem(400);
+                assert_eq!(r.error_fields(), [f.name], "{what}: {}", r.text);
+                assert_eq!(
+                    call(s, bob, "GET", &watched, None).await.body,
+                    before.body,
+                    "{what}: something was written"
+                );
+                cases += 1;
+            }
+        }
+    }
+    cases
 }
 
 /// Server-set fields and fields not settable in `op`: what a write must never apply.

@@ -87,6 +87,11 @@ async fn records_belong_to_their_owner_and_refs_must_exist(s: Server) {
     let missing = "0190b6a4-0000-7000-8000-000000000000";
     let r = call(&s, &ann, "POST", "/api/orders", Some(json!({ "total_cents": 1, "customer_id": missing }))).await;
     assert_eq!(r.error_fields(), ["customer_id"], "{}", r.text);
+    // And one bob may name: ann's customer is, to him, one that does not exist.
+    let r =
+        call(&s, &bob, "POST", "/api/orders", Some(json!({ "total_cents": 1, "customer_id": customer.body["id"] })))
+            .await;
+    assert_eq!((r.status, r.error_fields()), (400, vec!["customer_id".to_owned()]), "{}", r.text);
     let order =
         call(&s, &ann, "POST", "/api/orders", Some(json!({ "total_cents": 1250, "customer_id": customer.body["id"] })))
             .await;

@@ -162,6 +162,7 @@ pub static ORDER: ResourceSpec = ResourceSpec {
             optional: true,
             create: true,
             to: ::core::option::Option::Some(("customer", IdKind::Uuid)),
+            target: ::core::option::Option::Some(Target(&CUSTOMER)),
             filter: true,
             ..FieldSpec::DEFAULT
         },
@@ -273,6 +274,7 @@ pub static INVOICE: ResourceSpec = ResourceSpec {
             kind: FieldKind::Ref,
             optional: true,
             to: ::core::option::Option::Some(("order", IdKind::Uuid)),
+            target: ::core::option::Option::Some(Target(&ORDER)),
             ..FieldSpec::DEFAULT
         },
     ],

@@ -95,6 +95,7 @@ pub static DRIVER: ResourceSpec = ResourceSpec {
             replace: true,
             patch: true,
             to: ::core::option::Option::Some(("depot", IdKind::Integer)),
+            target: ::core::option::Option::Some(Target(&DEPOT)),
             filter: true,
             ..FieldSpec::DEFAULT
         },
@@ -212,6 +213,7 @@ pub static VEHICLE: ResourceSpec = ResourceSpec {
             replace: true,
             patch: true,
             to: ::core::option::Option::Some(("depot", IdKind::Integer)),
+            target: ::core::option::Option::Some(Target(&DEPOT)),
             filter: true,
             ..FieldSpec::DEFAULT
         },
@@ -262,6 +264,7 @@ pub static TRIP: ResourceSpec = ResourceSpec {
             required: true,
             create: true,
             to: ::core::option::Option::Some(("vehicle", IdKind::Integer)),
+            target: ::core::option::Option::Some(Target(&VEHICLE)),
             filter: true,
             ..FieldSpec::DEFAULT
         },
@@ -271,6 +274,7 @@ pub static TRIP: ResourceSpec = ResourceSpec {
             required: true,
             create: true,
             to: ::core::option::Option::Some(("driver", IdKind::Integer)),
+            target: ::core::option::Option::Some(Target(&DRIVER)),
             filter: true,
             ..FieldSpec::DEFAULT
         },
@@ -376,6 +380,7 @@ pub static SERVICE_LOG: ResourceSpec = ResourceSpec {
             required: true,
             create: true,
             to: ::core::option::Option::Some(("vehicle", IdKind::Integer)),
+            target: ::core::option::Option::Some(Target(&VEHICLE)),
             filter: true,
             ..FieldSpec::DEFAULT
         },

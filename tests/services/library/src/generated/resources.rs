@@ -165,6 +165,7 @@ pub static BOOK: ResourceSpec = ResourceSpec {
             replace: true,
             patch: true,
             to: ::core::option::Option::Some(("author", IdKind::Integer)),
+            target: ::core::option::Option::Some(Target(&AUTHOR)),
             filter: true,
             ..FieldSpec::DEFAULT
         },
@@ -242,6 +243,7 @@ pub static COPY: ResourceSpec = ResourceSpec {
             required: true,
             create: true,
             to: ::core::option::Option::Some(("book", IdKind::Integer)),
+            target: ::core::option::Option::Some(Target(&BOOK)),
             filter: true,
             ..FieldSpec::DEFAULT
         },
@@ -312,6 +314,7 @@ pub static LOAN: ResourceSpec = ResourceSpec {
             required: true,
             create: true,
             to: ::core::option::Option::Some(("copy", IdKind::Integer)),
+            target: ::core::option::Option::Some(Target(&COPY)),
             filter: true,
             ..FieldSpec::DEFAULT
         },
@@ -385,6 +388,7 @@ pub static RENEWAL: ResourceSpec = ResourceSpec {
             required: true,
             create: true,
             to: ::core::option::Option::Some(("loan", IdKind::Integer)),
+            target: ::core::option::Option::Some(Target(&LOAN)),
             filter: true,
             ..FieldSpec::DEFAULT
         },
@@ -433,6 +437,7 @@ pub static REVIEW: ResourceSpec = ResourceSpec {
             required: true,
             create: true,
             to: ::core::option::Option::Some(("book", IdKind::Integer)),
+            target: ::core::option::Option::Some(Target(&BOOK)),
             filter: true,
             ..FieldSpec::DEFAULT
         },
@@ -543,6 +548,7 @@ pub static ENTRY: ResourceSpec = ResourceSpec {
             required: true,
             create: true,
             to: ::core::option::Option::Some(("reading_list", IdKind::Uuid)),
+            target: ::core::option::Option::Some(Target(&READING_LIST)),
             filter: true,
             ..FieldSpec::DEFAULT
         },
@@ -552,6 +558,7 @@ pub static ENTRY: ResourceSpec = ResourceSpec {
             required: true,
             create: true,
             to: ::core::option::Option::Some(("book", IdKind::Integer)),
+            target: ::core::option::Option::Some(Target(&BOOK)),
             ..FieldSpec::DEFAULT
         },
         FieldSpec {
@@ -634,6 +641,7 @@ pub static MANUSCRIPT: ResourceSpec = ResourceSpec {
             required: true,
             create: true,
             to: ::core::option::Option::Some(("archive", IdKind::Integer)),
+            target: ::core::option::Option::Some(Target(&ARCHIVE)),
             filter: true,
             ..FieldSpec::DEFAULT
         },

@@ -160,6 +160,7 @@ pub static ORDER: ResourceSpec = ResourceSpec {
             optional: true,
             create: true,
             to: ::core::option::Option::Some(("client", IdKind::Uuid)),
+            target: ::core::option::Option::Some(Target(&CLIENT)),
             filter: true,
             ..FieldSpec::DEFAULT
         },
