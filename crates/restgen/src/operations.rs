@@ -637,7 +637,7 @@ fn refs_of(spec: &ResourceSpec, input: &Record) -> Record {
 /// Why the database refused a write for a record it refers to. A ref's foreign key refuses
 /// a record that names nothing, so refs are not looked up before a write (a round trip
 /// each, on every create, for a refusal the database makes anyway) but after a refusal,
-/// to name every field that names nothing: 422. Where they all name something, the
+/// to name every field that names nothing: 400. Where they all name something, the
 /// refusal was the owner's: a bearer token outlived its account.
 async fn missing_ref(
     spec: &ResourceSpec,

@@ -875,8 +875,10 @@ impl Store {
         let (Err(StoreError::Referenced { by: None }), Dialect::Sqlite) = (&deleted, self.dialect) else {
             return deleted;
         };
+        // Only the keys that refuse: a cascading or nulling one names no holder.
         let referring = "SELECT m.\"name\", k.\"from\" FROM \"sqlite_master\" m, pragma_foreign_key_list(m.\"name\") k \
-                         WHERE m.\"type\" = 'table' AND k.\"table\" = $1 ORDER BY m.\"name\", k.\"from\"";
+                         WHERE m.\"type\" = 'table' AND k.\"table\" = $1 AND k.\"on_delete\" IN ('RESTRICT', 'NO ACTION') \
+                         ORDER BY m.\"name\", k.\"from\"";
         let found = on_pool!(self, pool => {
             let mut connection = connection(pool).await?;
             let pairs: Vec<(String, String)> =
@@ -1421,7 +1423,8 @@ mod tests {
     };
 
     /// A row another still refers to stays, and the refusal names the ref that holds it
-    /// (409); once the referrer is gone it goes. A write naming a missing row is refused
+    /// (409), not one that would let go (`aside`, first by name, is set to null); once the
+    /// referrer is gone it goes. A write naming a missing row is refused
     /// as such, not as a delete's.
     async fn a_referred_row_is_deleted_only_once_nothing_refers_to_it(store: Store) {
         let id = match store.dialect {
@@ -1431,7 +1434,10 @@ mod tests {
         let create = format!(
             "CREATE TABLE \"node\" (\"id\" {id}, \"parent_id\" BIGINT, CONSTRAINT \"node_parent_id_fkey\" \
              FOREIGN KEY (\"parent_id\") REFERENCES \"node\" (\"id\") ON DELETE RESTRICT); \
-             INSERT INTO \"node\" (\"id\", \"parent_id\") VALUES (1, NULL), (2, 1)"
+             INSERT INTO \"node\" (\"id\", \"parent_id\") VALUES (1, NULL), (2, 1); \
+             CREATE TABLE \"aside\" (\"id\" BIGINT PRIMARY KEY, \"node_id\" BIGINT, CONSTRAINT \"aside_node_id_fkey\" \
+             FOREIGN KEY (\"node_id\") REFERENCES \"node\" (\"id\") ON DELETE SET NULL); \
+             INSERT INTO \"aside\" (\"id\", \"node_id\") VALUES (1, 1)"
         );
         on_pool!(store, pool => { sqlx::raw_sql(AssertSqlSafe(create)).execute(pool).await.unwrap(); });
         let (root, child) = (SqlValue::Int(Some(1)), SqlValue::Int(Some(2)));
