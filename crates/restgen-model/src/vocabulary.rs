@@ -693,7 +693,7 @@ pub const FIELD: Table = Table {
             "to",
             "resource name",
             Default::Text("required for `ref`"),
-            "the resource a ref points at (must exist, else 400)",
+            "the resource a ref points at (the record must exist and be one the caller may read, else 400)",
         )
         .yaml().json(r##"{"type":"string"}"##),
         key("ref", "type path", Default::None, "the type `ref`, to the resource of that type").derive(),
