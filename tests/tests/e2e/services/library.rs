@@ -36,6 +36,43 @@ async fn member(s: &Server, librarian: &str, number: &'static str, name: &str) -
     number
 }
 
+/// A book the librarian catalogues, and its id.
+async fn a_book(s: &Server, librarian: &str) -> Value {
+    let author = call(s, librarian, "POST", "/authors", Some(json!({ "name": "Ursula" }))).await;
+    assert_eq!(author.status, 201, "{}", author.text);
+    let book = json!({ "title": "The Dispossessed", "isbn": "9780060512750", "author_id": author.body["id"] });
+    let book = call(s, librarian, "POST", "/books", Some(book)).await;
+    assert_eq!(book.status, 201, "{}", book.text);
+    book.body["id"].clone()
+}
+
+// Reading lists are their members' own (`read: [owner]`): an entry may name only a list
+// its author may read. Another member's list is, to Bob, exactly a list that does not
+// exist, so the answer tells him nothing of Ann's; a librarian (an admin) may name any.
+backends!(an_entry_names_only_a_reading_list_its_author_may_read, library::service());
+async fn an_entry_names_only_a_reading_list_its_author_may_read(s: Server) {
+    let libby = librarian(&s).await;
+    let ann = member(&s, libby, "10000001", "Ann").await;
+    let bob = member(&s, libby, "10000002", "Bob").await;
+    let book_id = a_book(&s, libby).await;
+    let list = call(&s, ann, "POST", "/reading-lists", Some(json!({ "name": "Summer" }))).await;
+    assert_eq!(list.status, 201, "{}", list.text);
+    let entry = |who, list_id: &Value| {
+        let body = json!({ "reading_list_id": list_id, "book_id": book_id });
+        let s = &s;
+        async move { call(s, who, "POST", "/entries", Some(body)).await }
+    };
+    let before = call(&s, libby, "GET", "/entries", None).await;
+    let foreign = entry(bob, &list.body["id"]).await;
+    foreign.assert_problem(400);
+    assert_eq!(foreign.error_fields(), ["reading_list_id"], "{}", foreign.text);
+    let missing = entry(bob, &json!("0190b6a4-0000-7000-8000-0000000000dd")).await;
+    assert_eq!(foreign.body, missing.body, "Ann's list answers as a missing one");
+    assert_eq!(call(&s, libby, "GET", "/entries", None).await.body, before.body, "nothing written");
+    assert_eq!(entry(ann, &list.body["id"]).await.status, 201, "her own list");
+    assert_eq!(entry(libby, &list.body["id"]).await.status, 201, "a librarian reads every list");
+}
+
 fn stars(r: &Reply) -> Vec<i64> {
     let mut ids: Vec<i64> = r.body["data"].as_array().unwrap().iter().map(|v| v["stars"].as_i64().unwrap()).collect();
     ids.sort();
@@ -49,12 +86,7 @@ async fn a_member_lists_their_reviews_of_a_book_nobody_owns(s: Server) {
     let libby = librarian(&s).await;
     let ann = member(&s, libby, "10000001", "Ann").await;
     let bob = member(&s, libby, "10000002", "Bob").await;
-    let author = call(&s, libby, "POST", "/authors", Some(json!({ "name": "Ursula" }))).await;
-    assert_eq!(author.status, 201, "{}", author.text);
-    let book = json!({ "title": "The Dispossessed", "isbn": "9780060512750", "author_id": author.body["id"] });
-    let book = call(&s, libby, "POST", "/books", Some(book)).await;
-    assert_eq!(book.status, 201, "{}", book.text);
-    let book_id = book.body["id"].clone();
+    let book_id = a_book(&s, libby).await;
     for (who, stars) in [(ann, 5), (ann, 4), (ann, 3), (bob, 1)] {
         let r = call(&s, who, "POST", "/reviews", Some(json!({ "book_id": book_id, "stars": stars }))).await;
         assert_eq!(r.status, 201, "{}", r.text);
