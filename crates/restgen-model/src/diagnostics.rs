@@ -56,6 +56,7 @@ pub mod codes {
         OWNER_NOT_PRINCIPAL = "E0202" "owner-not-principal";
         NESTED_WITHOUT_LINK = "E0203" "nested-without-link";
         UNKNOWN_FIELD = "E0204" "unknown-field";
+        REF_NAMES_ONLY_SELF = "E0205" "ref-names-only-self";
         OWNER_WITHOUT_PRINCIPAL = "E0301" "owner-without-principal";
         PRINCIPAL_INCOMPLETE = "E0302" "principal-incomplete";
         UNDECLARED_ROLE = "E0303" "undeclared-role";

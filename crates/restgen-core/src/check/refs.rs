@@ -1,14 +1,16 @@
 //! References between resources: `ref` fields, `owner`, `nested_under`.
 
 use crate::diagnostics::{Diagnostics, codes, did_you_mean};
-use crate::model::{FieldType, Resource, Service};
+use crate::model::{AccessRule, Field, FieldType, Resource, Service, WriteOp};
 use crate::origin::Located;
 
 pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
     for resource in &service.resources {
         for field in &resource.fields {
-            if let FieldType::Ref { to } = &field.ty.value {
-                resource_exists(service, "`to`", to, diags);
+            if let FieldType::Ref { to } = &field.ty.value
+                && resource_exists(service, "`to`", to, diags)
+            {
+                names_only_self(service, resource, field, to, diags);
             }
         }
         owner_is_principal(service, resource, diags);
@@ -31,6 +33,53 @@ fn resource_exists(service: &Service, key: &str, name: &Located<String>, diags: 
         .error(codes::UNKNOWN_RESOURCE, &name.origin, format!("{key} names unknown resource `{}`", name.value))
         .hint(hint);
     false
+}
+
+/// A ref names only a record its caller may read. A ref to the accounts, which a plain
+/// account reads only its own of, lets such a caller name only itself: almost never what
+/// a field others set (a message's `recipient_id`) is for, so a warning where a write open
+/// to plain accounts may set it.
+fn names_only_self(
+    service: &Service,
+    resource: &Resource,
+    field: &Field,
+    to: &Located<String>,
+    diags: &mut Diagnostics,
+) {
+    let Some(auth) = &service.auth else { return };
+    let Some(principal) = service.principal() else { return };
+    if principal.name.value != to.value {
+        return;
+    }
+    let admin = |role: &String| auth.admin_roles.iter().any(|a| &a.value == role);
+    // Any rule but an admin's role lets a plain account in.
+    let plain = |rules: &[Located<AccessRule>]| {
+        rules.iter().any(|r| !matches!(&r.value, AccessRule::Role(role) if admin(role)))
+    };
+    let reads_all = principal.access.read.iter().any(|r| match &r.value {
+        AccessRule::Anyone | AccessRule::Authenticated => true,
+        AccessRule::Role(role) => !admin(role),
+        AccessRule::Owner => false,
+    });
+    let set_by_plain = (resource.settable_in(field, WriteOp::Create) && plain(&resource.access.create))
+        || ((resource.settable_in(field, WriteOp::Replace) || resource.settable_in(field, WriteOp::Patch))
+            && plain(&resource.access.write));
+    if reads_all || !set_by_plain {
+        return;
+    }
+    diags
+        .warning(
+            codes::REF_NAMES_ONLY_SELF,
+            &to.origin,
+            format!(
+                "`{}` can name only the caller's own `{}`: a plain account reads no other",
+                field.name.value, to.value
+            ),
+        )
+        .hint(format!(
+            "let signed-in callers read accounts (`read: [authenticated]` on `{}`), or leave the field to admins",
+            to.value
+        ));
 }
 
 /// `owner` names the principal resource (the one `auth.principal` declares): records are
