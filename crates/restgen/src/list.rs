@@ -80,9 +80,8 @@ pub fn parse(
         let whole = |v: &str| v.parse::<u64>().ok().filter(|n| *n <= i64::MAX as u64);
         match key.as_str() {
             k if k == size_key => match whole(value) {
-                Some(0) => bad("must be at least 1".into()),
+                Some(0) | None => bad(format!("must be a whole number from 1 to {}", i64::MAX)),
                 Some(n) => size = Some(n.min(u64::from(spec.pagination.max_size)) as u32),
-                None => bad(format!("must be a whole number up to {}", i64::MAX)),
             },
             query::PAGE if style == PageStyle::Page => match whole(value) {
                 Some(0) | None => bad(format!("must be a whole number from 1 to {}", i64::MAX)),
@@ -90,7 +89,7 @@ pub fn parse(
             },
             query::OFFSET if style == PageStyle::Offset => match whole(value) {
                 Some(n) => offset = n,
-                None => bad(format!("must be a whole number up to {}", i64::MAX)),
+                None => bad(format!("must be a whole number from 0 to {}", i64::MAX)),
             },
             // An empty cursor is no cursor (the first page), as an empty form field is.
             query::CURSOR if style == PageStyle::Cursor && value.is_empty() => {}

@@ -300,6 +300,11 @@ async fn lists_filter_sort_and_page_by_offset_with_link_next(s: Server) {
         r.assert_problem(400);
         assert!(!r.error_fields().is_empty(), "{bad}");
     }
+    // A paging number out of range says the range, not only its upper end.
+    for (bad, range) in [("limit=-1", "from 1 to"), ("limit=0", "from 1 to"), ("offset=-1", "from 0 to")] {
+        let r = s.get(&format!("/v0/depots?{bad}")).await;
+        assert!(r.body["detail"].as_str().is_some_and(|d| d.contains(range)), "{bad}: {}", r.text);
+    }
 }
 
 backends!(page_style_lists_are_bare_arrays_with_link_next, fleet::service());
