@@ -10,6 +10,7 @@
 
 use crate::backends;
 use crate::support::harness::{Reply, Server};
+use crate::support::settable;
 use fleet::generated::resources::RESOURCES;
 use restgen::spec::{FieldKind, FieldSpec, IdKind, Operation, PageStyle, ResourceSpec};
 use serde_json::{Map, Value, json};
@@ -120,14 +121,6 @@ async fn a_record_referred_to_goes_only_as_its_refs_allow(s: Server) {
 
 fn resource(name: &str) -> &'static ResourceSpec {
     RESOURCES.iter().find(|r| r.name == name).expect("a resource of the model")
-}
-
-fn settable(f: &FieldSpec, op: Operation) -> bool {
-    match op {
-        Operation::Create => f.create,
-        Operation::Replace => f.replace,
-        _ => f.patch,
-    }
 }
 
 fn collection(spec: &ResourceSpec) -> String {

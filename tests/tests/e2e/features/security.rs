@@ -12,6 +12,7 @@
 use crate::backends;
 use crate::support::accounts::{self, Account, call, register};
 use crate::support::harness::{Reply, Server};
+use crate::support::settable;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use restgen::spec::{FieldKind, FieldSpec, IdKind, Operation, ResourceSpec, Rule};
 use restgen::store::SqlValue;
@@ -102,14 +103,10 @@ async fn sample(s: &Server, owner: &Account, f: &FieldSpec) -> Value {
 async fn body_for(s: &Server, owner: &Account, spec: &ResourceSpec, op: Operation) -> Map<String, Value> {
     let mut body = Map::new();
     for f in spec.fields {
-        let settable = match op {
-            Operation::Create => f.create,
-            Operation::Replace => f.replace,
-            _ => f.patch,
-        };
+        let may_set = settable(f, op);
         // Requests go to the unprefixed paths, which serve the newest version.
         let newest = shop::generated::resources::VERSIONING.and_then(|v| v.newest()).map(|v| v.number);
-        if settable && f.kind != FieldKind::Roles && f.gate.includes(newest) {
+        if may_set && f.kind != FieldKind::Roles && f.gate.includes(newest) {
             body.insert(f.name.into(), sample(s, owner, f).await);
         }
     }
@@ -272,12 +269,7 @@ async fn foreign_refs(s: &Server, ann: &Account, bob: &Account) -> usize {
             }
             let anns = id_of(&record_of(s, ann, target).await);
             for op in [Operation::Create, Operation::Replace, Operation::Patch] {
-                let settable = match op {
-                    Operation::Create => f.create,
-                    Operation::Replace => f.replace,
-                    _ => f.patch,
-                };
-                if !spec.has(op) || !settable {
+                if !spec.has(op) || !settable(f, op) {
                     continue;
                 }
                 let what = format!("Bob's {op:?} of a {} naming Ann's {} in `{}`", spec.name, target.name, f.name);
@@ -320,12 +312,8 @@ fn not_settable(spec: &ResourceSpec, op: Operation) -> Vec<&'static str> {
         names.extend(["created_at", "updated_at"]);
     }
     for f in spec.fields {
-        let settable = match op {
-            Operation::Create => f.create,
-            Operation::Replace => f.replace,
-            _ => f.patch,
-        };
-        if !settable {
+        let may_set = settable(f, op);
+        if !may_set {
             names.push(f.name);
         }
     }
