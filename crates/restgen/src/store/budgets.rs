@@ -76,7 +76,7 @@ impl Store {
             }
         };
         let affected =
-            on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
+            writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
         Ok(affected == 1)
     }
 
@@ -84,7 +84,7 @@ impl Store {
     pub(crate) async fn sweep_budgets(&self, now: i64) -> Result<u64, StoreError> {
         let sql = "DELETE FROM \"restgen_rate_limit\" WHERE \"expires_at\" <= $1";
         Ok(
-            on_pool!(self, pool => bind(sql, vec![SqlValue::Int(Some(now))]).execute(&mut *connection(pool).await?).await?.rows_affected()),
+            writing!(self, pool => bind(sql, vec![SqlValue::Int(Some(now))]).execute(&mut *connection(pool).await?).await?.rows_affected()),
         )
     }
 }

@@ -6,35 +6,47 @@
 //! writer that has waited longest waits longest again, while one arriving now takes the
 //! lock at its first try. Under steady writes that is the tail of every write's latency
 //! (the service bench saw a create's p99 at 5.5 ms in one run and 9.8 ms in the next, as
-//! the waits fell on the second sleep or the third). Here every try waits the same
-//! millisecond, as the sqlite3 gem's handler does for Rails: no waiter falls behind the
-//! newcomers, and the write lock, held for well under a millisecond a statement, is
-//! tried again soon after it is free.
+//! the waits fell on the second sleep or the third).
+//!
+//! Here a waiter tries again as soon as a connection of this process commits (SQLite tells
+//! each connection's WAL hook, after the lock is released), or after a millisecond, for a
+//! lock held by another process, which tells nothing. The store lets only two of its
+//! connections write at once ([`super::Store::turn`]), so the one that waits is woken
+//! right as the other's commit frees the lock, and wakes to take it, where waking at
+//! every commit among many waiters would spend more on failed tries than sleeping does.
 
 use sqlx::sqlite::SqliteConnection;
 use std::cell::Cell;
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 /// How long a statement waits for the lock before it fails as busy: the 5 s that
 /// `busy_timeout` had.
 const LIMIT: Duration = Duration::from_secs(5);
 
-/// The wait between tries.
+/// The longest wait between tries: the one for a lock another process holds.
 const STEP: Duration = Duration::from_millis(1);
 
-/// Makes `connection` wait for the write lock as this module says.
+/// Rung by every commit of this process's connections, for the waiters to try again.
+static COMMITS: (Mutex<()>, Condvar) = (Mutex::new(()), Condvar::new());
+
+/// The log's size, in pages, at which a commit copies it into the database file: SQLite's
+/// `wal_autocheckpoint` default, which a connection's own WAL hook replaces, so the hook
+/// checkpoints as SQLite's would.
+const CHECKPOINT_AT: c_int = 1000;
+
+/// Makes `connection` wait for the write lock as this module says, and ring the waiters at
+/// each of its commits.
 pub(super) async fn install(connection: &mut SqliteConnection) -> Result<(), sqlx::Error> {
     let mut handle = connection.lock_handle().await?;
+    let db = handle.as_raw_handle().as_ptr();
     // SAFETY: the pointer is the connection's open database, held by `handle`'s lock for
-    // the call, as sqlx's own configuration calls hold it; the handler is a plain function
-    // that lives as long as the program and is given no context to outlive.
+    // the calls, as sqlx's own configuration calls hold it; the handler and the hook are
+    // plain functions that live as long as the program and are given no context to outlive.
     let code = unsafe {
-        libsqlite3_sys::sqlite3_busy_handler(
-            handle.as_raw_handle().as_ptr(),
-            Some(wait_for_the_lock),
-            std::ptr::null_mut(),
-        )
+        libsqlite3_sys::sqlite3_wal_hook(db, Some(committed), std::ptr::null_mut());
+        libsqlite3_sys::sqlite3_busy_handler(db, Some(wait_for_the_lock), std::ptr::null_mut())
     };
     match code {
         libsqlite3_sys::SQLITE_OK => Ok(()),
@@ -44,14 +56,18 @@ pub(super) async fn install(connection: &mut SqliteConnection) -> Result<(), sql
 
 /// SQLite's busy handler: `tries` is how many times it was called for this wait, so 0
 /// begins a wait. It runs on the thread that runs the connection's statements (sqlx's
-/// worker for this connection), which the sleep blocks, as SQLite's own handler does.
+/// worker for this connection), which the wait blocks, as SQLite's own handler's sleep does.
 extern "C" fn wait_for_the_lock(_: *mut c_void, tries: c_int) -> c_int {
     thread_local! {
         static SINCE: Cell<Instant> = Cell::new(Instant::now());
     }
     let again = SINCE.with(|since| again(tries, Instant::now(), since));
     if again {
-        std::thread::sleep(STEP);
+        // Woken by the next commit, or by none within the step: a commit between the failed
+        // try and this wait goes unheard, and costs the step.
+        let (lock, commits) = &COMMITS;
+        let held = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        drop(commits.wait_timeout(held, STEP));
     }
     c_int::from(again)
 }
@@ -62,6 +78,21 @@ fn again(tries: c_int, now: Instant, since: &Cell<Instant>) -> bool {
         since.set(now);
     }
     now.duration_since(since.get()) < LIMIT
+}
+
+/// SQLite's WAL hook, called after each commit of the connection, its write lock released,
+/// with the log's size in pages: checkpoints as SQLite's own hook would, then rings.
+extern "C" fn committed(_: *mut c_void, db: *mut libsqlite3_sys::sqlite3, name: *const c_char, pages: c_int) -> c_int {
+    if pages >= CHECKPOINT_AT {
+        // SAFETY: SQLite passes its open connection and the committed database's name, on
+        // the thread running the commit, where its own hook makes this same call. A
+        // checkpoint that cannot run now (a reader holds the log) runs at a later commit.
+        unsafe { libsqlite3_sys::sqlite3_wal_checkpoint(db, name) };
+    }
+    // Every waiter, not one: waiters of other databases in this process ring here too, and
+    // the store's turns leave few to wake.
+    COMMITS.1.notify_all();
+    libsqlite3_sys::SQLITE_OK
 }
 
 #[cfg(test)]

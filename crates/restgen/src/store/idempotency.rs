@@ -58,7 +58,7 @@ impl Store {
         let sql = "INSERT INTO \"restgen_idempotency\" (\"scope\", \"fingerprint\", \"started_at\", \"expires_at\") \
                    VALUES ($1, $2, $3, $4) ON CONFLICT (\"scope\") DO NOTHING";
         let args = vec![text(scope), text(fingerprint), int(now), int(expires_at)];
-        Ok(on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected()) == 1)
+        Ok(writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected()) == 1)
     }
 
     pub(crate) async fn key(&self, scope: &str) -> Result<Option<KeyRecord>, StoreError> {
@@ -88,14 +88,14 @@ impl Store {
         let sql =
             "UPDATE \"restgen_idempotency\" SET \"status\" = $2, \"headers\" = $3, \"body\" = $4 WHERE \"scope\" = $1";
         let args = vec![text(scope), int(i64::from(status)), text(headers), text(body)];
-        on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
         Ok(())
     }
 
     /// Gives `scope` up, so that the next request with the key runs.
     pub(crate) async fn release_key(&self, scope: &str) -> Result<(), StoreError> {
         let sql = "DELETE FROM \"restgen_idempotency\" WHERE \"scope\" = $1 AND \"status\" IS NULL";
-        on_pool!(self, pool => bind(sql, vec![text(scope)]).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => bind(sql, vec![text(scope)]).execute(&mut *connection(pool).await?).await?.rows_affected());
         Ok(())
     }
 
@@ -105,7 +105,7 @@ impl Store {
         let sql = "UPDATE \"restgen_idempotency\" SET \"started_at\" = $3 \
                    WHERE \"scope\" = $1 AND \"status\" IS NULL AND \"started_at\" = $2";
         let args = vec![text(scope), int(started_at), int(now)];
-        Ok(on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected()) == 1)
+        Ok(writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected()) == 1)
     }
 
     /// Drops the rows kept past `now`: one scope's, or with `None` every one.
@@ -117,6 +117,6 @@ impl Store {
             ),
             None => ("DELETE FROM \"restgen_idempotency\" WHERE \"expires_at\" <= $1", vec![int(now)]),
         };
-        Ok(on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected()))
+        Ok(writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected()))
     }
 }

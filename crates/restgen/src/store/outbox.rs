@@ -215,7 +215,7 @@ impl Store {
             text(&w.updated_at),
             int(w.enabled_since),
         ];
-        on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
         Ok(())
     }
 
@@ -233,7 +233,7 @@ impl Store {
             text(&w.updated_at),
             int(w.enabled_since),
         ];
-        let n = on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
+        let n = writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
         if n == 0 { Err(StoreError::NotFound) } else { Ok(()) }
     }
 
@@ -274,7 +274,7 @@ impl Store {
 
     /// Deletes a subscription and, with it, its deliveries.
     pub(crate) async fn delete_webhook(&self, id: &str) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
+        writing!(self, pool => {
             let mut tx = begin(pool, None).await?;
             bind("DELETE FROM \"restgen_delivery\" WHERE \"webhook_id\" = $1", vec![text(id)]).execute(&mut *tx).await?;
             let n = bind("DELETE FROM \"restgen_webhook\" WHERE \"id\" = $1", vec![text(id)]).execute(&mut *tx).await?.rows_affected();
@@ -298,7 +298,7 @@ impl Store {
     /// Stops deliveries to a subscription, saying why.
     pub(crate) async fn disable_webhook(&self, id: &str, reason: &str, now: &str) -> Result<(), StoreError> {
         let sql = "UPDATE \"restgen_webhook\" SET \"enabled\" = FALSE, \"disabled_reason\" = $2, \"updated_at\" = $3 WHERE \"id\" = $1";
-        on_pool!(self, pool => bind(sql, vec![text(id), text(reason), text(now)]).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => bind(sql, vec![text(id), text(reason), text(now)]).execute(&mut *connection(pool).await?).await?.rows_affected());
         Ok(())
     }
 
@@ -313,7 +313,7 @@ impl Store {
                ORDER BY \"created_at\", \"id\" LIMIT {n}{lock}) \
              RETURNING \"id\", \"type\", \"resource\", \"payload\", \"created_at\""
         );
-        let mut events = on_pool!(self, pool => {
+        let mut events = writing!(self, pool => {
             let rows = bind(sql, vec![int(now), int(until)]).fetch_all(&mut *connection(pool).await?).await?;
             rows.iter()
                 .map(|r| -> Result<EventRow, sqlx::Error> {
@@ -334,7 +334,7 @@ impl Store {
     /// Writes one delivery per recipient of `event`, due at once, and marks it dispatched,
     /// in one transaction (again for an event already dispatched: nothing twice).
     pub(crate) async fn dispatch(&self, event: &str, recipients: &[String], now: i64) -> Result<(), StoreError> {
-        on_pool!(self, pool => {
+        writing!(self, pool => {
             let mut tx = begin(pool, None).await?;
             for webhook in recipients {
                 let id = format!("dlv_{}", uuid::Uuid::now_v7().simple());
@@ -371,7 +371,7 @@ impl Store {
                ORDER BY \"next_attempt_at\", \"id\" LIMIT {n}{lock}) \
              RETURNING \"id\""
         );
-        let ids: Vec<String> = on_pool!(self, pool => {
+        let ids: Vec<String> = writing!(self, pool => {
             let rows = bind(sql, vec![int(now), int(until)]).fetch_all(&mut *connection(pool).await?).await?;
             rows.iter().map(|r| r.try_get::<String, _>(0)).collect::<Result<Vec<_>, _>>()?
         });
@@ -418,7 +418,7 @@ impl Store {
             text(history),
             int(now),
         ];
-        on_pool!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
         Ok(())
     }
 
@@ -426,7 +426,7 @@ impl Store {
     /// delivery still pending, and with them their deliveries: the outbox and the delivery
     /// log keep what is recent, not every write ever made. How many went.
     pub async fn prune_events(&self, before: i64) -> Result<u64, StoreError> {
-        on_pool!(self, pool => {
+        writing!(self, pool => {
             let mut tx = begin(pool, None).await?;
             let old = "SELECT e.\"id\" FROM \"restgen_event\" e WHERE e.\"dispatched\" = TRUE AND e.\"created_at\" < $1 \
                        AND NOT EXISTS (SELECT 1 FROM \"restgen_delivery\" d WHERE d.\"event_id\" = e.\"id\" AND d.\"status\" = 'pending')";
@@ -442,7 +442,7 @@ impl Store {
         for id in ids {
             let sql =
                 "UPDATE \"restgen_delivery\" SET \"locked_until\" = NULL WHERE \"id\" = $1 AND \"status\" = 'pending'";
-            on_pool!(self, pool => bind(sql, vec![text(id)]).execute(&mut *connection(pool).await?).await?.rows_affected());
+            writing!(self, pool => bind(sql, vec![text(id)]).execute(&mut *connection(pool).await?).await?.rows_affected());
         }
         Ok(())
     }
@@ -477,7 +477,7 @@ impl Store {
     pub(crate) async fn resend(&self, id: &str, now: i64) -> Result<(), StoreError> {
         let sql = "UPDATE \"restgen_delivery\" SET \"status\" = 'pending', \"attempts\" = 0, \"next_attempt_at\" = $2, \
                    \"updated_at\" = $2 WHERE \"id\" = $1";
-        on_pool!(self, pool => bind(sql, vec![text(id), int(now)]).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => bind(sql, vec![text(id), int(now)]).execute(&mut *connection(pool).await?).await?.rows_affected());
         Ok(())
     }
 
