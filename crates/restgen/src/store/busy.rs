@@ -18,6 +18,7 @@
 use sqlx::sqlite::SqliteConnection;
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -28,8 +29,13 @@ const LIMIT: Duration = Duration::from_secs(5);
 /// The longest wait between tries: the one for a lock another process holds.
 const STEP: Duration = Duration::from_millis(1);
 
-/// Rung by every commit of this process's connections, for the waiters to try again.
-static COMMITS: (Mutex<()>, Condvar) = (Mutex::new(()), Condvar::new());
+/// Rung when a connection of this process lets the write lock go, for the waiters to try
+/// again.
+static FREED: (Mutex<()>, Condvar) = (Mutex::new(()), Condvar::new());
+
+/// How many wait on [`FREED`]: a ring with nobody waiting costs nothing (a notify is a
+/// system call otherwise, at every commit).
+static WAITING: AtomicUsize = AtomicUsize::new(0);
 
 /// The log's size, in pages, at which a commit copies it into the database file: SQLite's
 /// `wal_autocheckpoint` default, which a connection's own WAL hook replaces, so the hook
@@ -63,11 +69,13 @@ extern "C" fn wait_for_the_lock(_: *mut c_void, tries: c_int) -> c_int {
     }
     let again = SINCE.with(|since| again(tries, Instant::now(), since));
     if again {
-        // Woken by the next commit, or by none within the step: a commit between the failed
-        // try and this wait goes unheard, and costs the step.
-        let (lock, commits) = &COMMITS;
+        // Woken when the lock is next let go here, or by none within the step: a lock let
+        // go between the failed try and the count goes unheard, and costs the step.
+        let (lock, freed) = &FREED;
+        WAITING.fetch_add(1, Ordering::SeqCst);
         let held = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        drop(commits.wait_timeout(held, STEP));
+        drop(freed.wait_timeout(held, STEP));
+        WAITING.fetch_sub(1, Ordering::SeqCst);
     }
     c_int::from(again)
 }
@@ -89,10 +97,20 @@ extern "C" fn committed(_: *mut c_void, db: *mut libsqlite3_sys::sqlite3, name: 
         // checkpoint that cannot run now (a reader holds the log) runs at a later commit.
         unsafe { libsqlite3_sys::sqlite3_wal_checkpoint(db, name) };
     }
-    // Every waiter, not one: waiters of other databases in this process ring here too, and
-    // the store's turns leave few to wake.
-    COMMITS.1.notify_all();
+    ring();
     libsqlite3_sys::SQLITE_OK
+}
+
+/// Wakes the waiters for the write lock, which a connection of this process has let go:
+/// at a commit (the WAL hook), and at the end of a turn (`Store::turn`), for a write that
+/// failed or rolled back, which commits nothing. Every waiter, not one: waiters of other
+/// databases in this process are rung here too, and the store's turns leave few to wake.
+pub(super) fn ring() {
+    if WAITING.load(Ordering::SeqCst) > 0 {
+        // Taken, so that a waiter between its count and its wait is not passed over.
+        drop(FREED.0.lock().unwrap_or_else(PoisonError::into_inner));
+        FREED.1.notify_all();
+    }
 }
 
 #[cfg(test)]

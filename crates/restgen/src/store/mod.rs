@@ -192,6 +192,19 @@ const POOL_TIMEOUT: Duration = Duration::from_secs(5);
 /// How many connections of one SQLite store write at once ([`Store::turn`]).
 const WRITERS: usize = 2;
 
+/// One write's turn ([`Store::turn`]). Its end rings the writer waiting on the lock
+/// (`busy`): a write that failed, or a transaction rolled back, lets the lock go without
+/// the commit that rings otherwise.
+struct Turn<'a> {
+    _permit: tokio::sync::SemaphorePermit<'a>,
+}
+
+impl Drop for Turn<'_> {
+    fn drop(&mut self) {
+        busy::ring();
+    }
+}
+
 /// How long a start waits for the database to take its first connection, retrying one
 /// that refuses: a database started beside the service (a container, say) may take some
 /// seconds to listen.
@@ -487,16 +500,16 @@ impl Store {
     /// lock another process holds is still waited for by the busy handler. The wait here
     /// is bounded as the wait for a connection is (`pool_timeout`), and refused the same
     /// way: transient, 503 with `Retry-After`.
-    async fn turn(&self) -> Result<Option<tokio::sync::SemaphorePermit<'_>>, sqlx::Error> {
+    async fn turn(&self) -> Result<Option<Turn<'_>>, sqlx::Error> {
         let Some(writers) = &self.writers else { return Ok(None) };
         // A free turn is taken without building the timed wait (a waiter queued before
         // keeps its place: the semaphore hands a released turn to the first waiter).
         if let Ok(turn) = writers.try_acquire() {
-            return Ok(Some(turn));
+            return Ok(Some(Turn { _permit: turn }));
         }
         let within = on_pool!(self, pool => pool.options().get_acquire_timeout());
         match tokio::time::timeout(within, writers.acquire()).await {
-            Ok(turn) => Ok(Some(turn.expect("the semaphore is never closed"))),
+            Ok(turn) => Ok(Some(Turn { _permit: turn.expect("the semaphore is never closed") })),
             Err(_) => Err(sqlx::Error::PoolTimedOut),
         }
     }
