@@ -163,6 +163,14 @@ impl IntoResponse for Problem {
     }
 }
 
+/// The answer to a database that turned the request away for now ([`StoreError::is_transient`]).
+///
+/// [`StoreError::is_transient`]: crate::store::StoreError::is_transient
+fn busy(e: &crate::store::StoreError) -> Problem {
+    tracing::warn!(error = %e, "database busy: answered 503");
+    Problem::unavailable("the database is busy; retry shortly")
+}
+
 impl From<crate::store::StoreError> for Problem {
     fn from(e: crate::store::StoreError) -> Self {
         use crate::store::StoreError;
@@ -184,10 +192,8 @@ impl From<crate::store::StoreError> for Problem {
                 }
                 None => "another record still refers to this one: delete it, or point it elsewhere, first".into(),
             }),
-            StoreError::Database(ref d) if e.is_transient() => {
-                tracing::warn!(error = %d, "database busy: answered 503");
-                Problem::unavailable("the database is busy; retry shortly")
-            }
+            StoreError::NoTurn => busy(&e),
+            StoreError::Database(_) if e.is_transient() => busy(&e),
             StoreError::Database(e) => {
                 tracing::error!(error = %e, "database error");
                 Problem::internal()

@@ -280,6 +280,9 @@ pub enum StoreError {
     /// A conditional write found the record otherwise than its condition asks: here is
     /// the record as it stands.
     Changed(Box<Record>),
+    /// A SQLite write was given no turn to write within the pool's timeout: the writes
+    /// before it held the database's write lock, or waited for another process's.
+    NoTurn,
     Database(sqlx::Error),
 }
 
@@ -296,6 +299,9 @@ impl std::fmt::Display for StoreError {
             StoreError::Referenced { by: Some(by) } => write!(f, "`{by}` still refers to the record"),
             StoreError::Referenced { by: None } => f.write_str("another record still refers to the record"),
             StoreError::Changed(_) => f.write_str("the record changed"),
+            StoreError::NoTurn => {
+                f.write_str("no turn to write within the pool timeout: the writes queued before it held SQLite's lock")
+            }
             StoreError::Database(e) => write!(f, "database: {e}"),
         }
     }
@@ -310,7 +316,7 @@ impl StoreError {
     /// `deadlock_detected`), or no pooled connection free within the pool's wait.
     pub fn is_transient(&self) -> bool {
         match self {
-            StoreError::Database(sqlx::Error::PoolTimedOut) => true,
+            StoreError::NoTurn | StoreError::Database(sqlx::Error::PoolTimedOut) => true,
             StoreError::Database(sqlx::Error::Database(db)) => {
                 let code = db.code();
                 let code = code.as_deref().unwrap_or_default();
@@ -446,8 +452,9 @@ impl Store {
     /// would be a round trip more per query. A connection the server dropped fails the one
     /// query that finds out and is then discarded; `/readyz` tells a load balancer while
     /// the database is away. The store's SQLite writes take turns, two at a time (see
-    /// `turn`); one that finds the lock held tries again at each commit of this process,
-    /// or every millisecond, for up to 5 s, then fails as busy: 503 with `Retry-After`.
+    /// `turn`); one that finds the lock held tries again whenever a connection of this
+    /// process lets it go, or every millisecond, for up to 5 s, then fails as busy: 503
+    /// with `Retry-After`.
     pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, sqlx::Error> {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
@@ -500,7 +507,7 @@ impl Store {
     /// lock another process holds is still waited for by the busy handler. The wait here
     /// is bounded as the wait for a connection is (`pool_timeout`), and refused the same
     /// way: transient, 503 with `Retry-After`.
-    async fn turn(&self) -> Result<Option<Turn<'_>>, sqlx::Error> {
+    async fn turn(&self) -> Result<Option<Turn<'_>>, StoreError> {
         let Some(writers) = &self.writers else { return Ok(None) };
         // A free turn is taken without building the timed wait (a waiter queued before
         // keeps its place: the semaphore hands a released turn to the first waiter).
@@ -510,7 +517,7 @@ impl Store {
         let within = on_pool!(self, pool => pool.options().get_acquire_timeout());
         match tokio::time::timeout(within, writers.acquire()).await {
             Ok(turn) => Ok(Some(Turn { _permit: turn.expect("the semaphore is never closed") })),
-            Err(_) => Err(sqlx::Error::PoolTimedOut),
+            Err(_) => Err(StoreError::NoTurn),
         }
     }
 
@@ -1395,8 +1402,9 @@ mod tests {
 
     /// The store's SQLite writes take turns, two at a time: while another program holds
     /// the write lock, writes queue for their turn holding no connection, so reads are
-    /// still served; a write given no turn within `pool_timeout` is a transient refusal;
-    /// once the lock is free every queued write is made, none lost.
+    /// still served; a write given no turn within `pool_timeout` is a transient refusal
+    /// (503); once the lock is free the two that had their turn are made, and the writes
+    /// after them take theirs.
     #[tokio::test]
     async fn sqlite_writes_take_turns_and_leave_connections_to_reads() {
         let dir = tempfile::tempdir().unwrap();
@@ -1435,8 +1443,11 @@ mod tests {
         for w in queued {
             match w.await.unwrap() {
                 Err(e) => {
-                    assert!(matches!(e, StoreError::Database(sqlx::Error::PoolTimedOut)), "{e}");
+                    assert!(matches!(e, StoreError::NoTurn), "{e}");
                     assert!(e.is_transient(), "{e}");
+                    let response = axum::response::IntoResponse::into_response(crate::problem::Problem::from(e));
+                    assert_eq!(response.status(), axum::http::StatusCode::SERVICE_UNAVAILABLE);
+                    assert_eq!(response.headers()["retry-after"], "1");
                     refused += 1;
                 }
                 Ok(record) => panic!("written while another program held the lock: {record:?}"),
