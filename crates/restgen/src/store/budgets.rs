@@ -19,6 +19,29 @@ const CREATE: &str = "CREATE UNLOGGED TABLE IF NOT EXISTS \"restgen_rate_limit\"
 const CREATE_INDEX: &str =
     "CREATE INDEX IF NOT EXISTS \"restgen_rate_limit_expires_at\" ON \"restgen_rate_limit\" (\"expires_at\")";
 
+/// What a swap answers: whether the write (`swapped`) was made, and the budget's row as
+/// the statement found it (the main query sees the table as it was before the write).
+macro_rules! found {
+    () => {
+        "SELECT EXISTS (SELECT 1 FROM \"swapped\"), r.\"start\", r.\"count\", r.\"previous\" \
+         FROM (VALUES (1)) AS \"one\" LEFT JOIN \"restgen_rate_limit\" AS r ON r.\"bucket\" = $1"
+    };
+}
+
+/// A budget's first state, where it has none.
+const SWAP_FROM_NONE: &str = concat!(
+    "WITH \"swapped\" AS (INSERT INTO \"restgen_rate_limit\" (\"bucket\", \"start\", \"count\", \"previous\", \"expires_at\") \
+     VALUES ($1, $2, $3, $4, $5) ON CONFLICT (\"bucket\") DO NOTHING RETURNING 1) ",
+    found!()
+);
+
+/// A budget's next state, where it still holds the one decided on.
+const SWAP: &str = concat!(
+    "WITH \"swapped\" AS (UPDATE \"restgen_rate_limit\" SET \"start\" = $2, \"count\" = $3, \"previous\" = $4, \"expires_at\" = $5 \
+     WHERE \"bucket\" = $1 AND \"start\" = $6 AND \"count\" = $7 AND \"previous\" = $8 RETURNING 1) ",
+    found!()
+);
+
 impl Store {
     /// Creates the runtime's own tables: answers kept by idempotency key on both
     /// databases, rate limit budgets where they live in the database (PostgreSQL).
@@ -47,15 +70,18 @@ impl Store {
         })
     }
 
-    /// Replaces a budget's state `old` (none: no row) with `new`; `false` when another
-    /// request changed it first, and the caller must decide again on what is there now.
+    /// Replaces a budget's state `old` (none: no row) with `new`, in one statement that
+    /// also reads the state as it stands: `Err` with that state (none: no row) when
+    /// another request changed it first, and nothing is written; the caller decides again
+    /// on it without reading it first. What it finds is the state as the statement began;
+    /// a change committed while the write waited for the row is found by the next try.
     pub(crate) async fn swap_budget(
         &self,
         bucket: &str,
         old: Option<State>,
         new: State,
         expires_at: i64,
-    ) -> Result<bool, StoreError> {
+    ) -> Result<Result<(), Option<State>>, StoreError> {
         let int = |v: i64| SqlValue::Int(Some(v));
         let mut args = vec![
             SqlValue::Text(Some(bucket.to_owned())),
@@ -65,19 +91,23 @@ impl Store {
             int(expires_at),
         ];
         let sql = match old {
-            None => {
-                "INSERT INTO \"restgen_rate_limit\" (\"bucket\", \"start\", \"count\", \"previous\", \"expires_at\") \
-                 VALUES ($1, $2, $3, $4, $5) ON CONFLICT (\"bucket\") DO NOTHING"
-            }
+            None => SWAP_FROM_NONE,
             Some(old) => {
                 args.extend([int(old.start), int(old.count), int(old.previous)]);
-                "UPDATE \"restgen_rate_limit\" SET \"start\" = $2, \"count\" = $3, \"previous\" = $4, \"expires_at\" = $5 \
-                 WHERE \"bucket\" = $1 AND \"start\" = $6 AND \"count\" = $7 AND \"previous\" = $8"
+                SWAP
             }
         };
-        let affected =
-            writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
-        Ok(affected == 1)
+        writing!(self, pool => {
+            let row = bind(sql, args).fetch_one(&mut *connection(pool).await?).await?;
+            if row.try_get::<bool, _>(0)? {
+                return Ok(Ok(()));
+            }
+            let start: Option<i64> = row.try_get(1)?;
+            Ok(Err(match start {
+                Some(start) => Some(State { start, count: row.try_get(2)?, previous: row.try_get(3)? }),
+                None => None,
+            }))
+        })
     }
 
     /// Drops the budgets whose state means nothing any more at `now`.
