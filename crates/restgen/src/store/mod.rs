@@ -1312,6 +1312,14 @@ mod tests {
         assert_eq!(rows.last(&KINDS).unwrap().and_then(|r| r.get("id").cloned()), Some(json!(3)));
     }
 
+    /// Asserts `e` is a transient refusal, answered 503 with `Retry-After: 1`.
+    fn answered_503(e: StoreError) {
+        assert!(e.is_transient(), "{e}");
+        let response = axum::response::IntoResponse::into_response(crate::problem::Problem::from(e));
+        assert_eq!(response.status(), axum::http::StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(response.headers()["retry-after"], "1");
+    }
+
     /// An idle connection is taken at once; where none is, a query or a transaction waits
     /// for one.
     #[tokio::test]
@@ -1363,10 +1371,7 @@ mod tests {
             .unwrap_err();
         assert!(started.elapsed() >= pool_timeout, "waited its pool_timeout first");
         assert!(matches!(refused, StoreError::Database(sqlx::Error::PoolTimedOut)), "{refused}");
-        assert!(refused.is_transient(), "{refused}");
-        let response = axum::response::IntoResponse::into_response(crate::problem::Problem::from(refused));
-        assert_eq!(response.status(), axum::http::StatusCode::SERVICE_UNAVAILABLE);
-        assert_eq!(response.headers()["retry-after"], "1");
+        answered_503(refused);
         drop(held);
         assert!(!store.exists("t", &SqlValue::Int(Some(1))).await.unwrap(), "served once the connection is free");
     }
@@ -1444,10 +1449,7 @@ mod tests {
             match w.await.unwrap() {
                 Err(e) => {
                     assert!(matches!(e, StoreError::NoTurn), "{e}");
-                    assert!(e.is_transient(), "{e}");
-                    let response = axum::response::IntoResponse::into_response(crate::problem::Problem::from(e));
-                    assert_eq!(response.status(), axum::http::StatusCode::SERVICE_UNAVAILABLE);
-                    assert_eq!(response.headers()["retry-after"], "1");
+                    answered_503(e);
                     refused += 1;
                 }
                 Ok(record) => panic!("written while another program held the lock: {record:?}"),
@@ -1508,11 +1510,7 @@ mod tests {
         let options = SqliteConnectOptions::from_str(&url).unwrap().busy_timeout(std::time::Duration::ZERO);
         let mut other = sqlx::ConnectOptions::connect(&options).await.unwrap();
         let busy = StoreError::from(sqlx::query("INSERT INTO t VALUES (1)").execute(&mut other).await.unwrap_err());
-        assert!(busy.is_transient(), "{busy}");
-        let problem = crate::problem::Problem::from(busy);
-        assert_eq!(problem.status, axum::http::StatusCode::SERVICE_UNAVAILABLE);
-        let response = axum::response::IntoResponse::into_response(problem);
-        assert_eq!(response.headers()["retry-after"], "1");
+        answered_503(busy);
         drop(holder);
         let wrong =
             StoreError::from(sqlx::query("INSERT INTO nowhere VALUES (1)").execute(&mut other).await.unwrap_err());
