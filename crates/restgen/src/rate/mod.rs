@@ -64,14 +64,22 @@ impl RateSettings {
     }
 }
 
+/// Budget states by bucket, each with the time it expires.
+type States = Mutex<HashMap<String, (State, i64)>>;
+
+/// Drops the states that expired by `now`.
+fn sweep(states: &mut HashMap<String, (State, i64)>, now: i64) {
+    states.retain(|_, (_, expires_at)| *expires_at > now);
+}
+
 /// Where budgets are kept.
 enum Budgets {
-    Memory(Mutex<HashMap<String, (State, i64)>>),
+    Memory(States),
     /// In the database, with the state this instance last wrote or found of each (and when
     /// it expires): what the next request decides on first, written only if the database
     /// still holds it, so a request takes one statement while the budget is this
     /// instance's alone (see [`shared`]).
-    Shared(Store, Mutex<HashMap<String, (State, i64)>>),
+    Shared(Store, States),
 }
 
 /// The limits of one service and the budgets they count against.
@@ -171,7 +179,7 @@ impl Limiter {
             Budgets::Memory(map) => {
                 let mut map = map.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
                 if self.sweep_due(now) {
-                    map.retain(|_, (_, expires_at)| *expires_at > now);
+                    sweep(&mut map, now);
                 }
                 let verdict = algorithm::decide(quota, map.get(&bucket).map(|(s, _)| *s), now);
                 if verdict.allowed {
@@ -181,7 +189,7 @@ impl Limiter {
             }
             Budgets::Shared(store, seen) => {
                 if self.sweep_due(now) {
-                    seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).retain(|_, (_, at)| *at > now);
+                    sweep(&mut seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner), now);
                     let store = store.clone();
                     tokio::spawn(async move {
                         if let Err(e) = store.sweep_budgets(now).await {
@@ -220,7 +228,7 @@ impl Limiter {
 /// stored one): the same answers as reading first.
 async fn shared(
     store: &Store,
-    seen: &Mutex<HashMap<String, (State, i64)>>,
+    seen: &States,
     quota: Quota,
     bucket: &str,
     now: i64,
