@@ -2,8 +2,8 @@
 //! same requests from the same database, measured in one run over loopback, on SQLite and
 //! (when `RESTGEN_TEST_DATABASE_URL` is set) on PostgreSQL: throughput, p50 and p99
 //! latency, server CPU per request and peak RSS of each server process, medians of
-//! alternating runs with their spread, and the ratio generated / hand-written. Then, where
-//! valgrind is installed, the instructions each server executes per request, counted by
+//! rounds in which the two take turns, with their spread, and the ratio generated /
+//! hand-written. Then, where valgrind is installed, the instructions each server executes per request, counted by
 //! callgrind: the same from run to run within a per cent, where CPU time on a shared
 //! machine moves by tens of per cents, so a change of a few per cent can be judged.
 //!
@@ -476,7 +476,7 @@ impl Case {
     }
 }
 
-/// One measured run against one server.
+/// One server's measured run: its blocks of one round.
 #[derive(Clone, Copy)]
 struct Run {
     rps: f64,
@@ -547,22 +547,51 @@ impl Driver {
     }
 }
 
-async fn load(server: &Server, case: Case, tags: &Arc<HashMap<u64, String>>, requests: usize) -> Run {
-    let driver = client_for_run(server, case, tags);
-    driver.warm_up().await;
-    let cpu_before = server.cpu_ns();
-    let start = Instant::now();
-    let mut all = driver.drive(0, requests, CONCURRENCY).await;
-    let elapsed = start.elapsed();
-    let cpu = server.cpu_ns().saturating_sub(cpu_before);
-    all.sort();
-    Run {
-        rps: all.len() as f64 / elapsed.as_secs_f64(),
-        p50: all[all.len() / 2],
-        p99: all[all.len() * 99 / 100],
-        cpu: Duration::from_nanos(cpu / all.len() as u64),
-        rss_kib: server.peak_rss_kib(),
+/// How many blocks a round's requests to each server are sent in, the two servers taking
+/// turns block by block.
+const BLOCKS: usize = 10;
+
+/// One round of `case`: both servers started afresh on the database as [`settle`] leaves
+/// it, warmed up, then sent `requests` each in [`BLOCKS`] blocks, taking turns (`first`
+/// sends the first block). Each server's run is the sum of its blocks: its requests over
+/// the time its blocks took, its CPU time during them, its latencies together.
+///
+/// Turns of a tenth of a run, not whole runs one after the other: this shared 2-core
+/// machine drifts within seconds (a row's throughput moved 28-43k requests a second from
+/// one whole run to the next), and a drift that lasts a run fell on one server's run
+/// only, where it now falls on blocks of both.
+async fn round(url: &str, case: Case, tags: &Arc<HashMap<u64, String>>, requests: usize, first: usize) -> [Run; 2] {
+    settle(url).await;
+    let servers = KINDS.map(|kind| Server::start(kind, url));
+    let drivers = servers.each_ref().map(|server| client_for_run(server, case, tags));
+    for driver in &drivers {
+        driver.warm_up().await;
     }
+    let per_block = requests / BLOCKS;
+    let mut elapsed = [Duration::ZERO; 2];
+    let mut cpu = [0; 2];
+    let mut latencies: [Vec<Duration>; 2] = [Vec::with_capacity(requests), Vec::with_capacity(requests)];
+    for block in 0..BLOCKS {
+        for k in if (block + first).is_multiple_of(2) { [0, 1] } else { [1, 0] } {
+            let cpu_before = servers[k].cpu_ns();
+            let start = Instant::now();
+            let answered = drivers[k].drive((block * per_block) as u64, per_block, CONCURRENCY).await;
+            elapsed[k] += start.elapsed();
+            cpu[k] += servers[k].cpu_ns().saturating_sub(cpu_before);
+            latencies[k].extend(answered);
+        }
+    }
+    [0, 1].map(|k| {
+        let all = &mut latencies[k];
+        all.sort();
+        Run {
+            rps: all.len() as f64 / elapsed[k].as_secs_f64(),
+            p50: all[all.len() / 2],
+            p99: all[all.len() * 99 / 100],
+            cpu: Duration::from_nanos(cpu[k] / all.len() as u64),
+            rss_kib: servers[k].peak_rss_kib(),
+        }
+    })
 }
 
 /// Instructions `kind` executes per request of `case`, all its threads counted by
@@ -945,8 +974,9 @@ async fn compare() {
     let machine = machine();
     let header = format!(
         "Service bench, {}: {machine}. {requests} requests a run, {CONCURRENCY} at once over loopback, \
-         {rounds} alternating runs per server and row; medians. {TRIPS} trips, {DEPOTS} depots.",
+         {rounds} rounds per row, the two servers taking turns in blocks of {}; medians. {TRIPS} trips, {DEPOTS} depots.",
         chrono::Utc::now().format("%Y-%m-%d"),
+        requests / BLOCKS,
     );
     println!("{header}");
     let mut rows = Vec::new();
@@ -957,17 +987,14 @@ async fn compare() {
                 continue;
             }
             same_answers(url, case, &tags).await;
-            // Alternate the two servers round by round so drift on the machine affects both
-            // alike, the one that goes first in turn (a server that always ran after the
-            // other's writes, or always first after a row's change, would carry that every
-            // round); each run starts its server afresh, so peak RSS is the run's own.
+            // The server that sends the first block changes each round (one that always
+            // went first after a row's change would carry that every round); each round
+            // starts both afresh, so peak RSS is the round's own.
             let mut runs: [Vec<Run>; 2] = [Vec::new(), Vec::new()];
-            for round in 0..rounds {
-                for k in if round % 2 == 0 { [0, 1] } else { [1, 0] } {
-                    settle(url).await;
-                    let server = Server::start(KINDS[k], url);
-                    runs[k].push(load(&server, case, &tags, requests).await);
-                }
+            for n in 0..rounds {
+                let [g, h] = round(url, case, &tags, requests, n % 2).await;
+                runs[0].push(g);
+                runs[1].push(h);
             }
             let instructions = match counted {
                 0 => None,
