@@ -3,9 +3,10 @@
 //! (when `RESTGEN_TEST_DATABASE_URL` is set) on PostgreSQL: throughput, p50 and p99
 //! latency, server CPU per request and peak RSS of each server process, medians of
 //! rounds in which the two take turns, with their spread, and the ratio generated /
-//! hand-written. Then, where valgrind is installed, the instructions each server executes per request, counted by
-//! callgrind: the same from run to run within a per cent, where CPU time on a shared
-//! machine moves by tens of per cents, so a change of a few per cent can be judged.
+//! hand-written. Then, where valgrind is installed, the instructions each server executes
+//! per request, counted by callgrind: the same from run to run within a per cent, where
+//! CPU time on a shared machine moves by tens of per cents, so a change of a few per cent
+//! can be judged.
 //!
 //! Then what the generated crate costs to compile (`service/compile.rs`).
 //!
