@@ -83,11 +83,11 @@ impl Server {
     }
 
     /// The server under callgrind, counting from the start but told to zero its counts
-    /// and write them out by `callgrind_control` (see [`instructions`]); `out` is where.
+    /// and write them out by `callgrind_control` (see [`count`]); `out` is where.
     fn under_callgrind(kind: &str, url: &str, out: &std::path::Path) -> Server {
         let mut command = Command::new("valgrind");
         command
-            .args(["--tool=callgrind", "-q"])
+            .args(["--tool=callgrind", "-q", "--cache-sim=yes", "--branch-sim=yes"])
             .arg(format!("--callgrind-out-file={}", out.join("callgrind.out").display()))
             .arg(std::env::current_exe().unwrap())
             .args(["--serve", kind, url])
@@ -595,18 +595,18 @@ async fn round(url: &str, case: Case, tags: &Arc<HashMap<u64, String>>, requests
     })
 }
 
-/// Instructions `kind` executes per request of `case`, all its threads counted by
-/// callgrind from after the warm-up to after the last answer. One request at a time:
-/// valgrind runs a process's threads one by one, and requests waiting on each other
-/// (for a pooled connection, say) would count the waiting, which depends on timing.
-async fn instructions(
+/// What `kind` executes per request of `case`, all its threads counted by callgrind from
+/// after the warm-up to after the last answer. One request at a time: valgrind runs a
+/// process's threads one by one, and requests waiting on each other (for a pooled
+/// connection, say) would count the waiting, which depends on timing.
+async fn count(
     database: &str,
     kind: &str,
     url: &str,
     case: Case,
     tags: &Arc<HashMap<u64, String>>,
     requests: usize,
-) -> u64 {
+) -> Counted {
     settle(url).await;
     let out = tempfile::tempdir().unwrap();
     let server = Server::under_callgrind(kind, url, out.path());
@@ -634,12 +634,30 @@ async fn instructions(
         std::fs::create_dir_all(&keep).unwrap();
         std::fs::write(std::path::Path::new(&keep).join(name), &dump).unwrap();
     }
-    let total: u64 = dump
-        .lines()
-        .find_map(|l| l.strip_prefix("summary:"))
-        .and_then(|n| n.trim().parse().ok())
-        .expect("callgrind's summary line");
-    total / answered as u64
+    Counted::of(&dump, answered as u64)
+}
+
+/// Per request, as callgrind counts and simulates them: what CPU time weighs and the
+/// instruction count alone does not (this VM has no hardware counters to read).
+#[derive(Clone, Copy)]
+struct Counted {
+    instructions: u64,
+    /// Misses of the simulated first-level instruction cache (32 KiB, 8-way, as this
+    /// machine's): the code a request runs that was not in the cache, each a stall.
+    code_misses: u64,
+    /// Mispredicted conditional and indirect branches of the simulated predictor.
+    mispredicts: u64,
+}
+
+impl Counted {
+    /// From a callgrind dump's `events:` and `summary:` lines.
+    fn of(dump: &str, requests: u64) -> Counted {
+        let line = |key: &str| dump.lines().find_map(|l| l.strip_prefix(key)).expect("callgrind's events and summary");
+        let events: Vec<&str> = line("events:").split_whitespace().collect();
+        let totals: Vec<u64> = line("summary:").split_whitespace().map(|n| n.parse().unwrap()).collect();
+        let total = |event: &str| events.iter().position(|e| *e == event).map_or(0, |i| totals[i]) / requests;
+        Counted { instructions: total("Ir"), code_misses: total("I1mr"), mispredicts: total("Bcm") + total("Bim") }
+    }
 }
 
 fn valgrind_installed() -> bool {
@@ -798,8 +816,9 @@ struct Row {
     database: &'static str,
     case: Case,
     runs: [Vec<Run>; 2],
-    /// Instructions per request, generated and hand-written, where they were counted.
-    instructions: Option<[u64; 2]>,
+    /// Instructions and the like per request, generated and hand-written, where they were
+    /// counted.
+    counted: Option<[Counted; 2]>,
 }
 
 impl Row {
@@ -810,6 +829,16 @@ impl Row {
     /// Per-round ratios generated / hand-written of `f`: median and spread.
     fn ratio(&self, f: impl Fn(&Run) -> f64) -> (f64, f64, f64) {
         stats(self.runs[0].iter().zip(&self.runs[1]).map(|(g, h)| f(g) / f(h)).collect())
+    }
+
+    /// `kind`'s count of `f` per request, `-` where nothing was counted.
+    fn counted(&self, kind: usize, f: impl Fn(&Counted) -> u64) -> String {
+        self.counted.map_or("-".to_owned(), |counts| f(&counts[kind]).to_string())
+    }
+
+    /// The ratio generated / hand-written of the count `f`, `-` where nothing was counted.
+    fn counted_ratio(&self, f: impl Fn(&Counted) -> u64) -> String {
+        self.counted.map_or("-".to_owned(), |[g, h]| format!("{:.2}", f(&g) as f64 / f(&h) as f64))
     }
 
     fn peak_rss_mib(&self, kind: usize) -> f64 {
@@ -847,40 +876,44 @@ fn ms(d: &Duration) -> f64 {
 fn markdown(rows: &[Row], header: &str) -> String {
     let mut out = format!("{header}\n\n");
     out.push_str(
-        "| database | row | server | req/s (min-max) | p50 ms | p99 ms | CPU µs/req | instructions/req | peak RSS MiB |\n",
+        "| database | row | server | req/s (min-max) | p50 ms | p99 ms | CPU µs/req | instructions/req | L1i misses/req | mispredicts/req | peak RSS MiB |\n",
     );
-    out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for row in rows {
         for (k, kind) in KINDS.iter().enumerate() {
             let (rps, lo, hi) = row.of(k, |r| r.rps);
             out.push_str(&format!(
-                "| {} | {} | {kind} | {rps:.0} ({lo:.0}-{hi:.0}) | {:.2} | {:.2} | {:.0} | {} | {:.1} |\n",
+                "| {} | {} | {kind} | {rps:.0} ({lo:.0}-{hi:.0}) | {:.2} | {:.2} | {:.0} | {} | {} | {} | {:.1} |\n",
                 row.database,
                 row.case.name(),
                 row.of(k, |r| ms(&r.p50)).0,
                 row.of(k, |r| ms(&r.p99)).0,
                 row.of(k, |r| r.cpu.as_secs_f64() * 1e6).0,
-                row.instructions.map_or("-".to_owned(), |counts| counts[k].to_string()),
+                row.counted(k, |c| c.instructions),
+                row.counted(k, |c| c.code_misses),
+                row.counted(k, |c| c.mispredicts),
                 row.peak_rss_mib(k),
             ));
         }
     }
     out.push_str("\nRatios, generated / hand-written: median of the per-round ratios (smallest-largest).\n\n");
     out.push_str(
-        "| database | row | throughput | p99 | CPU per request | instructions per request | targets missed |\n\
-         |---|---|---:|---:|---:|---:|---|\n",
+        "| database | row | throughput | p99 | CPU per request | instructions per request | L1i misses | mispredicts | targets missed |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---|\n",
     );
     for row in rows {
         let range = |(m, lo, hi): (f64, f64, f64)| format!("{m:.2} ({lo:.2}-{hi:.2})");
         let missed = row.misses();
         out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} |\n",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
             row.database,
             row.case.name(),
             range(row.ratio(|r| r.rps)),
             range(row.ratio(|r| ms(&r.p99))),
             range(row.ratio(|r| r.cpu.as_secs_f64())),
-            row.instructions.map_or("-".to_owned(), |[g, h]| format!("{:.2}", g as f64 / h as f64)),
+            row.counted_ratio(|c| c.instructions),
+            row.counted_ratio(|c| c.code_misses),
+            row.counted_ratio(|c| c.mispredicts),
             if missed.is_empty() { "-".to_owned() } else { missed.join(", ") },
         ));
     }
@@ -961,8 +994,8 @@ async fn compare() {
     let requests = setting("BENCH_REQUESTS", 20_000);
     // `BENCH_ROWS=<text>`: only the rows whose "<database> <row>" contains it (to profile one).
     let only = std::env::var("BENCH_ROWS").ok();
-    let counted = if valgrind_installed() { setting("BENCH_INSTRUCTIONS", 400) } else { 0 };
-    if counted == 0 {
+    let to_count = if valgrind_installed() { setting("BENCH_INSTRUCTIONS", 400) } else { 0 };
+    if to_count == 0 {
         eprintln!("instructions not counted: valgrind is not installed, or BENCH_INSTRUCTIONS=0");
     }
     let dir = tempfile::tempdir().unwrap();
@@ -997,22 +1030,23 @@ async fn compare() {
                 runs[0].push(g);
                 runs[1].push(h);
             }
-            let instructions = match counted {
+            let counted = match to_count {
                 0 => None,
                 n => Some([
-                    instructions(database, KINDS[0], url, case, &tags, n).await,
-                    instructions(database, KINDS[1], url, case, &tags, n).await,
+                    count(database, KINDS[0], url, case, &tags, n).await,
+                    count(database, KINDS[1], url, case, &tags, n).await,
                 ]),
             };
-            let row = Row { database, case, runs, instructions };
+            let row = Row { database, case, runs, counted };
             let (g, h) = (row.of(0, |r| r.rps).0, row.of(1, |r| r.rps).0);
             println!(
-                "{database:<10} {:<28} {g:>7.0} vs {h:>7.0} req/s  throughput {:.2}  p99 {:.2}  CPU {:.2}  instructions {}  RSS {:.1} vs {:.1} MiB  missed: {}",
+                "{database:<10} {:<28} {g:>7.0} vs {h:>7.0} req/s  throughput {:.2}  p99 {:.2}  CPU {:.2}  instructions {}  L1i misses {}  RSS {:.1} vs {:.1} MiB  missed: {}",
                 case.name(),
                 row.ratio(|r| r.rps).0,
                 row.ratio(|r| ms(&r.p99)).0,
                 row.ratio(|r| r.cpu.as_secs_f64()).0,
-                row.instructions.map_or("-".to_owned(), |[g, h]| format!("{:.2}", g as f64 / h as f64)),
+                row.counted_ratio(|c| c.instructions),
+                row.counted_ratio(|c| c.code_misses),
                 row.peak_rss_mib(0),
                 row.peak_rss_mib(1),
                 if row.misses().is_empty() { "-".to_owned() } else { row.misses().join(", ") },
