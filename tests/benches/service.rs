@@ -10,8 +10,8 @@
 //!
 //! Then what the generated crate costs to compile (`service/compile.rs`).
 //!
-//! Run: `cargo bench -p restgen-tests --bench service` (`BENCH_ROUNDS`, `BENCH_REQUESTS`
-//! to change the runs, `BENCH_ROWS=<text>` for only the rows whose database and name
+//! Run: `cargo bench -p restgen-tests --bench service` (`BENCH_ROUNDS`, and `BENCH_MILLIS`
+//! for a run's time with each server, to change the runs; `BENCH_ROWS=<text>` for only the rows whose database and name
 //! contain it, `BENCH_COMPILE=0` to leave out the builds, `BENCH_INSTRUCTIONS=<n>` for the
 //! requests counted under callgrind, 0 to leave the count out; `BENCH_PROFILES=<dir>` to
 //! keep each count's callgrind profile there, `<database>-<row>-<server>.out`, for
@@ -517,20 +517,26 @@ impl Driver {
         }
     }
 
-    /// Sends `requests`, `concurrency` at a time, numbered from `first` (new records are
-    /// named by their number); each one's latency.
-    async fn drive(&self, first: u64, requests: usize, concurrency: usize) -> Vec<Duration> {
+    /// Sends requests, `concurrency` at a time, until there are `enough`, numbered from
+    /// `first` (new records are named by their number); each one's latency.
+    async fn drive(&self, first: u64, enough: Enough, concurrency: usize) -> Vec<Duration> {
         let case = self.case;
-        let per_task = requests / concurrency;
         let tasks: Vec<_> = (0..concurrency as u64)
             .map(|task| {
                 let (client, base, tags, names) =
                     (self.client.clone(), self.base.clone(), self.tags.clone(), self.names.clone());
                 tokio::spawn(async move {
-                    let mut latencies = Vec::with_capacity(per_task);
-                    for i in 0..per_task as u64 {
+                    let mut latencies = Vec::new();
+                    for i in 0.. {
                         let t = Instant::now();
-                        let n = first + task * per_task as u64 + i;
+                        let more = match enough {
+                            Enough::Requests(n) => i < (n / concurrency) as u64,
+                            Enough::Until(end) => t < end,
+                        };
+                        if !more {
+                            break;
+                        }
+                        let n = first + i * concurrency as u64 + task;
                         let r = case.request(&client, &base, n, &tags, &names).send().await.unwrap();
                         assert_eq!(r.status().as_u16(), case.expected(), "{}", case.name());
                         r.bytes().await.unwrap();
@@ -548,35 +554,47 @@ impl Driver {
     }
 }
 
-/// How many blocks a round's requests to each server are sent in, the two servers taking
+/// When a [`Driver`] has sent enough.
+#[derive(Clone, Copy)]
+enum Enough {
+    /// This many requests in all.
+    Requests(usize),
+    /// Requests started before this instant.
+    Until(Instant),
+}
+
+/// How many blocks a round's time with each server is divided into, the two servers taking
 /// turns block by block.
-const BLOCKS: usize = 10;
+const BLOCKS: u32 = 10;
 
 /// One round of `case`: both servers started afresh on the database as [`settle`] leaves
-/// it, warmed up, then sent `requests` each in [`BLOCKS`] blocks, taking turns (`first`
-/// sends the first block). Each server's run is the sum of its blocks: its requests over
-/// the time its blocks took, its CPU time during them, its latencies together.
+/// it, warmed up, then sent requests for `run` each in [`BLOCKS`] blocks, taking turns
+/// (`first` sends the first block). Each server's run is the sum of its blocks: the
+/// requests answered over the time its blocks took, its CPU time during them, its
+/// latencies together.
 ///
 /// Turns of a tenth of a run, not whole runs one after the other: this shared 2-core
 /// machine drifts within seconds (a row's throughput moved 28-43k requests a second from
 /// one whole run to the next), and a drift that lasts a run fell on one server's run
-/// only, where it now falls on blocks of both.
-async fn round(url: &str, case: Case, tags: &Arc<HashMap<u64, String>>, requests: usize, first: usize) -> [Run; 2] {
+/// only, where it now falls on blocks of both. Runs of a time, not of a number of
+/// requests: 20,000 requests were two seconds of PATCHes but half a second of GETs, whose
+/// rows then moved most from round to round.
+async fn round(url: &str, case: Case, tags: &Arc<HashMap<u64, String>>, run: Duration, first: usize) -> [Run; 2] {
     settle(url).await;
     let servers = KINDS.map(|kind| Server::start(kind, url));
     let drivers = servers.each_ref().map(|server| client_for_run(server, case, tags));
     for driver in &drivers {
         driver.warm_up().await;
     }
-    let per_block = requests / BLOCKS;
     let mut elapsed = [Duration::ZERO; 2];
     let mut cpu = [0; 2];
-    let mut latencies: [Vec<Duration>; 2] = [Vec::with_capacity(requests), Vec::with_capacity(requests)];
+    let mut latencies: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
     for block in 0..BLOCKS {
-        for k in if (block + first).is_multiple_of(2) { [0, 1] } else { [1, 0] } {
+        for k in if (block as usize + first).is_multiple_of(2) { [0, 1] } else { [1, 0] } {
             let cpu_before = servers[k].cpu_ns();
             let start = Instant::now();
-            let answered = drivers[k].drive((block * per_block) as u64, per_block, CONCURRENCY).await;
+            let enough = Enough::Until(start + run / BLOCKS);
+            let answered = drivers[k].drive(u64::from(block) << 32, enough, CONCURRENCY).await;
             elapsed[k] += start.elapsed();
             cpu[k] += servers[k].cpu_ns().saturating_sub(cpu_before);
             latencies[k].extend(answered);
@@ -615,7 +633,7 @@ async fn count(
     // Then at full concurrency, so that the pool has opened its connections: one opened
     // while counting (a PostgreSQL login hashes its password thousands of times) would
     // outweigh hundreds of requests.
-    driver.drive(2_000_000, 2 * CONCURRENCY * 10, CONCURRENCY).await;
+    driver.drive(2_000_000, Enough::Requests(2 * CONCURRENCY * 10), CONCURRENCY).await;
     let control = |what: &str| {
         let status = Command::new("callgrind_control")
             .args([what, &server.child.id().to_string()])
@@ -625,7 +643,7 @@ async fn count(
         assert!(status.success(), "callgrind_control {what}");
     };
     control("--zero");
-    let answered = driver.drive(0, requests, 1).await.len();
+    let answered = driver.drive(0, Enough::Requests(requests), 1).await.len();
     control("--dump");
     // The dump after the zero is the first numbered one: `callgrind.out.1`.
     let dump = std::fs::read_to_string(out.path().join("callgrind.out.1")).unwrap();
@@ -991,7 +1009,7 @@ fn chart(rows: &[Row], path: &std::path::Path) -> Result<(), Box<dyn std::error:
 
 async fn compare() {
     let rounds = setting("BENCH_ROUNDS", 5);
-    let requests = setting("BENCH_REQUESTS", 20_000);
+    let run = Duration::from_millis(setting("BENCH_MILLIS", 2_000) as u64);
     // `BENCH_ROWS=<text>`: only the rows whose "<database> <row>" contains it (to profile one).
     let only = std::env::var("BENCH_ROWS").ok();
     let to_count = if valgrind_installed() { setting("BENCH_INSTRUCTIONS", 400) } else { 0 };
@@ -1007,10 +1025,11 @@ async fn compare() {
     }
     let machine = machine();
     let header = format!(
-        "Service bench, {}: {machine}. {requests} requests a run, {CONCURRENCY} at once over loopback, \
-         {rounds} rounds per row, the two servers taking turns in blocks of {}; medians. {TRIPS} trips, {DEPOTS} depots.",
+        "Service bench, {}: {machine}. Runs of {} ms of requests a server, {CONCURRENCY} at once over loopback, \
+         {rounds} rounds per row, the two servers taking turns in blocks of {} ms; medians. {TRIPS} trips, {DEPOTS} depots.",
         chrono::Utc::now().format("%Y-%m-%d"),
-        requests / BLOCKS,
+        run.as_millis(),
+        (run / BLOCKS).as_millis(),
     );
     println!("{header}");
     let mut rows = Vec::new();
@@ -1026,7 +1045,7 @@ async fn compare() {
             // starts both afresh, so peak RSS is the round's own.
             let mut runs: [Vec<Run>; 2] = [Vec::new(), Vec::new()];
             for n in 0..rounds {
-                let [g, h] = round(url, case, &tags, requests, n % 2).await;
+                let [g, h] = round(url, case, &tags, run, n % 2).await;
                 runs[0].push(g);
                 runs[1].push(h);
             }
