@@ -11,12 +11,13 @@
 //! Then what the generated crate costs to compile (`service/compile.rs`).
 //!
 //! Run: `cargo bench -p restgen-tests --bench service` (`BENCH_ROUNDS`, and `BENCH_MILLIS`
-//! for a run's time with each server, to change the runs; `BENCH_ROWS=<text>` for only the rows whose database and name
-//! contain it, `BENCH_COMPILE=0` to leave out the builds, `BENCH_INSTRUCTIONS=<n>` for the
-//! requests counted under callgrind, 0 to leave the count out; `BENCH_PROFILES=<dir>` to
-//! keep each count's callgrind profile there, `<database>-<row>-<server>.out`, for
-//! `callgrind_annotate`). Writes `target/bench/service.md` and `target/bench/service.svg`
-//! (`service-rows.md` and `.svg` for a run of some rows).
+//! for a run's time with each server, to change the runs; `BENCH_ROWS=<text>` for only
+//! the rows whose database and name contain it, `BENCH_COMPILE=0` to leave out the builds,
+//! `BENCH_INSTRUCTIONS=<n>` for the requests counted under callgrind, 0 to leave the count
+//! out; `BENCH_PROFILES=<dir>` to keep each count's callgrind profile there,
+//! `<database>-<row>-<server>.out`, for `callgrind_annotate`). Writes
+//! `target/bench/service.md` and `target/bench/service.svg` (`service-rows.md` and `.svg`
+//! for a run of some rows).
 //!
 //! The hand-written service is what a careful engineer writes for these routes (the
 //! reference of docs/performance.md): `&'static str` SQL, rows decoded into structs and
