@@ -674,7 +674,10 @@ impl Counted {
         let line = |key: &str| dump.lines().find_map(|l| l.strip_prefix(key)).expect("callgrind's events and summary");
         let events: Vec<&str> = line("events:").split_whitespace().collect();
         let totals: Vec<u64> = line("summary:").split_whitespace().map(|n| n.parse().unwrap()).collect();
-        let total = |event: &str| events.iter().position(|e| *e == event).map_or(0, |i| totals[i]) / requests;
+        let total = |event: &str| {
+            let i = events.iter().position(|e| *e == event).unwrap_or_else(|| panic!("callgrind counted no {event}"));
+            totals[i] / requests
+        };
         Counted { instructions: total("Ir"), code_misses: total("I1mr"), mispredicts: total("Bcm") + total("Bim") }
     }
 }

@@ -67,6 +67,12 @@ impl RateSettings {
 /// Budget states by bucket, each with the time it expires.
 type States = Mutex<HashMap<String, (State, i64)>>;
 
+/// The states, locked: a request that panicked holding them left nothing half-written (each
+/// change is one insert or one sweep), so they are used as they are.
+fn held(states: &States) -> std::sync::MutexGuard<'_, HashMap<String, (State, i64)>> {
+    states.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// Drops the states that expired by `now`.
 fn sweep(states: &mut HashMap<String, (State, i64)>, now: i64) {
     states.retain(|_, (_, expires_at)| *expires_at > now);
@@ -75,8 +81,8 @@ fn sweep(states: &mut HashMap<String, (State, i64)>, now: i64) {
 /// Where budgets are kept.
 enum Budgets {
     Memory(States),
-    /// In the database, with the state this instance last wrote or found of each (and when
-    /// it expires): what the next request decides on first, written only if the database
+    /// In the database, with the state this instance last wrote of each (and when it
+    /// expires): what the next request decides on first, written only if the database
     /// still holds it, so a request takes one statement while the budget is this
     /// instance's alone (see [`shared`]).
     Shared(Store, States),
@@ -177,7 +183,7 @@ impl Limiter {
         let now = self.clock.now();
         let verdict = match &self.budgets {
             Budgets::Memory(map) => {
-                let mut map = map.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let mut map = held(map);
                 if self.sweep_due(now) {
                     sweep(&mut map, now);
                 }
@@ -189,7 +195,7 @@ impl Limiter {
             }
             Budgets::Shared(store, seen) => {
                 if self.sweep_due(now) {
-                    sweep(&mut seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner), now);
+                    sweep(&mut held(seen), now);
                     let store = store.clone();
                     tokio::spawn(async move {
                         if let Err(e) = store.sweep_budgets(now).await {
@@ -220,8 +226,8 @@ impl Limiter {
 
 /// Decides on the budget's state and writes the new one back only if the database still
 /// holds the state decided on; a lost race decides again on the state the database
-/// answered with. The first decision is on the state this instance last saw (`seen`; none
-/// where it saw nothing, as for a new caller), so while a budget is this instance's alone a
+/// answered with. The first decision is on the state this instance last wrote (`seen`; none
+/// where it wrote none, as for a new caller), so while a budget is this instance's alone a
 /// request costs one statement, where reading first cost two. A request is let through
 /// only by a write from the state it was decided on, and refused only on a state the
 /// database answered with (a refusal on a state seen before is decided again on the
@@ -233,12 +239,8 @@ async fn shared(
     bucket: &str,
     now: i64,
 ) -> Result<Verdict, crate::store::StoreError> {
-    let remember = |state: State, expires_at: i64| {
-        let mut seen = seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        seen.insert(bucket.to_owned(), (state, expires_at));
-    };
-    let mut state = seen.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(bucket).map(|(s, _)| *s);
-    // Whether `state` is what the database answered with, not what this instance saw.
+    let mut state = held(seen).get(bucket).map(|(s, _)| *s);
+    // Whether `state` is what the database answered with, not what this instance wrote.
     let mut stored = false;
     for _ in 0..MAX_SWAPS {
         let verdict = algorithm::decide(quota, state, now);
@@ -252,7 +254,7 @@ async fn shared(
         }
         match store.swap_budget(bucket, state, verdict.state, verdict.expires_at).await? {
             Ok(()) => {
-                remember(verdict.state, verdict.expires_at);
+                held(seen).insert(bucket.to_owned(), (verdict.state, verdict.expires_at));
                 return Ok(verdict);
             }
             Err(found) => (state, stored) = (found, true),
