@@ -26,11 +26,20 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 use tower::Service;
 
-/// The probes, then `inner` within `timeout`, with the [`Keeper`] on a request that
+/// The probes, then `inner` within the time limit, with the [`Keeper`] on a request that
 /// carries an idempotency key.
+///
+/// hyper clones the whole service for each request and drops the clone after it: what the
+/// frame holds beside `inner` is one `Arc`, a count to raise and lower, where its fields
+/// each cloned were several (the store alone three).
 #[derive(Clone)]
 pub(crate) struct Frame<S> {
     pub inner: S,
+    pub shared: Arc<Framing>,
+}
+
+/// What every request's frame reads, and what lives as long as the service.
+pub(crate) struct Framing {
     /// How idempotency keys are kept, for the requests that carry one (the extension is
     /// inserted for them alone: most requests have none, and an insertion costs each).
     pub keeper: Keeper,
@@ -38,8 +47,11 @@ pub(crate) struct Frame<S> {
     /// The longest a request runs (`request_timeout`): then it is stopped and answered 503.
     pub timeout: Duration,
     /// Held, not read: keeps the limit's timers from waking the runtime, stopped with the
-    /// last clone.
-    pub _pacer: Option<Arc<Pacer>>,
+    /// service.
+    pub _pacer: Option<Pacer>,
+    /// Held, not read: the webhook worker of an application whose caller does not stop it
+    /// itself ([`crate::serve::app`]), stopped with the service.
+    pub _background: Option<crate::webhooks::Background>,
 }
 
 /// A timer always due sooner than any request's time limit, so that setting a request's
@@ -56,7 +68,7 @@ pub(crate) struct Pacer(tokio::task::AbortHandle);
 impl Pacer {
     /// The pacer for requests limited to `limit`, on the current runtime; `None` outside
     /// one (the limits then work as well, at the cost above).
-    pub(crate) fn start(limit: Duration) -> Option<Arc<Pacer>> {
+    pub(crate) fn start(limit: Duration) -> Option<Pacer> {
         let runtime = tokio::runtime::Handle::try_current().ok()?;
         let every = (limit / 2).max(Duration::from_millis(1));
         let task = runtime.spawn(async move {
@@ -64,7 +76,7 @@ impl Pacer {
                 tokio::time::sleep(every).await;
             }
         });
-        Some(Arc::new(Pacer(task.abort_handle())))
+        Some(Pacer(task.abort_handle()))
     }
 }
 
@@ -103,16 +115,16 @@ where
             _ => None,
         };
         if let Some(probe) = probe {
-            let (method, store) = (request.method().clone(), self.store.clone());
-            return Either::Right(Box::pin(async move { Ok(probe.answer(&method, &store).await) }));
+            let (method, shared) = (request.method().clone(), self.shared.clone());
+            return Either::Right(Box::pin(async move { Ok(probe.answer(&method, &shared.store).await) }));
         }
         if request.headers().contains_key(crate::idempotency::IDEMPOTENCY_KEY) {
-            request.extensions_mut().insert(self.keeper.clone());
+            request.extensions_mut().insert(self.shared.keeper.clone());
         }
         let called = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)));
         match called {
             Ok(future) => Either::Left(
-                tokio::time::timeout(self.timeout, AssertUnwindSafe(future).catch_unwind())
+                tokio::time::timeout(self.shared.timeout, AssertUnwindSafe(future).catch_unwind())
                     .map(settle as fn(Ended) -> Result<Response, Infallible>),
             ),
             Err(panic) => Either::Right(Box::pin(std::future::ready(Ok(panicked(panic.as_ref()))))),
@@ -221,14 +233,12 @@ mod tests {
     use std::time::Duration;
 
     #[tokio::test]
-    async fn the_pacer_runs_until_its_last_holder_is_gone() {
+    async fn the_pacer_runs_until_it_is_dropped() {
         let pacer = Pacer::start(Duration::from_secs(30)).expect("a runtime to run on");
         let task = pacer.0.clone();
-        let holder = pacer.clone();
-        drop(pacer);
         tokio::task::yield_now().await;
-        assert!(!task.is_finished(), "a holder remains");
-        drop(holder);
+        assert!(!task.is_finished(), "the pacer is held");
+        drop(pacer);
         // An aborted task ends when the runtime next turns to it.
         for _ in 0..100 {
             if task.is_finished() {

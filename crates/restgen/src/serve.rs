@@ -215,7 +215,7 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (name, sample) = (service.name, service.sample_path);
     let settings = Settings { secrets, rate, clock: Clock::System, webhooks };
-    let (app, background) = build(service, store.clone(), &settings)?;
+    let (app, background) = build(service, store.clone(), &settings, Worker::Returned)?;
     println!("{name} listening on http://{addr}");
     println!("try: curl -i http://{addr}{sample}");
     serve_until(listener, app, shutdown()).await.map_err(|e| e.to_string())?;
@@ -271,30 +271,18 @@ impl<T> Application for T where
 /// `/healthz` and `/readyz`, and the middleware every route shares. Fails when the key material in
 /// `settings` is unusable.
 pub fn app(service: Service, store: Store, settings: &Settings) -> Result<impl Application, String> {
-    let (app, background) = build(service, store, settings)?;
     // The worker lives as long as the application: it stops when the last clone is dropped.
-    Ok(Keep { inner: app, _background: background.map(Arc::new) })
+    let (app, _) = build(service, store, settings, Worker::Held)?;
+    Ok(app)
 }
 
-/// `inner`, holding on to the webhook worker.
-#[derive(Clone)]
-struct Keep<S> {
-    inner: S,
-    _background: Option<Arc<crate::webhooks::Background>>,
-}
-
-impl<S: tower::Service<Request>> tower::Service<Request> for Keep<S> {
-    type Response = S::Response;
-    type Error = S::Error;
-    type Future = S::Future;
-
-    fn poll_ready(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Result<(), S::Error>> {
-        self.inner.poll_ready(cx)
-    }
-
-    fn call(&mut self, request: Request) -> S::Future {
-        self.inner.call(request)
-    }
+/// Who holds the webhook worker [`build`] starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Worker {
+    /// The caller, to stop it once the requests in flight are answered.
+    Returned,
+    /// The application, which stops it when its last clone is dropped.
+    Held,
 }
 
 /// The service and, where it publishes events and this instance delivers, its webhook
@@ -303,6 +291,7 @@ fn build(
     service: Service,
     store: Store,
     settings: &Settings,
+    worker: Worker,
 ) -> Result<(impl Application, Option<crate::webhooks::Background>), String> {
     let mut routes = Router::new().merge(service.routes);
     let mut background = None;
@@ -381,13 +370,15 @@ fn build(
         (routes, Some(limit_bodies))
     };
     let routed = tower::ServiceBuilder::new().option_layer(around).service(routes.with_state(store.clone()));
-    let framed = crate::frame::Frame {
-        inner: routed,
+    let held = if worker == Worker::Held { background.take() } else { None };
+    let framing = crate::frame::Framing {
         keeper,
         store: store.clone(),
         timeout: service.request_timeout,
         _pacer: crate::frame::Pacer::start(service.request_timeout),
+        _background: held,
     };
+    let framed = crate::frame::Frame { inner: routed, shared: Arc::new(framing) };
     let cors = service.cors.map(|c| crate::cors::layer(c, service.auth));
     // Shed, not queue: a request beyond the limit is answered at once, and the caller
     // told when to come back.
