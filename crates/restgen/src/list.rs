@@ -379,22 +379,12 @@ fn page_json(
     match spec.envelope {
         Envelope::Bare => serde_json::to_vec(items),
         Envelope::Key(key) => {
-            let mut rest = serde_json::Map::new();
-            rest.insert("has_more".into(), Value::Bool(more));
-            match (spec.pagination.style, &req.query.page) {
-                (PageStyle::Page, _) => {
-                    rest.insert(query::PAGE.into(), Value::from(req.page));
-                    rest.insert(query::PER_PAGE.into(), Value::from(limit));
-                }
-                (PageStyle::Offset, Page::Offset(o)) => {
-                    rest.insert(query::OFFSET.into(), Value::from(*o));
-                    rest.insert(query::LIMIT.into(), Value::from(limit));
-                }
-                _ => {
-                    rest.insert("next_cursor".into(), next_cursor.map_or(Value::Null, Value::String));
-                }
-            }
-            serde_json::to_vec(&Enveloped { key, items, rest: &rest })
+            let paging = match (spec.pagination.style, &req.query.page) {
+                (PageStyle::Page, _) => Paging::Page { page: req.page, per_page: limit },
+                (PageStyle::Offset, Page::Offset(o)) => Paging::Offset { offset: *o, limit },
+                _ => Paging::Cursor(next_cursor),
+            };
+            serde_json::to_vec(&Enveloped { key, items, more, paging })
         }
     }
 }
@@ -419,20 +409,42 @@ impl Items {
 }
 
 /// A page in its envelope: the records under the resource's key first, then the paging
-/// members; serialized as it stands, the records not copied into a JSON object each.
+/// members; serialized as it stands, neither the records nor the paging members copied
+/// into JSON objects first.
 struct Enveloped<'a, T> {
     key: &'a str,
     items: &'a T,
-    rest: &'a serde_json::Map<String, Value>,
+    more: bool,
+    paging: Paging,
+}
+
+/// Where the next page starts, as the pagination style says it.
+enum Paging {
+    Page { page: u64, per_page: u32 },
+    Offset { offset: u64, limit: u32 },
+    Cursor(Option<String>),
 }
 
 impl<T: serde::Serialize> serde::Serialize for Enveloped<'_, T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = serializer.serialize_map(Some(1 + self.rest.len()))?;
+        let members = match self.paging {
+            Paging::Page { .. } | Paging::Offset { .. } => 4,
+            Paging::Cursor(_) => 3,
+        };
+        let mut map = serializer.serialize_map(Some(members))?;
         map.serialize_entry(self.key, self.items)?;
-        for (k, v) in self.rest {
-            map.serialize_entry(k, v)?;
+        map.serialize_entry("has_more", &self.more)?;
+        match &self.paging {
+            Paging::Page { page, per_page } => {
+                map.serialize_entry(query::PAGE, page)?;
+                map.serialize_entry(query::PER_PAGE, per_page)?;
+            }
+            Paging::Offset { offset, limit } => {
+                map.serialize_entry(query::OFFSET, offset)?;
+                map.serialize_entry(query::LIMIT, limit)?;
+            }
+            Paging::Cursor(next) => map.serialize_entry("next_cursor", next)?,
         }
         map.end()
     }
@@ -451,4 +463,31 @@ fn canonical(value: &SqlValue) -> Option<String> {
 /// The query parameters of a request, decoded.
 pub fn query_pairs(uri: &Uri) -> Vec<(String, String)> {
     form_urlencoded::parse(uri.query().unwrap_or("").as_bytes()).into_owned().collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Enveloped, Paging};
+
+    fn written(paging: Paging) -> String {
+        let items = [1, 2];
+        serde_json::to_string(&Enveloped { key: "data", items: &items, more: true, paging }).unwrap()
+    }
+
+    #[test]
+    fn an_envelope_holds_the_items_first_then_the_members_of_its_style() {
+        assert_eq!(
+            written(Paging::Page { page: 2, per_page: 20 }),
+            r#"{"data":[1,2],"has_more":true,"page":2,"per_page":20}"#
+        );
+        assert_eq!(
+            written(Paging::Offset { offset: 40, limit: 20 }),
+            r#"{"data":[1,2],"has_more":true,"offset":40,"limit":20}"#
+        );
+        assert_eq!(
+            written(Paging::Cursor(Some("abc".into()))),
+            r#"{"data":[1,2],"has_more":true,"next_cursor":"abc"}"#
+        );
+        assert_eq!(written(Paging::Cursor(None)), r#"{"data":[1,2],"has_more":true,"next_cursor":null}"#);
+    }
 }
