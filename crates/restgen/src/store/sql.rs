@@ -60,8 +60,9 @@ pub struct Statements {
     by_id: OnceRef<'static, String>,
     locked: OnceRef<'static, String>,
     delete: OnceRef<'static, String>,
-    inserts: OnceRef<'static, ByColumns>,
-    updates: OnceRef<'static, ByColumns>,
+    inserts: OnceRef<'static, Texts<ColumnsSet>>,
+    updates: OnceRef<'static, Texts<ColumnsSet>>,
+    pages: OnceRef<'static, Texts<PageShape>>,
 }
 
 impl Statements {
@@ -74,6 +75,7 @@ impl Statements {
             delete: OnceRef::new(),
             inserts: OnceRef::new(),
             updates: OnceRef::new(),
+            pages: OnceRef::new(),
         }
     }
 }
@@ -123,22 +125,36 @@ pub struct SortKey {
     pub numeric: bool,
 }
 
-impl SortKey {
-    /// The expression the key orders and compares by.
-    fn expr(&self, dialect: Dialect) -> String {
-        match (self.numeric, dialect) {
-            (false, _) => ident(self.column),
-            (true, Dialect::Sqlite) => format!("CAST({} AS REAL)", ident(self.column)),
-            (true, Dialect::Postgres) => format!("CAST({} AS NUMERIC)", ident(self.column)),
+/// A sort key's expression, which it orders and compares by.
+struct Expr<'a>(&'a SortKey, Dialect);
+
+impl std::fmt::Display for Expr<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        Cast(self.0, self.1, Ident(self.0.column)).fmt(f)
+    }
+}
+
+/// `inner` as the key compares it: decimal text cast to a number, as the migrations'
+/// indexes do; anything else as it is.
+struct Cast<'a, T>(&'a SortKey, Dialect, T);
+
+impl<T: std::fmt::Display> std::fmt::Display for Cast<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let Cast(key, dialect, inner) = self;
+        match (key.numeric, dialect) {
+            (false, _) => inner.fmt(f),
+            (true, Dialect::Sqlite) => write!(f, "CAST({inner} AS REAL)"),
+            (true, Dialect::Postgres) => write!(f, "CAST({inner} AS NUMERIC)"),
         }
     }
+}
 
-    fn param(&self, p: String, dialect: Dialect) -> String {
-        match (self.numeric, dialect) {
-            (false, _) => p,
-            (true, Dialect::Sqlite) => format!("CAST({p} AS REAL)"),
-            (true, Dialect::Postgres) => format!("CAST({p} AS NUMERIC)"),
-        }
+/// The parameter `$n`.
+struct Param(usize);
+
+impl std::fmt::Display for Param {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "${}", self.0)
     }
 }
 
@@ -167,7 +183,11 @@ pub struct ListQuery {
 /// kept by the columns it names, as an update's is (a create names the same ones each time).
 pub(crate) fn insert(spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> (Cow<'static, str>, Vec<SqlValue>) {
     let columns: Vec<&str> = values.iter().map(|(c, _)| *c).collect();
-    let sql = ByColumns::of(&spec.statements.inserts).text(&columns, None, || insert_text(spec, &columns));
+    let sql = Texts::of(&spec.statements.inserts).text(
+        |kept| kept.is(&columns, None),
+        || ColumnsSet::of(&columns, None),
+        || insert_text(spec, &columns),
+    );
     (sql, values.into_iter().map(|(_, v)| v).collect())
 }
 
@@ -202,8 +222,11 @@ pub(crate) fn update(
 ) -> (Cow<'static, str>, Vec<SqlValue>) {
     let columns: Vec<&str> = values.iter().map(|(c, _)| *c).collect();
     let owner_column = owner.as_ref().map(|(c, _)| *c);
-    let sql = ByColumns::of(&spec.statements.updates)
-        .text(&columns, owner_column, || update_text(spec, &columns, owner_column));
+    let sql = Texts::of(&spec.statements.updates).text(
+        |kept| kept.is(&columns, owner_column),
+        || ColumnsSet::of(&columns, owner_column),
+        || update_text(spec, &columns, owner_column),
+    );
     let mut args: Vec<SqlValue> = values.into_iter().map(|(_, v)| v).collect();
     args.push(id);
     args.extend(owner.map(|(_, v)| v));
@@ -231,129 +254,223 @@ fn update_text(spec: &ResourceSpec, columns: &[&str], owner: Option<&str>) -> St
     sql
 }
 
-/// A resource's insert or update statements by the columns they name (in order) and the
-/// owner column an update holds to: a create names the same columns each time, a PATCH
-/// those its body names, so a resource's writes are a handful of statements written again
-/// and again. At most [`MAX_KEPT`] are kept, so that bodies naming ever other sets of
-/// columns cannot grow it without bound; past it each is written for its request.
-#[derive(Debug, Default)]
-pub(crate) struct ByColumns(std::sync::RwLock<Vec<Kept>>);
-
+/// A resource's statements of one kind by what decides their text: an insert's or an
+/// update's by the columns it names, a page's by its shape. A create names the same columns
+/// each time, a PATCH those its body names, a list the filters, sort and page its
+/// query asks for: a resource's statements are a handful written again and again. At most
+/// [`MAX_KEPT`] of a kind are kept, so that requests asking for ever other ones cannot
+/// grow them without bound; past it each is written for its request.
 #[derive(Debug)]
-pub(crate) struct Kept {
-    columns: Box<[Box<str>]>,
-    owner: Option<Box<str>>,
-    text: &'static str,
-}
+pub(crate) struct Texts<K>(std::sync::RwLock<Vec<(K, &'static str)>>);
 
 /// The most statements of one kind a resource keeps.
 const MAX_KEPT: usize = 64;
 
-impl Kept {
-    fn is(&self, columns: &[&str], owner: Option<&str>) -> bool {
-        self.owner.as_deref() == owner && self.columns.iter().map(|c| &**c).eq(columns.iter().copied())
-    }
-}
-
-impl ByColumns {
+impl<K: 'static> Texts<K> {
     /// The statements kept in `cell`, made empty the first time.
-    fn of(cell: &OnceRef<'static, ByColumns>) -> &'static ByColumns {
-        cell.get_or_init(|| Box::leak(Box::default()))
+    fn of(cell: &OnceRef<'static, Texts<K>>) -> &'static Texts<K> {
+        cell.get_or_init(|| Box::leak(Box::new(Texts(std::sync::RwLock::new(Vec::new())))))
     }
 
-    /// The statement naming `columns` (and `owner`), made by `write` where none is kept.
-    fn text(&self, columns: &[&str], owner: Option<&str>, write: impl FnOnce() -> String) -> Cow<'static, str> {
-        let found =
-            self.0.read().unwrap_or_else(PoisonError::into_inner).iter().find(|k| k.is(columns, owner)).map(|k| k.text);
+    /// The statement whose key `is` accepts, made by `write` (and kept under `key`) where
+    /// none is kept.
+    fn text(
+        &self,
+        is: impl Fn(&K) -> bool,
+        key: impl FnOnce() -> K,
+        write: impl FnOnce() -> String,
+    ) -> Cow<'static, str> {
+        let found = self.0.read().unwrap_or_else(PoisonError::into_inner).iter().find(|(k, _)| is(k)).map(|(_, t)| *t);
         if let Some(text) = found {
             return Cow::Borrowed(text);
         }
         let text = write();
         let mut kept = self.0.write().unwrap_or_else(PoisonError::into_inner);
         // Another request may have kept it meanwhile.
-        if let Some(k) = kept.iter().find(|k| k.is(columns, owner)) {
-            return Cow::Borrowed(k.text);
+        if let Some((_, text)) = kept.iter().find(|(k, _)| is(k)) {
+            return Cow::Borrowed(text);
         }
         if kept.len() >= MAX_KEPT {
             return Cow::Owned(text);
         }
         let text: &'static str = Box::leak(text.into_boxed_str());
-        kept.push(Kept { columns: columns.iter().map(|c| Box::from(*c)).collect(), owner: owner.map(Box::from), text });
+        kept.push((key(), text));
         Cow::Borrowed(text)
     }
 }
 
-/// One page plus one row, so the caller learns whether more follow.
-pub(crate) fn select_page(dialect: Dialect, spec: &ResourceSpec, q: &ListQuery) -> (String, Vec<SqlValue>) {
-    let mut args: Vec<SqlValue> = Vec::new();
-    let param = |v: SqlValue, args: &mut Vec<SqlValue>| {
-        args.push(v);
-        format!("${}", args.len())
-    };
-    let mut conditions: Vec<String> = Vec::new();
+/// What decides a write's text: the columns it names, in order, and the owner column an
+/// update holds to.
+#[derive(Debug)]
+pub(crate) struct ColumnsSet {
+    columns: Box<[Box<str>]>,
+    owner: Option<Box<str>>,
+}
+
+impl ColumnsSet {
+    fn of(columns: &[&str], owner: Option<&str>) -> ColumnsSet {
+        ColumnsSet { columns: columns.iter().map(|c| Box::from(*c)).collect(), owner: owner.map(Box::from) }
+    }
+
+    fn is(&self, columns: &[&str], owner: Option<&str>) -> bool {
+        self.owner.as_deref() == owner && self.columns.iter().map(|c| &**c).eq(columns.iter().copied())
+    }
+}
+
+/// What decides a page's text: the columns filtered on, the sort keys, where the page
+/// starts, and its size.
+#[derive(Debug)]
+pub(crate) struct PageShape {
+    dialect: Dialect,
+    filters: Box<[&'static str]>,
+    sort: Box<[SortKey]>,
+    start: Start,
+    limit: u32,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Start {
+    First,
+    /// After the first page: the offset a SQLite statement states; PostgreSQL binds it.
+    Offset(Option<u64>),
+    /// After a cursor row: which of its sort-key values are null (a null compares as
+    /// `IS NULL`, with no parameter).
+    After(Box<[bool]>),
+}
+
+impl Start {
+    fn of(dialect: Dialect, page: &Page) -> Start {
+        match (page, dialect) {
+            (Page::Offset(0), _) => Start::First,
+            (Page::Offset(n), Dialect::Sqlite) => Start::Offset(Some(*n)),
+            (Page::Offset(_), Dialect::Postgres) => Start::Offset(None),
+            (Page::After(values), _) => Start::After(values.iter().map(SqlValue::is_null).collect()),
+        }
+    }
+
+    fn is(&self, dialect: Dialect, page: &Page) -> bool {
+        match (self, page) {
+            (Start::First, Page::Offset(n)) => *n == 0,
+            (Start::Offset(stated), Page::Offset(n)) => *n > 0 && (dialect == Dialect::Postgres || *stated == Some(*n)),
+            (Start::After(nulls), Page::After(values)) => {
+                nulls.iter().copied().eq(values.iter().map(SqlValue::is_null))
+            }
+            _ => false,
+        }
+    }
+}
+
+impl PageShape {
+    fn of(dialect: Dialect, q: &ListQuery) -> PageShape {
+        PageShape {
+            dialect,
+            filters: q.filters.iter().map(|f| f.column).collect(),
+            sort: q.sort.clone().into_boxed_slice(),
+            start: Start::of(dialect, &q.page),
+            limit: q.limit,
+        }
+    }
+
+    fn is(&self, dialect: Dialect, q: &ListQuery) -> bool {
+        self.dialect == dialect
+            && self.limit == q.limit
+            && *self.sort == *q.sort
+            && self.filters.iter().copied().eq(q.filters.iter().map(|f| f.column))
+            && self.start.is(dialect, &q.page)
+    }
+}
+
+/// One page plus one row, so the caller learns whether more follow. Its text is kept by
+/// the page's shape (a list's first page is one statement, asked for again and again);
+/// its arguments are the request's.
+pub(crate) fn select_page(dialect: Dialect, spec: &ResourceSpec, q: &ListQuery) -> (Cow<'static, str>, Vec<SqlValue>) {
+    let sql = Texts::of(&spec.statements.pages).text(
+        |kept| kept.is(dialect, q),
+        || PageShape::of(dialect, q),
+        || page_text(dialect, spec, q),
+    );
+    (sql, page_args(dialect, q))
+}
+
+/// A page's arguments, in the order [`page_text`] numbers its parameters.
+fn page_args(dialect: Dialect, q: &ListQuery) -> Vec<SqlValue> {
+    let mut args: Vec<SqlValue> = q.filters.iter().map(|f| f.value.clone()).collect();
+    if let Page::After(values) = &q.page {
+        for i in 0..q.sort.len() {
+            if !values[i].is_null() {
+                args.extend(values[..i].iter().filter(|v| !v.is_null()).cloned());
+                args.push(values[i].clone());
+            }
+        }
+    }
+    if let (Dialect::Postgres, Page::Offset(n @ 1..)) = (dialect, &q.page) {
+        args.push(SqlValue::Int(Some((*n).min(i64::MAX as u64) as i64)));
+    }
+    args
+}
+
+fn page_text(dialect: Dialect, spec: &ResourceSpec, q: &ListQuery) -> String {
+    let mut sql = String::with_capacity(STATEMENT_CAPACITY);
+    let _ = write!(sql, "SELECT {} FROM {}", Columns(spec), Ident(spec.name));
+    let mut n = 0;
+    let mut clause = " WHERE ";
     for f in &q.filters {
-        let p = param(f.value.clone(), &mut args);
-        conditions.push(format!("{} = {p}", ident(f.column)));
+        n += 1;
+        let _ = write!(sql, "{clause}{} = {}", Ident(f.column), Param(n));
+        clause = " AND ";
     }
     if let Page::After(values) = &q.page {
         // Strictly after the cursor row in (key1, key2, ..., id) order with nulls last:
-        // OR over i of (keys before i equal AND key i after).
-        let mut any = Vec::new();
+        // OR over i of (keys before i equal AND key i after). Nothing sorts after a null
+        // within its equal group, so a key whose value is null has no term.
+        sql.push_str(clause);
+        let mut terms = 0;
         for (i, key) in q.sort.iter().enumerate() {
-            let mut all = Vec::new();
-            for (j, prev) in q.sort[..i].iter().enumerate() {
-                all.push(match values[j].is_null() {
-                    true => format!("{} IS NULL", ident(prev.column)),
-                    false => {
-                        let v = prev.param(param(values[j].clone(), &mut args), dialect);
-                        format!("{} = {v}", prev.expr(dialect))
-                    }
-                });
-            }
             if values[i].is_null() {
-                continue; // nothing sorts after a null within its equal group
+                continue;
+            }
+            sql.push_str(if terms == 0 { "((" } else { " OR (" });
+            terms += 1;
+            for (prev, value) in q.sort[..i].iter().zip(values) {
+                if value.is_null() {
+                    let _ = write!(sql, "{} IS NULL AND ", Ident(prev.column));
+                } else {
+                    n += 1;
+                    let _ = write!(sql, "{} = {} AND ", Expr(prev, dialect), Cast(prev, dialect, Param(n)));
+                }
             }
             let op = if key.descending { "<" } else { ">" };
-            let v = key.param(param(values[i].clone(), &mut args), dialect);
-            all.push(format!("({e} {op} {v} OR {c} IS NULL)", e = key.expr(dialect), c = ident(key.column)));
-            any.push(format!("({})", all.join(" AND ")));
+            n += 1;
+            let (e, v, c) = (Expr(key, dialect), Cast(key, dialect, Param(n)), Ident(key.column));
+            let _ = write!(sql, "({e} {op} {v} OR {c} IS NULL))");
         }
-        conditions.push(if any.is_empty() { "1 = 0".into() } else { format!("({})", any.join(" OR ")) });
+        sql.push_str(if terms == 0 { "1 = 0" } else { ")" });
     }
-    let order: Vec<String> = q
-        .sort
-        .iter()
-        .map(|k| {
-            let dir = if k.descending { "DESC" } else { "ASC" };
-            if k.nullable {
-                format!("({} IS NULL), {} {dir}", ident(k.column), k.expr(dialect))
-            } else {
-                format!("{} {dir}", k.expr(dialect))
-            }
-        })
-        .collect();
-    let mut sql = format!("SELECT {} FROM {}", Columns(spec), ident(spec.name));
-    if !conditions.is_empty() {
-        sql.push_str(&format!(" WHERE {}", conditions.join(" AND ")));
+    for (i, k) in q.sort.iter().enumerate() {
+        let dir = if k.descending { "DESC" } else { "ASC" };
+        sql.push_str(if i == 0 { " ORDER BY " } else { ", " });
+        if k.nullable {
+            let _ = write!(sql, "({} IS NULL), ", Ident(k.column));
+        }
+        let _ = write!(sql, "{} {dir}", Expr(k, dialect));
     }
-    sql.push_str(&format!(" ORDER BY {}", order.join(", ")));
     // Integers the runtime computed (clamped sizes), written as literals: SQLite re-plans a
     // statement whose LIMIT is a parameter on every run, which costs lists about a tenth.
-    sql.push_str(&format!(" LIMIT {}", u64::from(q.limit) + 1));
+    let _ = write!(sql, " LIMIT {}", u64::from(q.limit) + 1);
     // The first page (a cursor list's too) has no offset to state.
-    if let Page::Offset(n @ 1..) = q.page {
-        let n = n.min(i64::MAX as u64);
+    if let Page::Offset(offset @ 1..) = q.page {
         match dialect {
             // Bound on PostgreSQL, which plans it once: a literal would make every page a
             // statement of its own, prepared again on each connection for each new offset.
             Dialect::Postgres => {
-                let p = param(SqlValue::Int(Some(n as i64)), &mut args);
-                sql.push_str(&format!(" OFFSET {p}"));
+                let _ = write!(sql, " OFFSET {}", Param(n + 1));
             }
-            Dialect::Sqlite => sql.push_str(&format!(" OFFSET {n}")),
+            Dialect::Sqlite => {
+                let _ = write!(sql, " OFFSET {}", offset.min(i64::MAX as u64));
+            }
         }
     }
-    (sql, args)
+    sql
 }
 
 impl SqlValue {
@@ -401,6 +518,114 @@ mod tests {
             let (sql, args) = select_page(dialect, &SPEC, &first);
             assert!(sql.ends_with("ORDER BY \"id\" ASC LIMIT 21") && args.is_empty(), "{sql}");
         }
+    }
+
+    /// Shapes of pages: each dialect, none to two filters, sorts with nullable and numeric
+    /// keys, first and later offset pages, and cursors with every pattern of null values.
+    fn page_shapes() -> Vec<(Dialect, ListQuery)> {
+        let key = |column, descending, nullable, numeric| SortKey { column, descending, nullable, numeric };
+        let sorts = [
+            vec![key("id", false, false, false)],
+            vec![key("status", true, false, false), key("id", true, false, false)],
+            vec![key("total", false, true, true), key("status", true, true, false), key("id", false, false, false)],
+        ];
+        let filters = [vec![], vec![Filter { column: "status", value: text("new") }]];
+        let mut shapes = Vec::new();
+        for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+            for filters in &filters {
+                for sort in &sorts {
+                    let n = sort.len();
+                    let cursors = (0..1u32 << n).map(|nulls| {
+                        let value = |i: usize| {
+                            if nulls & (1 << i) == 0 { text(&format!("v{i}")) } else { SqlValue::Text(None) }
+                        };
+                        Page::After((0..n).map(value).collect())
+                    });
+                    for page in [Page::Offset(0), Page::Offset(40)].into_iter().chain(cursors) {
+                        let q = ListQuery { filters: filters.clone(), sort: sort.clone(), page, limit: 20 };
+                        shapes.push((dialect, q));
+                    }
+                }
+            }
+        }
+        shapes
+    }
+
+    /// Each argument a page binds is named by its text, in order, and the text names no
+    /// other: `$1` to `$n` for n arguments.
+    #[test]
+    fn a_page_names_each_of_its_arguments_once_in_order() {
+        for (dialect, q) in page_shapes() {
+            let (sql, args) = select_page(dialect, &SPEC, &q);
+            let named: Vec<usize> = sql
+                .match_indices('$')
+                .map(|(at, _)| sql[at + 1..].split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap())
+                .collect();
+            assert_eq!(named, (1..=args.len()).collect::<Vec<_>>(), "{dialect:?} {:?}: {sql} {args:?}", q.page);
+        }
+    }
+
+    /// A cursor after a row whose sort key is null compares that key with `IS NULL`; no
+    /// key is compared after a null one within its group.
+    #[test]
+    fn a_cursor_with_a_null_key_compares_it_by_is_null() {
+        let key = |column, nullable| SortKey { column, descending: false, nullable, numeric: false };
+        let page = Page::After(vec![text("x"), SqlValue::Text(None), SqlValue::Int(Some(7))]);
+        let q = ListQuery {
+            filters: vec![],
+            sort: vec![key("total", true), key("status", true), key("id", false)],
+            page,
+            limit: 20,
+        };
+        let (sql, args) = select_page(Dialect::Postgres, &SPEC, &q);
+        assert!(
+            sql.contains(
+                "WHERE (((\"total\" > $1 OR \"total\" IS NULL)) \
+                 OR (\"total\" = $2 AND \"status\" IS NULL AND (\"id\" > $3 OR \"id\" IS NULL))) ORDER BY"
+            ),
+            "{sql}"
+        );
+        assert_eq!(args, vec![text("x"), text("x"), SqlValue::Int(Some(7))]);
+    }
+
+    /// A page's text is written once for its shape and kept; its arguments are each
+    /// request's own. Whatever changes the text (the dialect, the filters, the sort, where
+    /// the page starts, its size, an offset SQLite states) is another shape.
+    #[test]
+    fn a_page_is_kept_by_its_shape_and_written_as_it_would_be_anew() {
+        static PAGED: ResourceSpec = ResourceSpec { name: "paged", ..ResourceSpec::DEFAULT };
+        // As many as are kept: past them each is written per request (as writes are).
+        let shapes: Vec<_> = page_shapes().into_iter().take(MAX_KEPT).collect();
+        let first: Vec<Cow<'static, str>> = shapes.iter().map(|(d, q)| select_page(*d, &PAGED, q).0).collect();
+        for ((dialect, q), kept) in shapes.iter().zip(&first) {
+            let mut other = q.clone();
+            for f in &mut other.filters {
+                f.value = text("other");
+            }
+            if let Page::After(values) = &mut other.page {
+                for v in values.iter_mut().filter(|v| !v.is_null()) {
+                    *v = text("other");
+                }
+            }
+            let (again, args) = select_page(*dialect, &PAGED, &other);
+            assert!(matches!((kept, &again), (Cow::Borrowed(a), Cow::Borrowed(b)) if std::ptr::eq(*a, *b)));
+            assert_eq!(again, page_text(*dialect, &PAGED, &other), "kept as written");
+            assert!(args.iter().all(|a| *a == text("other") || matches!(a, SqlValue::Int(_))), "{args:?}");
+        }
+        // Distinct shapes of a dialect, distinct texts: none was taken for another's.
+        for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+            let of: Vec<&str> =
+                shapes.iter().zip(&first).filter(|((d, _), _)| *d == dialect).map(|(_, t)| &**t).collect();
+            let distinct: std::collections::HashSet<&str> = of.iter().copied().collect();
+            assert_eq!(distinct.len(), of.len(), "{dialect:?}");
+        }
+        let id = SortKey { column: "id", descending: false, nullable: false, numeric: false };
+        let at = |page, limit| ListQuery { filters: vec![], sort: vec![id.clone()], page, limit };
+        let sqlite = select_page(Dialect::Sqlite, &PAGED, &at(Page::Offset(60), 20)).0;
+        assert!(sqlite.ends_with("LIMIT 21 OFFSET 60"), "SQLite states each offset: {sqlite}");
+        let postgres = select_page(Dialect::Postgres, &PAGED, &at(Page::Offset(60), 20)).0;
+        assert!(std::ptr::eq(&*postgres, &*select_page(Dialect::Postgres, &PAGED, &at(Page::Offset(40), 20)).0));
+        assert!(select_page(Dialect::Sqlite, &PAGED, &at(Page::Offset(0), 5)).0.ends_with("LIMIT 6"));
     }
 
     #[test]
