@@ -61,14 +61,19 @@ where
             let limit = self.limit;
             request = request.map(|body| Body::new(http_body_util::Limited::new(body, limit)));
         }
-        // The bound is this one, not axum's default one for its extractors (2 MiB), which
-        // need not be told where there is nothing to read.
-        if !request.body().is_end_stream() {
+        // The bound is this one, not axum's default one for its extractors, which need not
+        // be told where there is nothing to read, nor where the bound is within axum's (the
+        // telling is an extension inserted, the request's fourth, which grows its map).
+        if self.limit > AXUM_DEFAULT_LIMIT && !request.body().is_end_stream() {
             DefaultBodyLimit::disable().apply(&mut request);
         }
         Either::Left(self.inner.call(request))
     }
 }
+
+/// The bound axum's extractors put on a body unless told otherwise (axum-core's
+/// `DEFAULT_LIMIT`, not exported; a test holds it to this).
+const AXUM_DEFAULT_LIMIT: usize = 2 * 1024 * 1024;
 
 /// A request's `Content-Length`, where it has a readable one.
 fn declared_length(headers: &HeaderMap) -> Option<u64> {
@@ -86,11 +91,13 @@ mod tests {
     use tower::ServiceExt;
 
     const MIB: usize = 1024 * 1024;
-    /// Above axum's own default bound (2 MiB), which must not apply instead.
-    const LIMIT: usize = 3 * MIB;
+    /// Bounds above axum's own default bound (2 MiB), which must not apply instead, at it
+    /// and below it, where axum's applies too and must not refuse first or otherwise.
+    const LIMITS: [usize; 3] = [3 * MIB, 2 * MIB, MIB / 2];
 
-    /// The status and, for a body read, its length.
-    async fn send(request: Request<Body>) -> (StatusCode, String) {
+    /// The status and, for a body read, its length, from a service bounding bodies at
+    /// `limit`.
+    async fn send(limit: usize, request: Request<Body>) -> (StatusCode, String) {
         let app = Router::new()
             .route(
                 "/",
@@ -101,7 +108,7 @@ mod tests {
                     }
                 }),
             )
-            .layer(LimitLayer { limit: LIMIT });
+            .layer(LimitLayer { limit });
         let response = app.oneshot(request).await.unwrap();
         let status = response.status();
         let body = axum::body::to_bytes(response.into_body(), usize::MAX).await.unwrap();
@@ -121,19 +128,39 @@ mod tests {
 
     #[tokio::test]
     async fn bodies_within_the_bound_are_read_whole_whatever_axum_s_own_default() {
-        assert_eq!(send(declared(LIMIT)).await, (StatusCode::OK, LIMIT.to_string()));
-        assert_eq!(send(unknown(LIMIT)).await, (StatusCode::OK, LIMIT.to_string()));
-        assert_eq!(send(Request::post("/").body(Body::empty()).unwrap()).await, (StatusCode::OK, "0".to_owned()));
+        for limit in LIMITS {
+            assert_eq!(send(limit, declared(limit)).await, (StatusCode::OK, limit.to_string()));
+            assert_eq!(send(limit, unknown(limit)).await, (StatusCode::OK, limit.to_string()));
+            let empty = Request::post("/").body(Body::empty()).unwrap();
+            assert_eq!(send(limit, empty).await, (StatusCode::OK, "0".to_owned()));
+        }
     }
 
     #[tokio::test]
     async fn bodies_past_the_bound_are_413_declared_or_not() {
-        let (status, body) = send(declared(LIMIT + 1)).await;
-        assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
-        assert!(body.contains("larger than this service accepts"), "a problem, before the handler: {body}");
-        assert_eq!(send(unknown(LIMIT + 1)).await.0, StatusCode::PAYLOAD_TOO_LARGE);
-        // Declared too large, whatever came of it (`linger` takes the body away first).
-        let header_only = Request::post("/").header(header::CONTENT_LENGTH, LIMIT + 1).body(Body::empty()).unwrap();
-        assert_eq!(send(header_only).await.0, StatusCode::PAYLOAD_TOO_LARGE);
+        for limit in LIMITS {
+            let (status, body) = send(limit, declared(limit + 1)).await;
+            assert_eq!(status, StatusCode::PAYLOAD_TOO_LARGE);
+            assert!(body.contains("larger than this service accepts"), "a problem, before the handler: {body}");
+            assert_eq!(send(limit, unknown(limit + 1)).await.0, StatusCode::PAYLOAD_TOO_LARGE, "{limit}");
+            // Declared too large, whatever came of it (`linger` takes the body away first).
+            let header_only = Request::post("/").header(header::CONTENT_LENGTH, limit + 1).body(Body::empty()).unwrap();
+            assert_eq!(send(limit, header_only).await.0, StatusCode::PAYLOAD_TOO_LARGE);
+        }
+    }
+
+    /// Past axum's own default a body is refused unless axum is told the bound is ours:
+    /// the constant the layer judges by is axum's.
+    #[tokio::test]
+    async fn axum_s_own_default_is_the_one_the_layer_knows() {
+        let app = Router::new().route(
+            "/",
+            post(|body: Result<Bytes, BytesRejection>| async move { if body.is_ok() { "read" } else { "refused" } }),
+        );
+        for (bytes, read) in [(super::AXUM_DEFAULT_LIMIT, true), (super::AXUM_DEFAULT_LIMIT + 1, false)] {
+            let answer = app.clone().oneshot(declared(bytes)).await.unwrap();
+            let body = axum::body::to_bytes(answer.into_body(), usize::MAX).await.unwrap();
+            assert_eq!(body, if read { "read" } else { "refused" }, "{bytes} bytes");
+        }
     }
 }
