@@ -31,7 +31,7 @@ use tower::Service;
 ///
 /// hyper clones the whole service for each request and drops the clone after it: what the
 /// frame holds beside `inner` is one `Arc`, a count to raise and lower, where its fields
-/// each cloned were several (the store alone three).
+/// each cloned were several (the store alone up to three).
 #[derive(Clone)]
 pub(crate) struct Frame<S> {
     pub inner: S,
