@@ -187,6 +187,7 @@ pub(crate) fn insert(spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> (Cow
         |kept| kept.is(&columns, None),
         || ColumnsSet::of(&columns, None),
         || insert_text(spec, &columns),
+        MAX_KEPT,
     );
     (sql, values.into_iter().map(|(_, v)| v).collect())
 }
@@ -226,6 +227,7 @@ pub(crate) fn update(
         |kept| kept.is(&columns, owner_column),
         || ColumnsSet::of(&columns, owner_column),
         || update_text(spec, &columns, owner_column),
+        MAX_KEPT,
     );
     let mut args: Vec<SqlValue> = values.into_iter().map(|(_, v)| v).collect();
     args.push(id);
@@ -272,13 +274,14 @@ impl<K: 'static> Texts<K> {
         cell.get_or_init(|| Box::leak(Box::new(Texts(std::sync::RwLock::new(Vec::new())))))
     }
 
-    /// The statement whose key `is` accepts, made by `write` (and kept under `key`) where
-    /// none is kept.
+    /// The statement whose key `is` accepts, made by `write` (and kept under `key`, while
+    /// fewer than `room` are kept) where none is kept.
     fn text(
         &self,
         is: impl Fn(&K) -> bool,
         key: impl FnOnce() -> K,
         write: impl FnOnce() -> String,
+        room: usize,
     ) -> Cow<'static, str> {
         let found = self.0.read().unwrap_or_else(PoisonError::into_inner).iter().find(|(k, _)| is(k)).map(|(_, t)| *t);
         if let Some(text) = found {
@@ -290,7 +293,7 @@ impl<K: 'static> Texts<K> {
         if let Some((_, text)) = kept.iter().find(|(k, _)| is(k)) {
             return Cow::Borrowed(text);
         }
-        if kept.len() >= MAX_KEPT {
+        if kept.len() >= room.min(MAX_KEPT) {
             return Cow::Owned(text);
         }
         let text: &'static str = Box::leak(text.into_boxed_str());
@@ -384,10 +387,18 @@ impl PageShape {
 /// the page's shape (a list's first page is one statement, asked for again and again);
 /// its arguments are the request's.
 pub(crate) fn select_page(dialect: Dialect, spec: &ResourceSpec, q: &ListQuery) -> (Cow<'static, str>, Vec<SqlValue>) {
+    // SQLite states an offset in the text, so each offset is a shape of its own: a client
+    // walking a long list page by page would otherwise fill the room and leave none for
+    // the first pages and cursors asked for after it.
+    let room = match (dialect, &q.page) {
+        (Dialect::Sqlite, Page::Offset(1..)) => MAX_KEPT / 2,
+        _ => MAX_KEPT,
+    };
     let sql = Texts::of(&spec.statements.pages).text(
         |kept| kept.is(dialect, q),
         || PageShape::of(dialect, q),
         || page_text(dialect, spec, q),
+        room,
     );
     (sql, page_args(dialect, q))
 }
@@ -626,6 +637,32 @@ mod tests {
         let postgres = select_page(Dialect::Postgres, &PAGED, &at(Page::Offset(60), 20)).0;
         assert!(std::ptr::eq(&*postgres, &*select_page(Dialect::Postgres, &PAGED, &at(Page::Offset(40), 20)).0));
         assert!(select_page(Dialect::Sqlite, &PAGED, &at(Page::Offset(0), 5)).0.ends_with("LIMIT 6"));
+    }
+
+    /// Offset pages on SQLite, each offset a statement of its own, fill at most half the
+    /// room: the shapes asked for after a long walk through a list are still kept.
+    #[test]
+    fn a_walk_through_sqlite_offsets_leaves_room_for_other_pages() {
+        static WALKED: ResourceSpec = ResourceSpec { name: "walked", ..ResourceSpec::DEFAULT };
+        let id = SortKey { column: "id", descending: false, nullable: false, numeric: false };
+        let at = |page| ListQuery { filters: vec![], sort: vec![id.clone()], page, limit: 20 };
+        let walk: Vec<Cow<'static, str>> = (1..=2 * MAX_KEPT as u64)
+            .map(|n| select_page(Dialect::Sqlite, &WALKED, &at(Page::Offset(20 * n))).0)
+            .collect();
+        assert_eq!(walk.iter().filter(|t| matches!(t, Cow::Borrowed(_))).count(), MAX_KEPT / 2);
+        assert!(walk.iter().zip(1..).all(|(t, n)| t.ends_with(&format!("OFFSET {}", 20 * n))), "each written as asked");
+        for page in [Page::Offset(0), Page::After(vec![SqlValue::Int(Some(7))])] {
+            for dialect in [Dialect::Sqlite, Dialect::Postgres] {
+                let (kept, again) = (
+                    select_page(dialect, &WALKED, &at(page.clone())).0,
+                    select_page(dialect, &WALKED, &at(page.clone())).0,
+                );
+                assert!(
+                    matches!((&kept, &again), (Cow::Borrowed(a), Cow::Borrowed(b)) if std::ptr::eq(*a, *b)),
+                    "{dialect:?} {page:?}"
+                );
+            }
+        }
     }
 
     #[test]
