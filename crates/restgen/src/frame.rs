@@ -15,12 +15,13 @@ use crate::store::Store;
 use axum::extract::Request;
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use futures_util::FutureExt;
-use futures_util::future::{BoxFuture, CatchUnwind, Either, Map};
+use futures_util::future::{BoxFuture, Either};
 use restgen_model::bounds;
 use std::any::Any;
 use std::convert::Infallible;
+use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -86,12 +87,43 @@ impl Drop for Pacer {
     }
 }
 
-/// What the inner service's future ends in: its answer, a panic, or the time limit.
-type Ended = Result<Result<Result<Response, Infallible>, Box<dyn Any + Send>>, tokio::time::error::Elapsed>;
+pin_project_lite::pin_project! {
+    /// The inner service's future within the time limit, a panic in it caught, a bare
+    /// error given its problem body: one future, polled once a wake-up, where tokio's
+    /// `Timeout` around futures' `CatchUnwind` under a `Map` were three, each polling the
+    /// next through a function of its own (distinct code a request runs, which costs in
+    /// the instruction cache beyond its instructions).
+    pub(crate) struct Guarded<F> {
+        #[pin]
+        inner: F,
+        #[pin]
+        limit: tokio::time::Sleep,
+    }
+}
 
-/// The inner service's future, timed and caught.
-type Guarded<F> =
-    Map<tokio::time::Timeout<CatchUnwind<AssertUnwindSafe<F>>>, fn(Ended) -> Result<Response, Infallible>>;
+impl<F: Future<Output = Result<Response, Infallible>>> Future for Guarded<F> {
+    type Output = Result<Response, Infallible>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let inner = this.inner;
+        // The answer first: one that is ready when the limit falls due is still given.
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Ready(Ok(response))) => return Poll::Ready(Ok(problem_for_bare_errors(response))),
+            Ok(Poll::Pending) => {}
+            Err(panic) => return Poll::Ready(Ok(panicked(panic.as_ref()))),
+        }
+        match this.limit.poll(cx) {
+            Poll::Ready(()) => {
+                tracing::warn!("a request ran out of time and was stopped");
+                let problem =
+                    Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the request took too long and was stopped");
+                Poll::Ready(Ok(problem.into_response()))
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
 
 impl<S> Service<Request> for Frame<S>
 where
@@ -123,26 +155,10 @@ where
         }
         let called = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)));
         match called {
-            Ok(future) => Either::Left(
-                tokio::time::timeout(self.shared.timeout, AssertUnwindSafe(future).catch_unwind())
-                    .map(settle as fn(Ended) -> Result<Response, Infallible>),
-            ),
+            Ok(inner) => Either::Left(Guarded { inner, limit: tokio::time::sleep(self.shared.timeout) }),
             Err(panic) => Either::Right(Box::pin(std::future::ready(Ok(panicked(panic.as_ref()))))),
         }
     }
-}
-
-/// The answer to a request that ended: its own, with a problem body where it is a bare
-/// error; 500 for a panic; 503 for one that ran out of time.
-fn settle(ended: Ended) -> Result<Response, Infallible> {
-    Ok(match ended {
-        Ok(Ok(Ok(response))) => problem_for_bare_errors(response),
-        Ok(Err(panic)) => panicked(panic.as_ref()),
-        Err(_) => {
-            tracing::warn!("a request ran out of time and was stopped");
-            Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the request took too long and was stopped").into_response()
-        }
-    })
 }
 
 /// 500 for a request whose handling panicked; the panic's message is logged, never sent.
