@@ -15,9 +15,10 @@
 //! the rows whose database and name contain it, `BENCH_COMPILE=0` to leave out the builds,
 //! `BENCH_INSTRUCTIONS=<n>` for the requests counted under callgrind, 0 to leave the count
 //! out; `BENCH_PROFILES=<dir>` to keep each count's callgrind profile there,
-//! `<database>-<row>-<server>.out`, for `callgrind_annotate`). Writes
-//! `target/bench/service.md` and `target/bench/service.svg` (`service-rows.md` and `.svg`
-//! for a run of some rows).
+//! `<database>-<row>-<server>.out`, for `callgrind_annotate`; `BENCH_ALIKE=1` to serve the
+//! generated service in both turns, an A/A run whose ratios are the bench's own spread).
+//! Writes `target/bench/service.md` and `target/bench/service.svg` (`service-rows`,
+//! `service-alike` or `service-alike-rows` for a run of some rows, of two alike, or both).
 //!
 //! The hand-written service is what a careful engineer writes for these routes (the
 //! reference of docs/performance.md): `&'static str` SQL, rows decoded into structs and
@@ -51,6 +52,37 @@ const CONCURRENCY: usize = 16;
 const TRIPS: u64 = 500;
 const DEPOTS: u64 = 200;
 const KINDS: [&str; 2] = ["generated", "hand-written"];
+
+/// The two servers of a run, as the tables name them and as `--serve` starts them: the
+/// generated and the hand-written one, or with `BENCH_ALIKE=1` the generated one twice.
+///
+/// Two servers alike (an A/A run) are what a ratio of exactly 1.00 reads as on this
+/// machine: their spread is the bench's own, the room a target of a few per cent must
+/// leave for it.
+#[derive(Clone, Copy)]
+struct Pair {
+    names: [&'static str; 2],
+    serve: [&'static str; 2],
+}
+
+impl Pair {
+    fn from_env() -> Pair {
+        if setting("BENCH_ALIKE", 0) != 0 {
+            Pair { names: ["generated", "generated again"], serve: ["generated", "generated"] }
+        } else {
+            Pair { names: KINDS, serve: KINDS }
+        }
+    }
+
+    fn alike(&self) -> bool {
+        self.serve[0] == self.serve[1]
+    }
+
+    /// What the ratios divide: "generated / hand-written".
+    fn ratio(&self) -> String {
+        format!("{} / {}", self.names[0], self.names[1])
+    }
+}
 
 fn setting(name: &str, default: usize) -> usize {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
@@ -580,9 +612,16 @@ const BLOCKS: u32 = 10;
 /// only, where it now falls on blocks of both. Runs of a time, not of a number of
 /// requests: 20,000 requests were two seconds of PATCHes but half a second of GETs, whose
 /// rows then moved most from round to round.
-async fn round(url: &str, case: Case, tags: &Arc<HashMap<u64, String>>, run: Duration, first: usize) -> [Run; 2] {
+async fn round(
+    pair: Pair,
+    url: &str,
+    case: Case,
+    tags: &Arc<HashMap<u64, String>>,
+    run: Duration,
+    first: usize,
+) -> [Run; 2] {
     settle(url).await;
-    let servers = KINDS.map(|kind| Server::start(kind, url));
+    let servers = pair.serve.map(|kind| Server::start(kind, url));
     let drivers = servers.each_ref().map(|server| client_for_run(server, case, tags));
     for driver in &drivers {
         driver.warm_up().await;
@@ -620,7 +659,7 @@ async fn round(url: &str, case: Case, tags: &Arc<HashMap<u64, String>>, run: Dur
 /// connection, say) would count the waiting, which depends on timing.
 async fn count(
     database: &str,
-    kind: &str,
+    (kind, name): (&str, &str),
     url: &str,
     case: Case,
     tags: &Arc<HashMap<u64, String>>,
@@ -649,7 +688,7 @@ async fn count(
     // The dump after the zero is the first numbered one: `callgrind.out.1`.
     let dump = std::fs::read_to_string(out.path().join("callgrind.out.1")).unwrap();
     if let Ok(keep) = std::env::var("BENCH_PROFILES") {
-        let name = format!("{database}-{}-{kind}.out", case.name()).replace([' ', ',', '+'], "_");
+        let name = format!("{database}-{}-{name}.out", case.name()).replace([' ', ',', '+'], "_");
         std::fs::create_dir_all(&keep).unwrap();
         std::fs::write(std::path::Path::new(&keep).join(name), &dump).unwrap();
     }
@@ -714,15 +753,15 @@ async fn observed(r: reqwest::Response, write: bool) -> (u16, Vec<Option<String>
 
 /// Both servers give `case` the same answer; a comparison of unequal work would measure
 /// nothing.
-async fn same_answers(url: &str, case: Case, tags: &HashMap<u64, String>) {
+async fn same_answers(pair: Pair, url: &str, case: Case, tags: &HashMap<u64, String>) {
     let mut answers = Vec::new();
-    for kind in KINDS {
+    for kind in pair.serve {
         let server = Server::start(kind, url);
         let client = reqwest::Client::new();
         let r = case.request(&client, &server.base, 3, tags, &format!("same-{kind}")).send().await.unwrap();
         answers.push(observed(r, matches!(case, Case::Create | Case::Patch)).await);
     }
-    assert_eq!(answers[0], answers[1], "{}: the generated and hand-written answers differ", case.name());
+    assert_eq!(answers[0], answers[1], "{}: the {} answers differ", case.name(), pair.names.join(" and "));
 }
 
 /// Each server starts on the database in the same state: on SQLite, with no write-ahead
@@ -895,14 +934,14 @@ fn ms(d: &Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-fn markdown(rows: &[Row], header: &str) -> String {
+fn markdown(pair: Pair, rows: &[Row], header: &str) -> String {
     let mut out = format!("{header}\n\n");
     out.push_str(
         "| database | row | server | req/s (min-max) | p50 ms | p99 ms | CPU µs/req | instructions/req | L1i misses/req | mispredicts/req | peak RSS MiB |\n",
     );
     out.push_str("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for row in rows {
-        for (k, kind) in KINDS.iter().enumerate() {
+        for (k, kind) in pair.names.iter().enumerate() {
             let (rps, lo, hi) = row.of(k, |r| r.rps);
             out.push_str(&format!(
                 "| {} | {} | {kind} | {rps:.0} ({lo:.0}-{hi:.0}) | {:.2} | {:.2} | {:.0} | {} | {} | {} | {:.1} |\n",
@@ -918,7 +957,7 @@ fn markdown(rows: &[Row], header: &str) -> String {
             ));
         }
     }
-    out.push_str("\nRatios, generated / hand-written: median of the per-round ratios (smallest-largest).\n\n");
+    out.push_str(&format!("\nRatios, {}: median of the per-round ratios (smallest-largest).\n\n", pair.ratio()));
     out.push_str(
         "| database | row | throughput | p99 | CPU per request | instructions per request | L1i misses | mispredicts | targets missed |\n\
          |---|---|---:|---:|---:|---:|---:|---:|---|\n",
@@ -958,7 +997,7 @@ fn verdict(rows: &[Row]) -> String {
 
 /// Throughput ratio per row and database as bars, the spread of the rounds as whiskers,
 /// parity marked.
-fn chart(rows: &[Row], path: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+fn chart(pair: Pair, rows: &[Row], path: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
     use plotters::prelude::*;
     let databases: Vec<&str> = {
         let mut d: Vec<&str> = rows.iter().map(|r| r.database).collect();
@@ -969,8 +1008,9 @@ fn chart(rows: &[Row], path: &std::path::Path) -> Result<(), Box<dyn std::error:
     let root = SVGBackend::new(path, (900, 420)).into_drawing_area();
     root.fill(&WHITE)?;
     let slots = Case::ALL.len() * (databases.len() + 1);
+    let caption = format!("Throughput, {} (median, whiskers: smallest-largest round)", pair.ratio());
     let mut chart = ChartBuilder::on(&root)
-        .caption("Throughput, generated / hand-written (median, whiskers: smallest-largest round)", ("sans-serif", 16))
+        .caption(caption, ("sans-serif", 16))
         .margin(12)
         .x_label_area_size(60)
         .y_label_area_size(50)
@@ -1012,6 +1052,7 @@ fn chart(rows: &[Row], path: &std::path::Path) -> Result<(), Box<dyn std::error:
 }
 
 async fn compare() {
+    let pair = Pair::from_env();
     let rounds = setting("BENCH_ROUNDS", 5);
     let run = Duration::from_millis(setting("BENCH_MILLIS", 2_000) as u64);
     // `BENCH_ROWS=<text>`: only the rows whose "<database> <row>" contains it (to profile one).
@@ -1030,10 +1071,15 @@ async fn compare() {
     let machine = machine();
     let header = format!(
         "Service bench, {}: {machine}. Runs of {} ms of requests a server, {CONCURRENCY} at once over loopback, \
-         {rounds} rounds per row, the two servers taking turns in blocks of {} ms; medians. {TRIPS} trips, {DEPOTS} depots.",
+         {rounds} rounds per row, the two servers taking turns in blocks of {} ms; medians. {TRIPS} trips, {DEPOTS} depots.{}",
         chrono::Utc::now().format("%Y-%m-%d"),
         run.as_millis(),
         (run / BLOCKS).as_millis(),
+        if pair.alike() {
+            " Both servers are the generated one (BENCH_ALIKE): the ratios are the bench's own spread."
+        } else {
+            ""
+        },
     );
     println!("{header}");
     let mut rows = Vec::new();
@@ -1043,21 +1089,21 @@ async fn compare() {
             if !only.as_ref().is_none_or(|o| format!("{database} {}", case.name()).contains(o.as_str())) {
                 continue;
             }
-            same_answers(url, case, &tags).await;
+            same_answers(pair, url, case, &tags).await;
             // The server that sends the first block changes each round (one that always
             // went first after a row's change would carry that every round); each round
             // starts both afresh, so peak RSS is the round's own.
             let mut runs: [Vec<Run>; 2] = [Vec::new(), Vec::new()];
             for n in 0..rounds {
-                let [g, h] = round(url, case, &tags, run, n % 2).await;
+                let [g, h] = round(pair, url, case, &tags, run, n % 2).await;
                 runs[0].push(g);
                 runs[1].push(h);
             }
             let counted = match to_count {
                 0 => None,
                 n => Some([
-                    count(database, KINDS[0], url, case, &tags, n).await,
-                    count(database, KINDS[1], url, case, &tags, n).await,
+                    count(database, (pair.serve[0], pair.names[0]), url, case, &tags, n).await,
+                    count(database, (pair.serve[1], pair.names[1]), url, case, &tags, n).await,
                 ]),
             };
             let row = Row { database, case, runs, counted };
@@ -1082,16 +1128,22 @@ async fn compare() {
     }
     let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
     std::fs::create_dir_all(&out).unwrap();
-    let mut table = markdown(&rows, &header);
-    // Skipped when profiling rows, or with `BENCH_COMPILE=0`: two cold builds take minutes.
-    if only.is_none() && setting("BENCH_COMPILE", 1) != 0 {
+    let mut table = markdown(pair, &rows, &header);
+    // Skipped when profiling rows, in a run of two servers alike, or with `BENCH_COMPILE=0`:
+    // two cold builds take minutes.
+    if only.is_none() && !pair.alike() && setting("BENCH_COMPILE", 1) != 0 {
         table.push_str(&format!("\n{}", compile::measure()));
     }
-    // A run of some rows (to profile one) writes beside the whole run's table and chart,
-    // not over them.
-    let stem = if only.is_some() { "service-rows" } else { "service" };
+    // A run of some rows (to profile one), or of two servers alike, writes beside the
+    // whole run's table and chart, not over them.
+    let stem = match (only.is_some(), pair.alike()) {
+        (false, false) => "service",
+        (true, false) => "service-rows",
+        (false, true) => "service-alike",
+        (true, true) => "service-alike-rows",
+    };
     std::fs::write(out.join(format!("{stem}.md")), &table).unwrap();
-    chart(&rows, &out.join(format!("{stem}.svg"))).unwrap();
+    chart(pair, &rows, &out.join(format!("{stem}.svg"))).unwrap();
     println!("\n{table}\nwritten: target/bench/{stem}.md, target/bench/{stem}.svg");
 }
 
