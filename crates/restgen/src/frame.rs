@@ -245,8 +245,42 @@ async fn readyz(store: &Store) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::Pacer;
+    use super::{Guarded, Pacer};
+    use axum::http::StatusCode;
+    use axum::response::{IntoResponse, Response};
+    use std::convert::Infallible;
     use std::time::Duration;
+
+    /// A limit already past when the request is first polled.
+    fn past() -> tokio::time::Sleep {
+        tokio::time::sleep_until(tokio::time::Instant::now() - Duration::from_secs(1))
+    }
+
+    #[tokio::test]
+    async fn an_answer_ready_when_the_limit_falls_due_is_given() {
+        let ready = std::future::ready(Ok::<Response, Infallible>(StatusCode::CREATED.into_response()));
+        let answer = Guarded { inner: ready, limit: past() }.await.unwrap();
+        assert_eq!(answer.status(), StatusCode::CREATED);
+    }
+
+    #[tokio::test]
+    async fn a_request_still_running_when_the_limit_falls_due_is_answered_503() {
+        let stuck = std::future::pending::<Result<Response, Infallible>>();
+        let answer = Guarded { inner: stuck, limit: past() }.await.unwrap();
+        assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(answer.headers()["content-type"], "application/problem+json");
+    }
+
+    #[tokio::test]
+    async fn a_bare_error_is_given_a_problem_body_and_keeps_its_headers() {
+        let mut refused = StatusCode::METHOD_NOT_ALLOWED.into_response();
+        refused.headers_mut().insert("allow", "GET".parse().unwrap());
+        let limit = tokio::time::sleep(Duration::from_secs(30));
+        let answer = Guarded { inner: std::future::ready(Ok::<_, Infallible>(refused)), limit }.await.unwrap();
+        assert_eq!(answer.status(), StatusCode::METHOD_NOT_ALLOWED);
+        assert_eq!(answer.headers()["content-type"], "application/problem+json");
+        assert_eq!(answer.headers()["allow"], "GET");
+    }
 
     #[tokio::test]
     async fn the_pacer_runs_until_it_is_dropped() {
