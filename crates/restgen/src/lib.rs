@@ -53,6 +53,8 @@ pub mod __private {
     pub use tokio;
     pub use uuid;
 
+    pub use crate::settable::unchanged;
+
     /// Whether two names are equal, in const context (derive expansions assert that a
     /// type named in an attribute is the resource the model says).
     pub const fn same(a: &str, b: &str) -> bool {

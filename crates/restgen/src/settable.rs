@@ -22,6 +22,7 @@ use axum::http::HeaderMap;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use std::cell::Cell;
 
 /// The write a body is read for.
 pub(crate) enum Write<'a> {
@@ -110,15 +111,53 @@ fn checked<T: Serialize>(
     mut typed: T,
     hook: Option<impl FnOnce(&mut T) -> Result<(), Problem>>,
 ) -> Result<Record, Problem> {
-    // A hook is given valid input, and what it leaves is checked again.
-    if let Some(hook) = hook {
-        check(spec, &as_record(&typed)?)?;
-        hook(&mut typed)?;
-    }
     let mut input = as_record(&typed)?;
+    // A hook is given valid input, and what it leaves is checked again, unless it was a
+    // hooks trait's default, which leaves the input as it was given.
+    let mut valid = false;
+    if let Some(hook) = hook {
+        check(spec, &input)?;
+        valid = left_as_given(&mut typed, hook)?;
+        if !valid {
+            input = as_record(&typed)?;
+        }
+    }
     input.retain(|k| !outside(spec, view, k));
-    check(spec, &input)?;
+    if !valid {
+        check(spec, &input)?;
+    }
     Ok(input)
+}
+
+thread_local! {
+    /// Where the input lies that a hooks trait's default method was last given (0: none).
+    static UNCHANGED: Cell<usize> = const { Cell::new(0) };
+}
+
+/// What a generated hooks trait's default method calls: it leaves `input` as given.
+///
+/// A generated service passes every method of its hooks trait, overridden or not, and
+/// the runtime cannot tell the trait's default from a rule; the default says so here, so
+/// a write whose hook is the default is converted and checked once, as one without a
+/// hook is. The mark is the input's address, so a rule that calls another method's
+/// default (given another value) does not stand for its own input.
+pub fn unchanged<T>(input: &T) {
+    UNCHANGED.set(address(input));
+}
+
+/// Runs `hook` on `typed`: `Ok(true)` where it was a default that left `typed` as given.
+fn left_as_given<T>(typed: &mut T, hook: impl FnOnce(&mut T) -> Result<(), Problem>) -> Result<bool, Problem> {
+    // Hooks are plain functions, run to their end on this thread: nothing else runs here
+    // between the mark's clearing and its reading.
+    UNCHANGED.set(0);
+    let at = address(typed);
+    let ran = hook(typed);
+    let untouched = UNCHANGED.replace(0) == at;
+    ran.map(|()| untouched)
+}
+
+fn address<T>(value: &T) -> usize {
+    std::ptr::from_ref(value).addr()
 }
 
 /// Whether `name` is a field of the resource that the request's version lacks: unknown
@@ -163,4 +202,98 @@ fn take_roles(
     }
     // Not settable: refused or dropped below like any other such field.
     Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    static SPEC: ResourceSpec = ResourceSpec {
+        name: "user",
+        fields: &[FieldSpec { name: "name", max_length: Some(5), ..FieldSpec::DEFAULT }],
+        ..ResourceSpec::DEFAULT
+    };
+
+    thread_local! {
+        static CONVERTED: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// An input that counts how often it is converted to a record.
+    struct Named {
+        name: String,
+    }
+
+    impl Serialize for Named {
+        fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+            use serde::ser::SerializeStruct;
+            CONVERTED.set(CONVERTED.get() + 1);
+            let mut s = serializer.serialize_struct("Named", 1)?;
+            s.serialize_field("name", &self.name)?;
+            s.end()
+        }
+    }
+
+    fn named(name: &str) -> Named {
+        Named { name: name.to_owned() }
+    }
+
+    fn run(input: Named, hook: impl FnOnce(&mut Named) -> Result<(), Problem>) -> (Result<Record, Problem>, usize) {
+        CONVERTED.set(0);
+        let out = checked(&SPEC, &View::NONE, input, Some(hook));
+        (out, CONVERTED.get())
+    }
+
+    fn refused_field(out: Result<Record, Problem>) -> String {
+        let problem = out.expect_err("refused");
+        assert_eq!(problem.status, axum::http::StatusCode::BAD_REQUEST);
+        problem.errors.iter().map(|e| e.field.as_str()).collect::<Vec<_>>().join(",")
+    }
+
+    #[test]
+    fn a_default_hook_leaves_its_input_converted_and_checked_once() {
+        let (out, converted) = run(named("ann"), |input| {
+            unchanged(input);
+            Ok(())
+        });
+        assert_eq!(out.unwrap().get("name"), Some(&Value::from("ann")));
+        assert_eq!(converted, 1);
+    }
+
+    #[test]
+    fn a_rule_that_changes_its_input_has_it_checked_again() {
+        let (out, converted) = run(named("ann"), |input| {
+            input.name = "annabel".into();
+            Ok(())
+        });
+        assert_eq!(refused_field(out), "name");
+        assert_eq!(converted, 2);
+        let (out, _) = run(named("ann"), |input| {
+            input.name = "bo".into();
+            Ok(())
+        });
+        assert_eq!(out.unwrap().get("name"), Some(&Value::from("bo")));
+    }
+
+    /// A rule that hands another value to a default still has its own input checked.
+    #[test]
+    fn a_mark_stands_for_the_input_it_was_given_alone() {
+        let (out, _) = run(named("ann"), |input| {
+            unchanged(&named("other"));
+            input.name = "annabel".into();
+            Ok(())
+        });
+        assert_eq!(refused_field(out), "name");
+    }
+
+    /// A default that refused leaves no mark for the next write on the thread.
+    #[test]
+    fn a_refusal_leaves_no_mark_behind() {
+        let mut input = named("ann");
+        let refused = left_as_given(&mut input, |input| {
+            unchanged(input);
+            Err(Problem::unprocessable("no"))
+        });
+        assert!(refused.is_err());
+        assert_eq!(UNCHANGED.get(), 0);
+    }
 }

@@ -6,7 +6,8 @@ use crate::model::{Operation, Service};
 use quote::{format_ident, quote};
 
 /// `hooks.rs`: the trait a service's `src/hooks.rs` implements, one method per resource
-/// and write, each defaulting to "allow unchanged".
+/// and write, each defaulting to "allow unchanged" (and telling the runtime so, which
+/// spares the write a second conversion and check of its input).
 pub(crate) fn emit(service: &Service) -> RustFile<'static> {
     let methods = service.resources.iter().flat_map(|r| {
         let name = r.name.value.clone();
@@ -27,7 +28,10 @@ pub(crate) fn emit(service: &Service) -> RustFile<'static> {
             match op {
                 Operation::Create => quote! {
                     #[doc = #doc]
-                    fn #method(&self, _input: &mut super::models::#input) -> ::core::result::Result<(), ::restgen::Problem> { ::core::result::Result::Ok(()) }
+                    fn #method(&self, input: &mut super::models::#input) -> ::core::result::Result<(), ::restgen::Problem> {
+                        ::restgen::__private::unchanged(input);
+                        ::core::result::Result::Ok(())
+                    }
                 },
                 Operation::Delete => quote! {
                     #[doc = #doc]
@@ -35,7 +39,10 @@ pub(crate) fn emit(service: &Service) -> RustFile<'static> {
                 },
                 _ => quote! {
                     #[doc = #doc]
-                    fn #method(&self, _id: &str, _input: &mut super::models::#input) -> ::core::result::Result<(), ::restgen::Problem> { ::core::result::Result::Ok(()) }
+                    fn #method(&self, _id: &str, input: &mut super::models::#input) -> ::core::result::Result<(), ::restgen::Problem> {
+                        ::restgen::__private::unchanged(input);
+                        ::core::result::Result::Ok(())
+                    }
                 },
             }
         })

@@ -8,24 +8,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `depot` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_depot(
         &self,
-        _input: &mut super::models::CreateDepot,
+        input: &mut super::models::CreateDepot,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `depot` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_depot(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceDepot,
+        input: &mut super::models::ReplaceDepot,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `depot` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_depot(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchDepot,
+        input: &mut super::models::PatchDepot,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `depot` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -38,24 +41,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `driver` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_driver(
         &self,
-        _input: &mut super::models::CreateDriver,
+        input: &mut super::models::CreateDriver,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `driver` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_driver(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceDriver,
+        input: &mut super::models::ReplaceDriver,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `driver` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_driver(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchDriver,
+        input: &mut super::models::PatchDriver,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `driver` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -68,24 +74,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `vehicle` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_vehicle(
         &self,
-        _input: &mut super::models::CreateVehicle,
+        input: &mut super::models::CreateVehicle,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `vehicle` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_vehicle(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceVehicle,
+        input: &mut super::models::ReplaceVehicle,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `vehicle` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_vehicle(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchVehicle,
+        input: &mut super::models::PatchVehicle,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `vehicle` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -98,24 +107,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `trip` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_trip(
         &self,
-        _input: &mut super::models::CreateTrip,
+        input: &mut super::models::CreateTrip,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `trip` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_trip(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceTrip,
+        input: &mut super::models::ReplaceTrip,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `trip` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_trip(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchTrip,
+        input: &mut super::models::PatchTrip,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `trip` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -128,8 +140,9 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `service_log` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_service_log(
         &self,
-        _input: &mut super::models::CreateServiceLog,
+        input: &mut super::models::CreateServiceLog,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `service_log` record is deleted: refuse with a problem to keep it (422 for a business rule).

@@ -8,24 +8,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `member` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_member(
         &self,
-        _input: &mut super::models::CreateMember,
+        input: &mut super::models::CreateMember,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `member` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_member(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceMember,
+        input: &mut super::models::ReplaceMember,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `member` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_member(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchMember,
+        input: &mut super::models::PatchMember,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `member` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -38,24 +41,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `author` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_author(
         &self,
-        _input: &mut super::models::CreateAuthor,
+        input: &mut super::models::CreateAuthor,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `author` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_author(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceAuthor,
+        input: &mut super::models::ReplaceAuthor,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `author` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_author(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchAuthor,
+        input: &mut super::models::PatchAuthor,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `author` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -68,24 +74,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `book` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_book(
         &self,
-        _input: &mut super::models::CreateBook,
+        input: &mut super::models::CreateBook,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `book` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_book(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceBook,
+        input: &mut super::models::ReplaceBook,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `book` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_book(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchBook,
+        input: &mut super::models::PatchBook,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `book` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -98,24 +107,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `copy` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_copy(
         &self,
-        _input: &mut super::models::CreateCopy,
+        input: &mut super::models::CreateCopy,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `copy` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_copy(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceCopy,
+        input: &mut super::models::ReplaceCopy,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `copy` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_copy(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchCopy,
+        input: &mut super::models::PatchCopy,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `copy` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -128,46 +140,52 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `loan` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_loan(
         &self,
-        _input: &mut super::models::CreateLoan,
+        input: &mut super::models::CreateLoan,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `loan` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_loan(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchLoan,
+        input: &mut super::models::PatchLoan,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `renewal` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_renewal(
         &self,
-        _input: &mut super::models::CreateRenewal,
+        input: &mut super::models::CreateRenewal,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `review` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_review(
         &self,
-        _input: &mut super::models::CreateReview,
+        input: &mut super::models::CreateReview,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `review` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_review(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceReview,
+        input: &mut super::models::ReplaceReview,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `review` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_review(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchReview,
+        input: &mut super::models::PatchReview,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `review` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -180,24 +198,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `reading_list` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_reading_list(
         &self,
-        _input: &mut super::models::CreateReadingList,
+        input: &mut super::models::CreateReadingList,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `reading_list` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_reading_list(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceReadingList,
+        input: &mut super::models::ReplaceReadingList,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `reading_list` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_reading_list(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchReadingList,
+        input: &mut super::models::PatchReadingList,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `reading_list` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -210,24 +231,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `entry` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_entry(
         &self,
-        _input: &mut super::models::CreateEntry,
+        input: &mut super::models::CreateEntry,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `entry` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_entry(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceEntry,
+        input: &mut super::models::ReplaceEntry,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `entry` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_entry(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchEntry,
+        input: &mut super::models::PatchEntry,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `entry` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -240,24 +264,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `archive` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_archive(
         &self,
-        _input: &mut super::models::CreateArchive,
+        input: &mut super::models::CreateArchive,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `archive` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_archive(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceArchive,
+        input: &mut super::models::ReplaceArchive,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `archive` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_archive(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchArchive,
+        input: &mut super::models::PatchArchive,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `archive` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -270,24 +297,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `manuscript` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_manuscript(
         &self,
-        _input: &mut super::models::CreateManuscript,
+        input: &mut super::models::CreateManuscript,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `manuscript` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_manuscript(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceManuscript,
+        input: &mut super::models::ReplaceManuscript,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `manuscript` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_manuscript(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchManuscript,
+        input: &mut super::models::PatchManuscript,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `manuscript` record is deleted: refuse with a problem to keep it (422 for a business rule).

@@ -8,24 +8,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `user` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_user(
         &self,
-        _input: &mut super::models::CreateUser,
+        input: &mut super::models::CreateUser,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `user` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_user(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceUser,
+        input: &mut super::models::ReplaceUser,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `user` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_user(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchUser,
+        input: &mut super::models::PatchUser,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `user` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -38,24 +41,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `client` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_client(
         &self,
-        _input: &mut super::models::CreateClient,
+        input: &mut super::models::CreateClient,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `client` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_client(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceClient,
+        input: &mut super::models::ReplaceClient,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `client` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_client(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchClient,
+        input: &mut super::models::PatchClient,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `client` record is deleted: refuse with a problem to keep it (422 for a business rule).
@@ -68,24 +74,27 @@ pub trait Hooks: Send + Sync + 'static {
     /// Before a `order` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_order(
         &self,
-        _input: &mut super::models::CreateOrder,
+        input: &mut super::models::CreateOrder,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `order` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_order(
         &self,
         _id: &str,
-        _input: &mut super::models::ReplaceOrder,
+        input: &mut super::models::ReplaceOrder,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `order` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_order(
         &self,
         _id: &str,
-        _input: &mut super::models::PatchOrder,
+        input: &mut super::models::PatchOrder,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
+        ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
     /// Before a `order` record is deleted: refuse with a problem to keep it (422 for a business rule).
