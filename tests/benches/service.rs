@@ -571,8 +571,16 @@ impl Driver {
                         }
                         let n = first + i * concurrency as u64 + task;
                         let r = case.request(&client, &base, n, &tags, &names).send().await.unwrap();
-                        assert_eq!(r.status().as_u16(), case.expected(), "{}", case.name());
-                        r.bytes().await.unwrap();
+                        let status = r.status().as_u16();
+                        let body = r.bytes().await.unwrap();
+                        // The answer's body says why (a problem's detail), should a run fail.
+                        assert_eq!(
+                            status,
+                            case.expected(),
+                            "{} from {base}: {}",
+                            case.name(),
+                            String::from_utf8_lossy(&body)
+                        );
                         latencies.push(t.elapsed());
                     }
                     latencies
