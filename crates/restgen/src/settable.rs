@@ -47,7 +47,8 @@ impl Write<'_> {
 }
 
 /// The fields of the body that `T`, the operation's input type, accepted, validated,
-/// passed through `hook` and validated again (a hook may change them), with an admin's
+/// passed through `hook` and validated again (a hook may change them; a hooks trait's
+/// default, which says it did not, spares the second pass), with an admin's
 /// `roles`. Fields the request's version lacks are unknown there: refused or dropped as
 /// the resource says, and whatever the input type holds for them is never applied.
 pub(crate) fn read<T: DeserializeOwned + Serialize>(
@@ -257,6 +258,19 @@ mod tests {
         });
         assert_eq!(out.unwrap().get("name"), Some(&Value::from("ann")));
         assert_eq!(converted, 1);
+    }
+
+    /// The mark spares the check after a default, never the one before it.
+    #[test]
+    fn a_default_hook_is_never_given_invalid_input() {
+        let mut ran = false;
+        let (out, _) = run(named("annabel"), |input| {
+            ran = true;
+            unchanged(input);
+            Ok(())
+        });
+        assert_eq!(refused_field(out), "name");
+        assert!(!ran, "the hook ran on input that breaks a field's rule");
     }
 
     #[test]
