@@ -16,7 +16,9 @@
 //! `BENCH_INSTRUCTIONS=<n>` for the requests counted under callgrind, 0 to leave the count
 //! out; `BENCH_PROFILES=<dir>` to keep each count's callgrind profile there,
 //! `<database>-<row>-<server>.out`, for `callgrind_annotate`; `BENCH_ALIKE=1` to serve the
-//! generated service in both turns, an A/A run whose ratios are the bench's own spread).
+//! generated service in both turns, an A/A run whose ratios are the bench's own spread;
+//! `BENCH_VERBOSE=1` for the timed servers' warnings, filtered by `RUST_LOG`, and what each
+//! checkpoint found, on standard error).
 //! Writes `target/bench/service.md` and `target/bench/service.svg` (`service-rows`,
 //! `service-alike` or `service-alike-rows` for a run of some rows, of two alike, or both).
 //!
@@ -37,6 +39,7 @@ use restgen::__private::axum::{
     response::{IntoResponse, Response},
     routing::get,
 };
+use restgen::store::StoreOptions;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::postgres::{PgPool, PgPoolOptions};
@@ -94,7 +97,10 @@ fn main() {
     // on a 2-core machine and the ratio reflects the servers' own cost.
     if let Some(i) = args.iter().position(|a| a == "--serve") {
         let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-        runtime.block_on(serve(&args[i + 1], &args[i + 2]));
+        let pool_timeout = args.get(i + 3).map_or(StoreOptions::default().pool_timeout, |s| {
+            Duration::from_secs(s.parse().expect("--serve's pool timeout, in seconds"))
+        });
+        runtime.block_on(serve(&args[i + 1], &args[i + 2], pool_timeout));
         return;
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -117,13 +123,19 @@ impl Server {
 
     /// The server under callgrind, counting from the start but told to zero its counts
     /// and write them out by `callgrind_control` (see [`count`]); `out` is where.
+    ///
+    /// Its pool waits up to [`CALLGRIND_POOL_TIMEOUT`] for a connection: under valgrind
+    /// a PostgreSQL login (thousands of password hashes) takes about half a second, one
+    /// after the other on valgrind's one thread, and the seven a pool of eight opens when
+    /// [`count`]'s sixteen requests first arrive took up to 5 s, the usual wait, so that
+    /// some answered 503 before any was counted.
     fn under_callgrind(kind: &str, url: &str, out: &std::path::Path) -> Server {
         let mut command = Command::new("valgrind");
         command
             .args(["--tool=callgrind", "-q", "--cache-sim=yes", "--branch-sim=yes"])
             .arg(format!("--callgrind-out-file={}", out.join("callgrind.out").display()))
             .arg(std::env::current_exe().unwrap())
-            .args(["--serve", kind, url])
+            .args(["--serve", kind, url, &CALLGRIND_POOL_TIMEOUT.as_secs().to_string()])
             .stderr(Stdio::null());
         Server::spawn(&mut command)
     }
@@ -163,19 +175,33 @@ impl Drop for Server {
     }
 }
 
-async fn serve(kind: &str, url: &str) {
+/// How long a server under callgrind waits for a pooled connection (see
+/// [`Server::under_callgrind`]).
+const CALLGRIND_POOL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Serves `kind` on `url`'s database, each query waiting up to `pool_timeout` for a
+/// connection.
+async fn serve(kind: &str, url: &str, pool_timeout: Duration) {
+    // The server's warnings (a 503's cause, a slow pool) to standard error: standard output
+    // is the pipe the bench reads the address from, and then no more.
+    if std::env::var_os("BENCH_VERBOSE").is_some() {
+        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
+    }
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let ready = || println!("http://{}", listener.local_addr().unwrap());
     // Both served alike: no connection info on the request, which neither reads here.
     if kind == "generated" {
         let service = fleet::service();
-        let store = restgen::store::Store::connect(url).await.unwrap();
+        let options = StoreOptions { pool_timeout, ..StoreOptions::default() };
+        let store = restgen::store::Store::connect_with(url, options).await.unwrap();
         restgen::serve::migrate(&store, &service).await.unwrap();
         let app = restgen::serve::app(service, store, &restgen::serve::Settings::default()).unwrap();
         ready();
         axum::serve(listener, axum::ServiceExt::into_make_service(app)).await.unwrap();
     } else {
-        let app = hand_written(url).await;
+        let app = hand_written(url, pool_timeout).await;
         ready();
         axum::serve(listener, app).await.unwrap();
     }
@@ -198,7 +224,7 @@ macro_rules! on {
     };
 }
 
-async fn hand_written(url: &str) -> Router {
+async fn hand_written(url: &str, pool_timeout: Duration) -> Router {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
     let db = if url.starts_with("sqlite:") {
         let options = SqliteConnectOptions::from_str(url)
@@ -207,10 +233,14 @@ async fn hand_written(url: &str) -> Router {
             .synchronous(SqliteSynchronous::Normal)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(5));
-        let pool = SqlitePoolOptions::new().max_connections(2 * cores).test_before_acquire(false);
+        let pool = SqlitePoolOptions::new()
+            .max_connections(2 * cores)
+            .test_before_acquire(false)
+            .acquire_timeout(pool_timeout);
         Db::Sqlite(pool.connect_with(options).await.unwrap())
     } else {
-        let pool = PgPoolOptions::new().max_connections(4 * cores).test_before_acquire(false);
+        let pool =
+            PgPoolOptions::new().max_connections(4 * cores).test_before_acquire(false).acquire_timeout(pool_timeout);
         Db::Postgres(pool.connect(url).await.unwrap())
     };
     Router::new()
