@@ -127,8 +127,8 @@ impl Server {
     /// Its pool waits up to [`CALLGRIND_POOL_TIMEOUT`] for a connection: under valgrind
     /// a PostgreSQL login (thousands of password hashes) takes about half a second, one
     /// after the other on valgrind's one thread, and the seven a pool of eight opens when
-    /// [`count`]'s sixteen requests first arrive took up to 5 s, the usual wait, so that
-    /// some answered 503 before any was counted.
+    /// [`count`]'s sixteen requests first arrive took longer than the usual 5 s wait, so
+    /// that some were answered 503 before any was counted.
     fn under_callgrind(kind: &str, url: &str, out: &std::path::Path) -> Server {
         let mut command = Command::new("valgrind");
         command
