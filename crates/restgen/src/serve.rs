@@ -105,7 +105,8 @@ pub struct Config {
     pub database_url: String,
     /// `BIND`; default `127.0.0.1:8080`.
     pub bind: String,
-    /// `DATABASE_MAX_CONNECTIONS`, `DATABASE_POOL_TIMEOUT`, `SQLITE_SYNCHRONOUS`.
+    /// `DATABASE_MAX_CONNECTIONS`, `DATABASE_MIN_CONNECTIONS`, `DATABASE_POOL_TIMEOUT`,
+    /// `SQLITE_SYNCHRONOUS`.
     pub store: StoreOptions,
 }
 

@@ -239,6 +239,79 @@ fn database_options_come_from_the_environment_and_a_bad_one_is_named() {
     assert!(err.contains("DATABASE_MAX_CONNECTIONS must be a positive number, not `0`"), "{err}");
     let err = StoreOptions::from_lookup(env(&[("SQLITE_SYNCHRONOUS", "off")])).unwrap_err();
     assert!(err.contains("SQLITE_SYNCHRONOUS must be `normal` or `full`, not `off`"), "{err}");
+    let set = StoreOptions::from_lookup(env(&[("DATABASE_MIN_CONNECTIONS", " 2 ")])).unwrap();
+    assert_eq!(set, StoreOptions { min_connections: 2, ..StoreOptions::default() });
+    for bad in ["-1", "two", "1.5"] {
+        let pairs: &'static [(&'static str, &'static str)] = Box::leak(Box::new([("DATABASE_MIN_CONNECTIONS", bad)]));
+        let err = StoreOptions::from_lookup(env(pairs)).unwrap_err();
+        assert!(err.contains(&format!("DATABASE_MIN_CONNECTIONS must be a whole number, not `{bad}`")), "{err}");
+    }
+}
+
+/// `DATABASE_MIN_CONNECTIONS` connections are open when the store is, where a store without
+/// it has opened only the one it starts with; a least above the most stops the start.
+#[tokio::test]
+async fn a_sqlite_pool_opens_its_least_connections_at_start() {
+    use restgen::store::StoreOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    for (least, open) in [(0, 1), (3, 3)] {
+        let options = StoreOptions { max_connections: Some(4), min_connections: least, ..StoreOptions::default() };
+        let store = Store::connect_with(&url, options).await.unwrap();
+        assert_eq!(store.sqlite_pool().expect("a SQLite store").size(), open, "least {least}");
+        store.close().await;
+    }
+    let options = StoreOptions { max_connections: Some(2), min_connections: 5, ..StoreOptions::default() };
+    let err = Store::connect_with(&url, options).await.expect_err("refused").to_string();
+    assert!(
+        err.contains("DATABASE_MIN_CONNECTIONS is 5, more than the pool holds: 2 (DATABASE_MAX_CONNECTIONS)"),
+        "{err}"
+    );
+    let options = StoreOptions { min_connections: 10_000, ..StoreOptions::default() };
+    let err = Store::connect_with(&url, options).await.expect_err("refused").to_string();
+    assert!(err.contains("more than the pool holds") && err.contains("default, 2 per core on SQLite"), "{err}");
+}
+
+/// On PostgreSQL the least are real logins, seen by the server; one the database refuses
+/// (here a role allowed two connections, asked for three) stops the start, saying which
+/// setting asked for them.
+#[tokio::test]
+async fn a_postgres_pool_opens_its_least_connections_at_start_or_fails_to_start() {
+    use restgen::store::StoreOptions;
+    let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
+        eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
+        return;
+    };
+    let mut named = reqwest::Url::parse(&url).expect("a URL");
+    named.query_pairs_mut().append_pair("application_name", "restgen-least-test");
+    // As many at most as at least: the count's query takes one of the three (given back to
+    // the pool a moment after the start), where a fourth might open for it otherwise.
+    let options = StoreOptions { max_connections: Some(3), min_connections: 3, ..StoreOptions::default() };
+    let store = Store::connect_with(named.as_str(), options).await.unwrap();
+    let pool = store.postgres_pool().expect("a PostgreSQL store");
+    assert_eq!(pool.size(), 3);
+    let (seen,): (i64,) =
+        sqlx::query_as("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'restgen-least-test'")
+            .fetch_one(pool)
+            .await
+            .unwrap();
+    assert_eq!(seen, 3, "the server sees the three logins");
+    sqlx::query(
+        "DO $$ BEGIN CREATE ROLE restgen_two LOGIN PASSWORD 'two' CONNECTION LIMIT 2; \
+         EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+    )
+    .execute(pool)
+    .await
+    .unwrap();
+    store.close().await;
+    let mut limited = reqwest::Url::parse(&url).expect("a URL");
+    limited.set_username("restgen_two").unwrap();
+    limited.set_password(Some("two")).unwrap();
+    let pool_timeout = Duration::from_millis(500);
+    let options =
+        StoreOptions { max_connections: Some(4), min_connections: 3, pool_timeout, ..StoreOptions::default() };
+    let err = Store::connect_with(limited.as_str(), options).await.expect_err("refused").to_string();
+    assert!(err.contains("DATABASE_MIN_CONNECTIONS is 3, and opening as many connections failed"), "{err}");
 }
 
 #[tokio::test]

@@ -169,12 +169,17 @@ impl std::fmt::Display for MigrateError {
 impl std::error::Error for MigrateError {}
 
 /// How the service uses its database, beside the URL (`DATABASE_MAX_CONNECTIONS`,
-/// `DATABASE_POOL_TIMEOUT`, `SQLITE_SYNCHRONOUS`; docs/service.md).
+/// `DATABASE_MIN_CONNECTIONS`, `DATABASE_POOL_TIMEOUT`, `SQLITE_SYNCHRONOUS`;
+/// docs/service.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoreOptions {
     /// Connections each instance keeps at most; `None`: 2 per core on SQLite (one writer
     /// at a time, readers beside it), 4 per core on PostgreSQL (queries wait on the network).
     pub max_connections: Option<u32>,
+    /// Connections each instance opens at start and keeps open, so that the first requests
+    /// after a start (or a quiet spell) wait for no login; 0 opens them as requests need
+    /// them. At most the pool's maximum, or the start fails saying so.
+    pub min_connections: u32,
     /// How long a query waits for a connection (one to come free, or a new one the
     /// database takes) before it is refused as transient: 503 with `Retry-After`.
     pub pool_timeout: Duration,
@@ -212,7 +217,12 @@ const START_WITHIN: Duration = Duration::from_secs(30);
 
 impl Default for StoreOptions {
     fn default() -> StoreOptions {
-        StoreOptions { max_connections: None, pool_timeout: POOL_TIMEOUT, synchronous: Synchronous::default() }
+        StoreOptions {
+            max_connections: None,
+            min_connections: 0,
+            pool_timeout: POOL_TIMEOUT,
+            synchronous: Synchronous::default(),
+        }
     }
 }
 
@@ -231,10 +241,17 @@ pub enum Synchronous {
 
 impl StoreOptions {
     /// The options from the environment: `DATABASE_MAX_CONNECTIONS` (a positive number),
-    /// `DATABASE_POOL_TIMEOUT` (positive seconds, fractions allowed) and
-    /// `SQLITE_SYNCHRONOUS` (`normal` or `full`).
+    /// `DATABASE_MIN_CONNECTIONS` (a whole number), `DATABASE_POOL_TIMEOUT` (positive
+    /// seconds, fractions allowed) and `SQLITE_SYNCHRONOUS` (`normal` or `full`).
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<StoreOptions, String> {
         let max_connections = crate::serve::positive_var("DATABASE_MAX_CONNECTIONS", &var, |n: &u32| *n > 0)?;
+        let min_connections = match var("DATABASE_MIN_CONNECTIONS").filter(|v| !v.trim().is_empty()) {
+            None => 0,
+            Some(text) => text
+                .trim()
+                .parse()
+                .map_err(|_| format!("DATABASE_MIN_CONNECTIONS must be a whole number, not `{text}`"))?,
+        };
         let seconds = crate::serve::positive_var("DATABASE_POOL_TIMEOUT", &var, |s: &f64| {
             Duration::try_from_secs_f64(*s).is_ok_and(|d| !d.is_zero())
         })?;
@@ -244,7 +261,7 @@ impl StoreOptions {
             Some("full") => Synchronous::Full,
             Some(other) => return Err(format!("SQLITE_SYNCHRONOUS must be `normal` or `full`, not `{other}`")),
         };
-        Ok(StoreOptions { max_connections, pool_timeout, synchronous })
+        Ok(StoreOptions { max_connections, min_connections, pool_timeout, synchronous })
     }
 }
 
@@ -406,15 +423,53 @@ async fn connection<DB: sqlx::Database>(pool: &sqlx::Pool<DB>) -> Result<sqlx::p
 /// Opens `pool`'s first connection, as sqlx's `connect` would, but waiting up to
 /// [`START_WITHIN`] for a database that refuses connections (still starting), where each
 /// query waits only its `pool_timeout`.
-async fn first_connection<DB: sqlx::Database>(pool: &sqlx::Pool<DB>) -> Result<(), sqlx::Error> {
+async fn first_connection<DB: sqlx::Database>(
+    pool: &sqlx::Pool<DB>,
+) -> Result<sqlx::pool::PoolConnection<DB>, sqlx::Error> {
     let started = Instant::now();
     loop {
         match pool.acquire().await {
-            Ok(_) => return Ok(()),
+            Ok(first) => return Ok(first),
             Err(sqlx::Error::PoolTimedOut) if started.elapsed() < START_WITHIN => {}
             Err(e) => return Err(e),
         }
     }
+}
+
+/// The most connections a pool of `options` holds (`default`, described as `said`, when
+/// unset), refused when it is fewer than the least it keeps.
+fn most(options: &StoreOptions, default: u32, said: &str) -> Result<u32, sqlx::Error> {
+    let most = options.max_connections.unwrap_or(default);
+    if options.min_connections <= most {
+        return Ok(most);
+    }
+    let whence = match options.max_connections {
+        Some(_) => "DATABASE_MAX_CONNECTIONS".to_owned(),
+        None => format!("DATABASE_MAX_CONNECTIONS's default, {said}"),
+    };
+    Err(sqlx::Error::Configuration(
+        format!("DATABASE_MIN_CONNECTIONS is {}, more than the pool holds: {most} ({whence})", options.min_connections)
+            .into(),
+    ))
+}
+
+/// Opens the `least` connections `pool` keeps, at start: sqlx's lazy pool would open them
+/// at its first sweep of idle connections, ten minutes on. Held all at once, so that each
+/// is a connection of its own, the `first` among them; one the database refuses stops the
+/// start, where under load it would refuse a request.
+async fn open_least<DB: sqlx::Database>(
+    pool: &sqlx::Pool<DB>,
+    first: sqlx::pool::PoolConnection<DB>,
+    least: u32,
+) -> Result<(), sqlx::Error> {
+    let more = least.saturating_sub(1);
+    let opened = futures_util::future::try_join_all((0..more).map(|_| pool.acquire())).await;
+    drop(first);
+    opened.map(drop).map_err(|e| {
+        sqlx::Error::Configuration(
+            format!("DATABASE_MIN_CONNECTIONS is {least}, and opening as many connections failed: {e}").into(),
+        )
+    })
 }
 
 /// A transaction on a connection of `pool` taken as [`connection`] takes one, begun with
@@ -462,11 +517,13 @@ impl Store {
     pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, sqlx::Error> {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
             let pool = PgPoolOptions::new()
-                .max_connections(options.max_connections.unwrap_or(4 * cores()))
+                .max_connections(most(&options, 4 * cores(), "4 per core on PostgreSQL")?)
+                .min_connections(options.min_connections)
                 .acquire_timeout(options.pool_timeout)
                 .test_before_acquire(false)
                 .connect_lazy(url)?;
-            first_connection(&pool).await?;
+            let first = first_connection(&pool).await?;
+            open_least(&pool, first, options.min_connections).await?;
             Ok(Store {
                 pool: Pool::Postgres(pool),
                 dialect: Dialect::Postgres,
@@ -484,12 +541,14 @@ impl Store {
                 .synchronous(synchronous)
                 .foreign_keys(true);
             let pool = SqlitePoolOptions::new()
-                .max_connections(options.max_connections.unwrap_or(2 * cores()))
+                .max_connections(most(&options, 2 * cores(), "2 per core on SQLite")?)
+                .min_connections(options.min_connections)
                 .test_before_acquire(false)
                 .acquire_timeout(options.pool_timeout)
                 .after_connect(|connection, _| Box::pin(busy::install(connection)))
                 .connect_lazy_with(connect);
-            first_connection(&pool).await?;
+            let first = first_connection(&pool).await?;
+            open_least(&pool, first, options.min_connections).await?;
             let writers = Some(std::sync::Arc::new(tokio::sync::Semaphore::new(WRITERS)));
             Ok(Store { pool: Pool::Sqlite(pool), dialect: Dialect::Sqlite, outbox: Default::default(), writers })
         } else {
