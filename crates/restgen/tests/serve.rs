@@ -302,7 +302,7 @@ async fn a_postgres_pool_opens_its_least_connections_at_start_or_fails_to_start(
     )
     .execute(pool)
     .await
-    .unwrap();
+    .expect("a role limited to two connections (RESTGEN_TEST_DATABASE_URL's user needs CREATEROLE)");
     store.close().await;
     let mut limited = reqwest::Url::parse(&url).expect("a URL");
     limited.set_username("restgen_two").unwrap();
