@@ -106,7 +106,7 @@ pub struct Config {
     /// `BIND`; default `127.0.0.1:8080`.
     pub bind: String,
     /// `DATABASE_MAX_CONNECTIONS`, `DATABASE_MIN_CONNECTIONS`, `DATABASE_POOL_TIMEOUT`,
-    /// `SQLITE_SYNCHRONOUS`.
+    /// `DATABASE_IDLE_TIMEOUT`, `DATABASE_MAX_LIFETIME`, `SQLITE_SYNCHRONOUS`.
     pub store: StoreOptions,
 }
 

@@ -246,6 +246,80 @@ fn database_options_come_from_the_environment_and_a_bad_one_is_named() {
         let err = StoreOptions::from_lookup(env(pairs)).unwrap_err();
         assert!(err.contains(&format!("DATABASE_MIN_CONNECTIONS must be a whole number, not `{bad}`")), "{err}");
     }
+    let pairs = [("DATABASE_IDLE_TIMEOUT", "30"), ("DATABASE_MAX_LIFETIME", "0.5")];
+    let set = StoreOptions::from_lookup(env(Box::leak(Box::new(pairs)))).unwrap();
+    assert_eq!((set.idle_timeout, set.max_lifetime), (Duration::from_secs(30), Duration::from_millis(500)));
+    for name in ["DATABASE_IDLE_TIMEOUT", "DATABASE_MAX_LIFETIME"] {
+        for bad in ["0", "-3", "never"] {
+            let pairs: &'static [(&'static str, &'static str)] = Box::leak(Box::new([(name, bad)]));
+            let err = StoreOptions::from_lookup(env(pairs)).unwrap_err();
+            assert!(err.contains(&format!("{name} must be a positive number, not `{bad}`")), "{err}");
+        }
+    }
+}
+
+/// A connection older than `DATABASE_MAX_LIFETIME` is closed as it is given back: the next
+/// query runs on a new one, which has none of the old one's temporary tables, where with the
+/// default lifetime the one connection of the pool serves both.
+#[tokio::test]
+async fn a_connection_past_its_lifetime_is_not_used_again() {
+    use restgen::store::StoreOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    for (max_lifetime, kept) in [(StoreOptions::default().max_lifetime, 1), (Duration::from_nanos(1), 0)] {
+        let options = StoreOptions { max_connections: Some(1), max_lifetime, ..StoreOptions::default() };
+        let store = Store::connect_with(&url, options).await.unwrap();
+        let pool = store.sqlite_pool().expect("a SQLite store");
+        sqlx::query("CREATE TEMP TABLE mark (x)").execute(pool).await.unwrap();
+        let (seen,): (i64,) = sqlx::query_as("SELECT count(*) FROM sqlite_temp_master WHERE name = 'mark'")
+            .fetch_one(pool)
+            .await
+            .unwrap();
+        assert_eq!(seen, kept, "lifetime {max_lifetime:?}");
+        store.close().await;
+    }
+}
+
+/// The same on PostgreSQL, where the server tells one connection from another.
+#[tokio::test]
+async fn a_postgres_connection_past_its_lifetime_is_not_used_again() {
+    use restgen::store::StoreOptions;
+    let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
+        eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
+        return;
+    };
+    for (max_lifetime, same) in [(StoreOptions::default().max_lifetime, true), (Duration::from_nanos(1), false)] {
+        let options = StoreOptions { max_connections: Some(1), max_lifetime, ..StoreOptions::default() };
+        let store = Store::connect_with(&url, options).await.unwrap();
+        let pool = store.postgres_pool().expect("a PostgreSQL store");
+        let backend =
+            || async { sqlx::query_as::<_, (i32,)>("SELECT pg_backend_pid()").fetch_one(pool).await.unwrap().0 };
+        let (first, second) = (backend().await, backend().await);
+        assert_eq!(first == second, same, "lifetime {max_lifetime:?}: backends {first} and {second}");
+        store.close().await;
+    }
+}
+
+/// Connections left unused past `DATABASE_IDLE_TIMEOUT` are closed by the pool's sweep. The
+/// sweep runs on its own clock, so the test waits for its outcome (bounded), not for a time.
+#[tokio::test]
+async fn idle_connections_are_closed_after_the_idle_timeout() {
+    use restgen::store::StoreOptions;
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("t.db").display());
+    let idle_timeout = Duration::from_millis(50);
+    let options = StoreOptions { max_connections: Some(2), idle_timeout, ..StoreOptions::default() };
+    let store = Store::connect_with(&url, options).await.unwrap();
+    let pool = store.sqlite_pool().expect("a SQLite store");
+    let (a, b) = tokio::join!(pool.acquire(), pool.acquire());
+    drop((a.unwrap(), b.unwrap()));
+    assert_eq!(pool.size(), 2);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while pool.size() > 0 {
+        assert!(std::time::Instant::now() < deadline, "idle connections still open: {}", pool.size());
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    store.close().await;
 }
 
 /// `DATABASE_MIN_CONNECTIONS` connections are open when the store is, where a store without

@@ -169,8 +169,8 @@ impl std::fmt::Display for MigrateError {
 impl std::error::Error for MigrateError {}
 
 /// How the service uses its database, beside the URL (`DATABASE_MAX_CONNECTIONS`,
-/// `DATABASE_MIN_CONNECTIONS`, `DATABASE_POOL_TIMEOUT`, `SQLITE_SYNCHRONOUS`;
-/// docs/service.md).
+/// `DATABASE_MIN_CONNECTIONS`, `DATABASE_POOL_TIMEOUT`, `DATABASE_IDLE_TIMEOUT`,
+/// `DATABASE_MAX_LIFETIME`, `SQLITE_SYNCHRONOUS`; docs/service.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StoreOptions {
     /// Connections each instance keeps at most; `None`: 2 per core on SQLite (one writer
@@ -183,6 +183,14 @@ pub struct StoreOptions {
     /// How long a query waits for a connection (one to come free, or a new one the
     /// database takes) before it is refused as transient: 503 with `Retry-After`.
     pub pool_timeout: Duration,
+    /// How long a connection may sit unused in the pool before it is closed (at the pool's
+    /// next sweep, which comes every `idle_timeout` or `max_lifetime`, whichever is
+    /// shorter), the least kept open by opening others.
+    pub idle_timeout: Duration,
+    /// How long a connection is used at most: one older is closed when it is given back,
+    /// and a new one opened when needed. Below any limit a proxy, firewall or the database
+    /// puts on a connection's life, so that the pool closes it before they do.
+    pub max_lifetime: Duration,
     /// SQLite only: whether a commit waits for the disk.
     pub synchronous: Synchronous,
 }
@@ -193,6 +201,11 @@ pub struct StoreOptions {
 /// off before the pool said why; behind a load balancer a refusal in seconds lets the
 /// client go elsewhere.
 const POOL_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The default [`StoreOptions::idle_timeout`] and [`StoreOptions::max_lifetime`]: sqlx's,
+/// named here so that the docs and the settings say the same.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+const MAX_LIFETIME: Duration = Duration::from_secs(30 * 60);
 
 /// How many connections of one SQLite store write at once ([`Store::turn`]).
 const WRITERS: usize = 2;
@@ -221,6 +234,8 @@ impl Default for StoreOptions {
             max_connections: None,
             min_connections: 0,
             pool_timeout: POOL_TIMEOUT,
+            idle_timeout: IDLE_TIMEOUT,
+            max_lifetime: MAX_LIFETIME,
             synchronous: Synchronous::default(),
         }
     }
@@ -241,8 +256,9 @@ pub enum Synchronous {
 
 impl StoreOptions {
     /// The options from the environment: `DATABASE_MAX_CONNECTIONS` (a positive number),
-    /// `DATABASE_MIN_CONNECTIONS` (a whole number), `DATABASE_POOL_TIMEOUT` (positive
-    /// seconds, fractions allowed) and `SQLITE_SYNCHRONOUS` (`normal` or `full`).
+    /// `DATABASE_MIN_CONNECTIONS` (a whole number), `DATABASE_POOL_TIMEOUT`,
+    /// `DATABASE_IDLE_TIMEOUT` and `DATABASE_MAX_LIFETIME` (positive seconds, fractions
+    /// allowed) and `SQLITE_SYNCHRONOUS` (`normal` or `full`).
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<StoreOptions, String> {
         let max_connections = crate::serve::positive_var("DATABASE_MAX_CONNECTIONS", &var, |n: &u32| *n > 0)?;
         let min_connections = match var("DATABASE_MIN_CONNECTIONS").filter(|v| !v.trim().is_empty()) {
@@ -252,16 +268,21 @@ impl StoreOptions {
                 .parse()
                 .map_err(|_| format!("DATABASE_MIN_CONNECTIONS must be a whole number, not `{text}`"))?,
         };
-        let seconds = crate::serve::positive_var("DATABASE_POOL_TIMEOUT", &var, |s: &f64| {
-            Duration::try_from_secs_f64(*s).is_ok_and(|d| !d.is_zero())
-        })?;
-        let pool_timeout = seconds.map_or(POOL_TIMEOUT, Duration::from_secs_f64);
+        let seconds = |name: &str, default: Duration| {
+            let seconds = crate::serve::positive_var(name, &var, |s: &f64| {
+                Duration::try_from_secs_f64(*s).is_ok_and(|d| !d.is_zero())
+            })?;
+            Ok::<_, String>(seconds.map_or(default, Duration::from_secs_f64))
+        };
+        let pool_timeout = seconds("DATABASE_POOL_TIMEOUT", POOL_TIMEOUT)?;
+        let idle_timeout = seconds("DATABASE_IDLE_TIMEOUT", IDLE_TIMEOUT)?;
+        let max_lifetime = seconds("DATABASE_MAX_LIFETIME", MAX_LIFETIME)?;
         let synchronous = match var("SQLITE_SYNCHRONOUS").as_deref().map(str::trim) {
             None | Some("normal") => Synchronous::Normal,
             Some("full") => Synchronous::Full,
             Some(other) => return Err(format!("SQLITE_SYNCHRONOUS must be `normal` or `full`, not `{other}`")),
         };
-        Ok(StoreOptions { max_connections, min_connections, pool_timeout, synchronous })
+        Ok(StoreOptions { max_connections, min_connections, pool_timeout, idle_timeout, max_lifetime, synchronous })
     }
 }
 
@@ -454,9 +475,9 @@ fn most(options: &StoreOptions, default: u32, said: &str) -> Result<u32, sqlx::E
 }
 
 /// Opens the `least` connections `pool` keeps, at start: sqlx's lazy pool would open them
-/// at its first sweep of idle connections, ten minutes on. Held all at once, so that each
-/// is a connection of its own, the `first` among them; one the database refuses stops the
-/// start, where under load it would refuse a request.
+/// at its first sweep of idle connections, an idle timeout on. Held all at once, so that
+/// each is a connection of its own, the `first` among them; one the database refuses stops
+/// the start, where under load it would refuse a request.
 async fn open_least<DB: sqlx::Database>(
     pool: &sqlx::Pool<DB>,
     first: sqlx::pool::PoolConnection<DB>,
@@ -520,6 +541,8 @@ impl Store {
                 .max_connections(most(&options, 4 * cores(), "4 per core on PostgreSQL")?)
                 .min_connections(options.min_connections)
                 .acquire_timeout(options.pool_timeout)
+                .idle_timeout(options.idle_timeout)
+                .max_lifetime(options.max_lifetime)
                 .test_before_acquire(false)
                 .connect_lazy(url)?;
             let first = first_connection(&pool).await?;
@@ -545,6 +568,8 @@ impl Store {
                 .min_connections(options.min_connections)
                 .test_before_acquire(false)
                 .acquire_timeout(options.pool_timeout)
+                .idle_timeout(options.idle_timeout)
+                .max_lifetime(options.max_lifetime)
                 .after_connect(|connection, _| Box::pin(busy::install(connection)))
                 .connect_lazy_with(connect);
             let first = first_connection(&pool).await?;
