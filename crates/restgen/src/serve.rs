@@ -89,11 +89,22 @@ pub(crate) fn positive_var<T: std::str::FromStr>(
     var: impl Fn(&str) -> Option<String>,
     positive: impl Fn(&T) -> bool,
 ) -> Result<Option<T>, String> {
+    number_var(name, var, "a positive number", positive)
+}
+
+/// The environment variable `name` (through `var`) as a number `admits` admits, `what` it
+/// must be saying which: `None` when it is unset or empty, an error naming it otherwise.
+pub(crate) fn number_var<T: std::str::FromStr>(
+    name: &str,
+    var: impl Fn(&str) -> Option<String>,
+    what: &str,
+    admits: impl Fn(&T) -> bool,
+) -> Result<Option<T>, String> {
     match var(name).filter(|v| !v.trim().is_empty()) {
         None => Ok(None),
         Some(text) => match text.trim().parse::<T>() {
-            Ok(n) if positive(&n) => Ok(Some(n)),
-            _ => Err(format!("{name} must be a positive number, not `{text}`")),
+            Ok(n) if admits(&n) => Ok(Some(n)),
+            _ => Err(format!("{name} must be {what}, not `{text}`")),
         },
     }
 }

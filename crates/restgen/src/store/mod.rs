@@ -261,13 +261,8 @@ impl StoreOptions {
     /// allowed) and `SQLITE_SYNCHRONOUS` (`normal` or `full`).
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<StoreOptions, String> {
         let max_connections = crate::serve::positive_var("DATABASE_MAX_CONNECTIONS", &var, |n: &u32| *n > 0)?;
-        let min_connections = match var("DATABASE_MIN_CONNECTIONS").filter(|v| !v.trim().is_empty()) {
-            None => 0,
-            Some(text) => text
-                .trim()
-                .parse()
-                .map_err(|_| format!("DATABASE_MIN_CONNECTIONS must be a whole number, not `{text}`"))?,
-        };
+        let min_connections =
+            crate::serve::number_var("DATABASE_MIN_CONNECTIONS", &var, "a whole number", |_: &u32| true)?.unwrap_or(0);
         let seconds = |name: &str, default: Duration| {
             let seconds = crate::serve::positive_var(name, &var, |s: &f64| {
                 Duration::try_from_secs_f64(*s).is_ok_and(|d| !d.is_zero())
