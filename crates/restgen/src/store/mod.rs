@@ -6,6 +6,7 @@
 //! parameter; identifiers come from the validated schema and are always quoted.
 
 mod busy;
+mod lease;
 mod record;
 mod sql;
 mod typed;
@@ -16,6 +17,7 @@ pub use sql::{Filter, ListQuery, Page, SortKey, Statements};
 pub use value::SqlValue;
 
 use crate::spec::{IdKind, ResourceSpec};
+use lease::{begin, connection};
 use sql::Columns;
 use sqlx::encode::Encode;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
@@ -418,24 +420,6 @@ macro_rules! writing {
     }};
 }
 
-/// A connection of `pool`: an idle one at once where there is one, else one waited for.
-///
-/// What sqlx's pool does for a query given the pool itself, but without its cost on the
-/// common path: there the query's future holds the whole of `acquire` (which may have to
-/// open a connection, kilobytes of state), created and copied onto the heap for every
-/// query whether or not it waits. An idle connection is taken as `acquire` would take it
-/// (this store's pools do not ping a connection before use, nor run a check of their
-/// own); only a query that has to wait builds `acquire`'s future, on the heap: made there
-/// by an async block, whose first state is a pointer, where the 2.5 KB future `acquire`
-/// returns would be made on the stack and copied in (under the bench's 16 concurrent
-/// PATCHes on PostgreSQL, most of them wait: 8,500 instructions a request of the copy).
-async fn connection<DB: sqlx::Database>(pool: &sqlx::Pool<DB>) -> Result<sqlx::pool::PoolConnection<DB>, sqlx::Error> {
-    match pool.try_acquire() {
-        Some(idle) => Ok(idle),
-        None => Box::pin(async move { pool.acquire().await }).await,
-    }
-}
-
 /// Opens `pool`'s first connection, as sqlx's `connect` would, but waiting up to
 /// [`START_WITHIN`] for a database that refuses connections (still starting), where each
 /// query waits only its `pool_timeout`.
@@ -486,24 +470,6 @@ async fn open_least<DB: sqlx::Database>(
             format!("DATABASE_MIN_CONNECTIONS is {least}, and opening as many connections failed: {e}").into(),
         )
     })
-}
-
-/// A transaction on a connection of `pool` taken as [`connection`] takes one, begun with
-/// `statement` where the write needs its own (SQLite's `BEGIN IMMEDIATE`).
-async fn begin<DB: sqlx::Database>(
-    pool: &sqlx::Pool<DB>,
-    statement: Option<&'static str>,
-) -> Result<sqlx::Transaction<'static, DB>, sqlx::Error> {
-    let began = match statement {
-        None => pool.try_begin().await?,
-        Some(statement) => pool.try_begin_with(AssertSqlSafe(statement)).await?,
-    };
-    match (began, statement) {
-        (Some(tx), _) => Ok(tx),
-        // Made in the box, as `connection`'s wait is.
-        (None, None) => Box::pin(async move { pool.begin().await }).await,
-        (None, Some(statement)) => Box::pin(async move { pool.begin_with(AssertSqlSafe(statement)).await }).await,
-    }
 }
 
 // After the macro, which they use.
@@ -811,7 +777,10 @@ impl Store {
 
     /// Whether the database answers.
     pub async fn ping(&self) -> bool {
-        on_pool!(self, pool => sqlx::query("SELECT 1").execute(pool).await.is_ok())
+        on_pool!(self, pool => match connection(pool).await {
+            Ok(mut lease) => sqlx::query("SELECT 1").execute(&mut *lease).await.is_ok(),
+            Err(_) => false,
+        })
     }
 
     /// Closes every connection once the queries running on them finish (PostgreSQL ends
@@ -868,7 +837,8 @@ impl Store {
         // (and each future holding it) would otherwise carry, and copy as it moves.
         let written = Box::pin(async move {
             Ok::<_, StoreError>(writing!(self, pool => {
-                let mut tx = begin(pool, None).await?;
+                let mut lease = connection(pool).await?;
+                let mut tx = begin(&mut lease, None).await?;
                 let row = bind(sql, args).fetch_optional(&mut *tx).await.map_err(|e| classify(spec, e))?;
                 let Some(row) = row else { return Ok(None) };
                 let record = value::record(self.dialect, spec, &row)?;
@@ -964,7 +934,8 @@ impl Store {
     ) -> Result<Option<Record>, StoreError> {
         // On the heap, as a transaction in `write` is.
         let written = Box::pin(async move { Ok::<_, StoreError>(writing!(self, pool => {
-            let mut tx = begin(pool, Some(self.begin_write())).await?;
+            let mut lease = connection(pool).await?;
+            let mut tx = begin(&mut lease, Some(self.begin_write())).await?;
             let current = match bind(sql::by_id_locked(self.dialect, spec), vec![id.clone()]).fetch_optional(&mut *tx).await? {
                 Some(row) => value::record(self.dialect, spec, &row)?,
                 None => return Err(StoreError::NotFound),
@@ -1176,7 +1147,7 @@ impl Store {
             Dialect::Postgres => (format!("EXPLAIN {sql}"), "QUERY PLAN"),
         };
         on_pool!(self, pool => {
-            let rows = bind(explain, args).fetch_all(pool).await?;
+            let rows = bind(explain, args).fetch_all(&mut *connection(pool).await?).await?;
             Ok(rows.iter().filter_map(|r| r.try_get::<String, _>(column).ok()).collect())
         })
     }
@@ -1403,8 +1374,8 @@ mod tests {
         assert_eq!(response.headers()["retry-after"], "1");
     }
 
-    /// An idle connection is taken at once; where none is, a query or a transaction waits
-    /// for one.
+    /// An idle connection is taken at once; where none is, a query waits for one. A
+    /// transaction begins on the connection it is given.
     #[tokio::test]
     async fn a_query_waits_for_a_connection_where_none_is_idle() {
         let dir = tempfile::tempdir().unwrap();
@@ -1421,16 +1392,13 @@ mod tests {
         let mut given = waiting.await.expect("the connection once it is returned");
         let one: i64 = sqlx::query_scalar("SELECT 1").fetch_one(&mut *given).await.unwrap();
         assert_eq!(one, 1);
-        // A transaction waits the same way, and begins with its own statement.
-        let mut waiting = Box::pin(begin(pool, Some("BEGIN IMMEDIATE")));
-        let pending = std::future::poll_fn(|cx| std::task::Poll::Ready(waiting.as_mut().poll(cx).is_pending())).await;
-        assert!(pending, "the only connection is still held");
-        drop(given);
-        let mut tx = waiting.await.expect("a transaction once the connection is returned");
-        let one: i64 = sqlx::query_scalar("SELECT 1").fetch_one(&mut *tx).await.unwrap();
-        assert_eq!(one, 1);
+        // A transaction on it begins with its own statement.
+        let mut tx = begin(&mut given, Some("BEGIN IMMEDIATE")).await.unwrap();
+        sqlx::query("CREATE TABLE t (n INTEGER)").execute(&mut *tx).await.unwrap();
         tx.commit().await.unwrap();
-        assert!(begin(pool, None).await.is_ok(), "an idle connection, begun at once");
+        drop(given);
+        let mut again = connection(pool).await.expect("an idle connection, taken at once");
+        assert!(begin(&mut again, None).await.is_ok());
     }
 
     /// A query that finds no connection free within `pool_timeout` is refused as transient
@@ -1476,7 +1444,8 @@ mod tests {
         let store = Store::connect(&format!("sqlite://{}", dir.path().join("b.db").display())).await.unwrap();
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
         sqlx::query("CREATE TABLE t (n INTEGER)").execute(pool).await.unwrap();
-        let mut holder = begin(pool, Some("BEGIN IMMEDIATE")).await.unwrap();
+        let mut lease = connection(pool).await.unwrap();
+        let mut holder = begin(&mut lease, Some("BEGIN IMMEDIATE")).await.unwrap();
         sqlx::query("INSERT INTO t VALUES (1)").execute(&mut *holder).await.unwrap();
         let writer = pool.clone();
         let mut writer = tokio::spawn(async move { sqlx::query("INSERT INTO t VALUES (2)").execute(&writer).await });
@@ -1588,7 +1557,8 @@ mod tests {
         let store = Store::connect(&url).await.unwrap();
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
         sqlx::query("CREATE TABLE t (n INTEGER)").execute(pool).await.unwrap();
-        let holder = begin(pool, Some("BEGIN IMMEDIATE")).await.unwrap();
+        let mut lease = connection(pool).await.unwrap();
+        let holder = begin(&mut lease, Some("BEGIN IMMEDIATE")).await.unwrap();
         // Another program's connection that does not wait at all.
         let options = SqliteConnectOptions::from_str(&url).unwrap().busy_timeout(std::time::Duration::ZERO);
         let mut other = sqlx::ConnectOptions::connect(&options).await.unwrap();

@@ -275,7 +275,8 @@ impl Store {
     /// Deletes a subscription and, with it, its deliveries.
     pub(crate) async fn delete_webhook(&self, id: &str) -> Result<(), StoreError> {
         writing!(self, pool => {
-            let mut tx = begin(pool, None).await?;
+            let mut lease = connection(pool).await?;
+            let mut tx = begin(&mut lease, None).await?;
             bind("DELETE FROM \"restgen_delivery\" WHERE \"webhook_id\" = $1", vec![text(id)]).execute(&mut *tx).await?;
             let n = bind("DELETE FROM \"restgen_webhook\" WHERE \"id\" = $1", vec![text(id)]).execute(&mut *tx).await?.rows_affected();
             if n == 0 {
@@ -335,7 +336,8 @@ impl Store {
     /// in one transaction (again for an event already dispatched: nothing twice).
     pub(crate) async fn dispatch(&self, event: &str, recipients: &[String], now: i64) -> Result<(), StoreError> {
         writing!(self, pool => {
-            let mut tx = begin(pool, None).await?;
+            let mut lease = connection(pool).await?;
+            let mut tx = begin(&mut lease, None).await?;
             for webhook in recipients {
                 let id = format!("dlv_{}", uuid::Uuid::now_v7().simple());
                 bind(
@@ -427,7 +429,8 @@ impl Store {
     /// log keep what is recent, not every write ever made. How many went.
     pub async fn prune_events(&self, before: i64) -> Result<u64, StoreError> {
         writing!(self, pool => {
-            let mut tx = begin(pool, None).await?;
+            let mut lease = connection(pool).await?;
+            let mut tx = begin(&mut lease, None).await?;
             let old = "SELECT e.\"id\" FROM \"restgen_event\" e WHERE e.\"dispatched\" = TRUE AND e.\"created_at\" < $1 \
                        AND NOT EXISTS (SELECT 1 FROM \"restgen_delivery\" d WHERE d.\"event_id\" = e.\"id\" AND d.\"status\" = 'pending')";
             bind(format!("DELETE FROM \"restgen_delivery\" WHERE \"event_id\" IN ({old})"), vec![int(before)]).execute(&mut *tx).await?;
