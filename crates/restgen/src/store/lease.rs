@@ -166,17 +166,15 @@ mod tests {
         }
     }
 
-    /// `url` with its host and port replaced by `addr`.
-    fn through(url: &str, addr: SocketAddr) -> (String, SocketAddr) {
-        let (scheme, rest) = url.split_once("://").expect("a URL");
-        let (authority, path) = rest.split_at(rest.find(['/', '?']).unwrap_or(rest.len()));
-        let (credentials, host) = match authority.rsplit_once('@') {
-            Some((credentials, host)) => (format!("{credentials}@"), host),
-            None => (String::new(), authority),
-        };
+    /// `url`'s parts around its host and port, and the address they name.
+    fn split(url: &str) -> (&str, &str, SocketAddr) {
+        let start = url.find("://").expect("a URL") + 3;
+        let end = url[start..].find(['/', '?']).map_or(url.len(), |i| start + i);
+        let host_start = url[start..end].rfind('@').map_or(start, |i| start + i + 1);
+        let host = &url[host_start..end];
         let host = if host.contains(':') { host.to_owned() } else { format!("{host}:5432") };
-        let target = std::net::ToSocketAddrs::to_socket_addrs(&host).unwrap().next().unwrap();
-        (format!("{scheme}://{credentials}{addr}{path}"), target)
+        let addr = std::net::ToSocketAddrs::to_socket_addrs(&host).unwrap().next().expect("the database's address");
+        (&url[..host_start], &url[end..], addr)
     }
 
     /// A connection that goes silent while the store holds it is closed within the pool's
@@ -190,9 +188,9 @@ mod tests {
             eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
             return;
         };
-        let (_, target) = through(&url, "127.0.0.1:1".parse().unwrap());
-        let relay = Relay::to(target).await;
-        let (relayed, _) = through(&url, relay.addr);
+        let (head, tail, database) = split(&url);
+        let relay = Relay::to(database).await;
+        let relayed = format!("{head}{}{tail}", relay.addr);
         let pool_timeout = Duration::from_millis(500);
         let options = StoreOptions { max_connections: Some(1), pool_timeout, ..StoreOptions::default() };
         let store = Store::connect_with(&relayed, options).await.unwrap();
