@@ -166,17 +166,6 @@ mod tests {
         }
     }
 
-    /// `url`'s parts around its host and port, and the address they name.
-    fn split(url: &str) -> (&str, &str, SocketAddr) {
-        let start = url.find("://").expect("a URL") + 3;
-        let end = url[start..].find(['/', '?']).map_or(url.len(), |i| start + i);
-        let host_start = url[start..end].rfind('@').map_or(start, |i| start + i + 1);
-        let host = &url[host_start..end];
-        let host = if host.contains(':') { host.to_owned() } else { format!("{host}:5432") };
-        let addr = std::net::ToSocketAddrs::to_socket_addrs(&host).unwrap().next().expect("the database's address");
-        (&url[..host_start], &url[end..], addr)
-    }
-
     /// A connection that goes silent while the store holds it is closed within the pool's
     /// wait once given back, and its place opens a new one: the pool does not stay full of
     /// connections waiting forever for an answer to their check (every later query would
@@ -188,9 +177,13 @@ mod tests {
             eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
             return;
         };
-        let (head, tail, database) = split(&url);
+        let mut relayed = reqwest::Url::parse(&url).expect("a URL");
+        let database = format!("{}:{}", relayed.host_str().expect("a host"), relayed.port().unwrap_or(5432));
+        let database = tokio::net::lookup_host(database).await.unwrap().next().expect("the database's address");
         let relay = Relay::to(database).await;
-        let relayed = format!("{head}{}{tail}", relay.addr);
+        relayed.set_host(Some("127.0.0.1")).unwrap();
+        relayed.set_port(Some(relay.addr.port())).unwrap();
+        let relayed = relayed.to_string();
         let pool_timeout = Duration::from_millis(500);
         let options = StoreOptions { max_connections: Some(1), pool_timeout, ..StoreOptions::default() };
         let store = Store::connect_with(&relayed, options).await.unwrap();
