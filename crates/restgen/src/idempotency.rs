@@ -257,10 +257,9 @@ fn sweep(store: &Store, now: i64) {
         return;
     }
     let store = store.clone();
-    tokio::spawn(async move {
-        if let Err(e) = store.expire_keys(None, now).await {
-            tracing::warn!(error = %e, "idempotency: cannot drop expired answers");
-        }
+    let within = Duration::from_micros(SWEEP_EVERY.unsigned_abs());
+    crate::store::sweep("idempotency: cannot drop expired answers", within, async move {
+        store.expire_keys(None, now).await
     });
 }
 

@@ -197,10 +197,9 @@ impl Limiter {
                 if self.sweep_due(now) {
                     sweep(&mut held(seen), now);
                     let store = store.clone();
-                    tokio::spawn(async move {
-                        if let Err(e) = store.sweep_budgets(now).await {
-                            tracing::warn!(error = %e, "rate limit: cannot drop expired budgets");
-                        }
+                    let within = std::time::Duration::from_micros(SWEEP_EVERY.unsigned_abs());
+                    crate::store::sweep("rate limit: cannot drop expired budgets", within, async move {
+                        store.sweep_budgets(now).await
                     });
                 }
                 match shared(store, seen, quota, &bucket, now).await {

@@ -111,60 +111,9 @@ pub(crate) async fn begin<'c, DB: Release>(
 #[cfg(test)]
 mod tests {
     use super::connection;
+    use crate::store::test_database::Relay;
     use crate::store::{Pool, Store, StoreOptions};
-    use std::net::SocketAddr;
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::{Arc, Mutex};
     use std::time::Duration;
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
-    use tokio::net::{TcpListener, TcpStream};
-
-    /// A relay on loopback between the store and its PostgreSQL that can make the flows it
-    /// carries go silent: from then on what the store sends is taken and thrown away, so
-    /// its writes succeed and nothing answers (a NAT or load balancer that forgot the flow,
-    /// a host gone in a failover), and the socket stays open. Flows opened later are
-    /// carried as before.
-    struct Relay {
-        addr: SocketAddr,
-        flows: Arc<Mutex<Vec<Arc<AtomicBool>>>>,
-    }
-
-    impl Relay {
-        async fn to(target: SocketAddr) -> Relay {
-            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-            let addr = listener.local_addr().unwrap();
-            let flows: Arc<Mutex<Vec<Arc<AtomicBool>>>> = Arc::default();
-            let kept = flows.clone();
-            tokio::spawn(async move {
-                while let Ok((client, _)) = listener.accept().await {
-                    let Ok(server) = TcpStream::connect(target).await else { continue };
-                    let silent = Arc::new(AtomicBool::new(false));
-                    kept.lock().unwrap().push(silent.clone());
-                    let (mut client_reads, mut client_writes) = client.into_split();
-                    let (mut server_reads, mut server_writes) = server.into_split();
-                    tokio::spawn(async move {
-                        let _ = tokio::io::copy(&mut server_reads, &mut client_writes).await;
-                    });
-                    tokio::spawn(async move {
-                        let mut buffer = vec![0; 16 * 1024];
-                        while let Ok(n @ 1..) = client_reads.read(&mut buffer).await {
-                            if !silent.load(Ordering::SeqCst) && server_writes.write_all(&buffer[..n]).await.is_err() {
-                                break;
-                            }
-                        }
-                    });
-                }
-            });
-            Relay { addr, flows }
-        }
-
-        /// Every flow open now goes silent.
-        fn silence(&self) {
-            for flow in self.flows.lock().unwrap().iter() {
-                flow.store(true, Ordering::SeqCst);
-            }
-        }
-    }
 
     /// A connection that goes silent while the store holds it is closed within the pool's
     /// wait once given back, and its place opens a new one: the pool does not stay full of
@@ -177,13 +126,7 @@ mod tests {
             eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
             return;
         };
-        let mut relayed = reqwest::Url::parse(&url).expect("a URL");
-        let database = format!("{}:{}", relayed.host_str().expect("a host"), relayed.port().unwrap_or(5432));
-        let database = tokio::net::lookup_host(database).await.unwrap().next().expect("the database's address");
-        let relay = Relay::to(database).await;
-        relayed.set_host(Some("127.0.0.1")).unwrap();
-        relayed.set_port(Some(relay.addr.port())).unwrap();
-        let relayed = relayed.to_string();
+        let (relay, relayed) = Relay::to(&url).await;
         let pool_timeout = Duration::from_millis(500);
         let options = StoreOptions { max_connections: Some(1), pool_timeout, ..StoreOptions::default() };
         let store = Store::connect_with(&relayed, options).await.unwrap();

@@ -476,8 +476,31 @@ async fn open_least<DB: sqlx::Database>(
 mod budgets;
 mod idempotency;
 pub mod outbox;
+#[cfg(test)]
+pub(crate) mod test_database;
 
 pub(crate) use idempotency::KeyRecord;
+
+/// Runs `work`, one of the runtime's sweeps of what has expired, in a task of its own off
+/// the request's path and for at most `within`, warning with `what` when it fails. Bounded
+/// because a query on a connection gone silent would wait for good, and hold its
+/// connection's place in the pool while it waits; given up, the connection is closed as
+/// it is given back ([`lease`]).
+pub(crate) fn sweep(
+    what: &'static str,
+    within: Duration,
+    work: impl std::future::Future<Output = Result<u64, StoreError>> + Send + 'static,
+) {
+    tokio::spawn(async move {
+        match tokio::time::timeout(within, work).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => tracing::warn!(error = %e, "{what}"),
+            Err(_) => {
+                tracing::warn!("{what}: no answer from the database within {within:?}, given up until the next sweep")
+            }
+        }
+    });
+}
 
 impl Store {
     /// Connects to `url` (`sqlite://file.db` or `postgres://...`) with the default
@@ -1677,16 +1700,43 @@ mod tests {
     /// A store on a fresh schema of its own in the test database; `None` (saying so) when
     /// `RESTGEN_TEST_DATABASE_URL` is unset.
     async fn postgres_schema(name: &str) -> Option<Store> {
-        let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
-            eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
-            return None;
-        };
-        let schema = format!("{name}_{}", std::process::id());
-        let admin = Store::connect(&url).await.unwrap();
-        let fresh = format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE; CREATE SCHEMA \"{schema}\"");
-        on_pool!(admin, pool => { sqlx::raw_sql(AssertSqlSafe(fresh)).execute(pool).await.unwrap(); });
-        let sep = if url.contains('?') { '&' } else { '?' };
-        Some(Store::connect(&format!("{url}{sep}options=-c%20search_path%3D{schema}")).await.unwrap())
+        Some(Store::connect(&test_database::fresh_schema(name).await?).await.unwrap())
+    }
+
+    /// A sweep whose connection goes silent is given up within its bound, and gives up
+    /// the connection's place: the queries after it are served on a new one (held, the
+    /// pool's only place would refuse them all until a restart).
+    #[tokio::test]
+    async fn a_sweep_on_a_silent_connection_gives_its_place_up() {
+        let Some(url) = test_database::fresh_schema("t_sweep_silent").await else { return };
+        Store::connect(&url).await.unwrap().create_runtime_tables().await.unwrap();
+        let (relay, relayed) = test_database::Relay::to(&url).await;
+        let pool_timeout = Duration::from_millis(500);
+        let store = Store::connect_with(
+            &relayed,
+            StoreOptions { max_connections: Some(1), pool_timeout, ..StoreOptions::default() },
+        )
+        .await
+        .unwrap();
+        let Pool::Postgres(pool) = &store.pool else { unreachable!("a PostgreSQL store") };
+        assert!(store.ping().await, "the pool's one connection answers");
+        // Back in the pool: it goes silent there, as a connection left idle by a failover.
+        test_database::until_idle(&store).await;
+        relay.silence();
+        let swept = store.clone();
+        sweep("the test's sweep", Duration::from_millis(500), async move { swept.expire_keys(None, 0).await });
+        // Bounded from above only so that a regression fails rather than hangs.
+        let taken = tokio::time::timeout(Duration::from_secs(20), async {
+            while pool.num_idle() > 0 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        });
+        taken.await.expect("the sweep takes the silent connection");
+        let served = tokio::time::timeout(Duration::from_secs(20), async {
+            // Each try waits `pool_timeout` for the place, and fails while it is held.
+            while !store.ping().await {}
+        });
+        assert!(served.await.is_ok(), "the sweep still holds the pool's only place");
     }
 
     #[tokio::test]

@@ -303,6 +303,15 @@ impl Store {
         Ok(())
     }
 
+    /// Writes `event` of `spec` about `record` to the outbox by itself, as a write of
+    /// another instance would.
+    #[cfg(test)]
+    pub(crate) async fn publish(&self, spec: &ResourceSpec, event: &str, record: &Record) -> Result<(), StoreError> {
+        let (sql, args) = event_insert(spec, Some(event), record).expect("the resource publishes the event");
+        writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
+        Ok(())
+    }
+
     /// Claims up to `n` events not yet dispatched (nor claimed by another worker) until
     /// `until`.
     pub(crate) async fn claim_events(&self, now: i64, until: i64, n: u32) -> Result<Vec<EventRow>, StoreError> {

@@ -32,16 +32,29 @@ pub struct WebhookSettings {
     pub worker: bool,
     /// How often an idle worker looks for work another instance wrote.
     pub poll: Duration,
+    /// How long a worker's claims outlast two of its deliveries' timeouts: the time its
+    /// store work in a round may take. A round still running when its claims run out is
+    /// given up (by then they are another worker's to take), so a database connection gone
+    /// silent mid-query holds this instance's deliveries up for one round, not for good.
+    pub slack: Duration,
 }
 
 impl Default for WebhookSettings {
     fn default() -> Self {
-        WebhookSettings { allow_http: false, allow_loopback: false, resolver: None, worker: true, poll: POLL }
+        WebhookSettings {
+            allow_http: false,
+            allow_loopback: false,
+            resolver: None,
+            worker: true,
+            poll: POLL,
+            slack: SLACK,
+        }
     }
 }
 
 /// How often an idle worker looks for work; its own instance's writes wake it at once.
 const POLL: Duration = Duration::from_secs(1);
+const SLACK: Duration = Duration::from_secs(30);
 
 impl WebhookSettings {
     /// `<SERVICE>_WEBHOOK_ALLOW_HTTP`, `_ALLOW_LOOPBACK` and `_WORKER`, looked up by `var`.
@@ -127,6 +140,11 @@ impl Webhooks {
         clock: Clock,
     ) -> Webhooks {
         Webhooks { spec, resources, auth, keys, policy: settings.policy(), clock, settings }
+    }
+
+    /// How long a worker holds what it claims, and how long one of its rounds may run.
+    pub(crate) fn claim_for(&self) -> Duration {
+        self.spec.timeout * 2 + self.settings.slack
     }
 
     /// Every event type the service publishes (`order.pay`), in schema order.

@@ -90,6 +90,11 @@ pub(crate) fn start(webhooks: Arc<Webhooks>, store: Store) -> Result<Background,
 }
 
 async fn run(w: Arc<Webhooks>, store: Store, http: reqwest::Client, mut stopped: watch::Receiver<bool>) {
+    // The store's calls are bounded too: one on a connection gone silent (a failover, a
+    // NAT that forgot the flow) would wait for good, and this instance would deliver
+    // nothing more until it restarted. Given up, its connection is closed as it is given
+    // back (`store::lease`) and the next round opens another.
+    let bound = w.claim_for();
     let mut pruned: Option<Instant> = None;
     loop {
         if *stopped.borrow() {
@@ -99,14 +104,25 @@ async fn run(w: Arc<Webhooks>, store: Store, http: reqwest::Client, mut stopped:
             pruned = Some(Instant::now());
             let before =
                 chrono::Utc::now().timestamp_micros() - i64::try_from(RETENTION.as_micros()).unwrap_or(i64::MAX);
-            if let Err(e) = store.prune_events(before).await {
-                tracing::warn!(error = %e, "forgetting old webhook events");
+            match tokio::time::timeout(bound, store.prune_events(before)).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => tracing::warn!(error = %e, "forgetting old webhook events"),
+                Err(_) => tracing::warn!(
+                    "forgetting old webhook events took longer than {bound:?}: given up until the next hour"
+                ),
             }
         }
-        let busy = match round(&w, &store, &http, &stopped).await {
-            Ok(busy) => busy,
-            Err(e) => {
+        let busy = match tokio::time::timeout(bound, round(&w, &store, &http, &stopped)).await {
+            Ok(Ok(busy)) => busy,
+            Ok(Err(e)) => {
                 tracing::warn!(error = %e, "webhook worker");
+                false
+            }
+            Err(_) => {
+                tracing::warn!(
+                    "a webhook worker's round ran past its claims ({bound:?}: the database, or the network to it, \
+                     may have gone silent): given up, what it claimed is left to be claimed again"
+                );
                 false
             }
         };
@@ -129,7 +145,7 @@ async fn round(
     stopped: &watch::Receiver<bool>,
 ) -> Result<bool, crate::store::StoreError> {
     let now = w.clock.now();
-    let lease = i64::try_from((w.spec.timeout * 2 + Duration::from_secs(30)).as_micros()).unwrap_or(i64::MAX);
+    let lease = i64::try_from(w.claim_for().as_micros()).unwrap_or(i64::MAX);
     let events = store.claim_events(now, now + lease, EVENTS_PER_ROUND).await?;
     for event in &events {
         let recipients = recipients(w, store, event).await?;
@@ -334,6 +350,102 @@ fn delay(number: i64, asked: Option<Duration>) -> Duration {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock::Clock;
+    use crate::spec::{AccessSpec, ResourceSpec, Rule, WebhooksSpec};
+    use crate::store::StoreOptions;
+    use crate::store::outbox::WebhookRow;
+    use crate::store::test_database::{Relay, fresh_schema, until_idle};
+    use crate::webhooks::WebhookSettings;
+    use tokio::sync::mpsc;
+
+    /// A database connection gone silent under the worker (a failover, a NAT or load
+    /// balancer that forgot the flow) holds deliveries up for one round, not for good: the
+    /// round is given up when its claims run out, its connection closed as it is given
+    /// back, and the next round delivers on a new one.
+    #[tokio::test]
+    async fn deliveries_go_on_after_the_database_connection_goes_silent() {
+        let Some(url) = fresh_schema("t_worker_silent").await else { return };
+        let direct = Store::connect(&url).await.unwrap();
+        direct.create_runtime_tables().await.unwrap();
+        let (relay, relayed) = Relay::to(&url).await;
+        // One connection: the one that goes silent is the worker's only one.
+        let options = StoreOptions {
+            max_connections: Some(1),
+            pool_timeout: Duration::from_millis(500),
+            ..StoreOptions::default()
+        };
+        let store = Store::connect_with(&relayed, options).await.unwrap();
+
+        let (delivered, mut deliveries) = mpsc::unbounded_channel::<String>();
+        let receiver = axum::Router::new().route(
+            "/hook",
+            axum::routing::post(move |body: String| {
+                let _ = delivered.send(body);
+                async { axum::http::StatusCode::NO_CONTENT }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let target = format!("http://{}/hook", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, receiver).await });
+        let at = "2026-11-28T00:00:00Z".to_owned();
+        let subscription = WebhookRow {
+            id: "wh_1".into(),
+            owner_id: None,
+            url: target,
+            events: vec!["note.created".into()],
+            description: None,
+            enabled: true,
+            disabled_reason: None,
+            enabled_since: 0,
+            created_at: at.clone(),
+            updated_at: at,
+        };
+        direct.insert_webhook(&subscription).await.unwrap();
+
+        static NOTE: ResourceSpec = ResourceSpec {
+            name: "note",
+            events: &["created"],
+            access: AccessSpec { create: &[], read: &[Rule::Anyone], write: &[], delete: &[] },
+            ..ResourceSpec::DEFAULT
+        };
+        static RESOURCES: &[&ResourceSpec] = &[&NOTE];
+        let spec = WebhooksSpec { secret_env: "X", max_attempts: 8, timeout: Duration::from_millis(250) };
+        let settings = WebhookSettings {
+            allow_http: true,
+            allow_loopback: true,
+            poll: Duration::from_millis(20),
+            slack: Duration::from_secs(1),
+            ..WebhookSettings::default()
+        };
+        let webhooks = Webhooks::new(spec, RESOURCES, None, vec![vec![7; 32]], settings, Clock::System);
+        let worker = start(Arc::new(webhooks), store.clone()).unwrap();
+
+        // Written beside the service, as another instance would: the worker finds it as it
+        // looks for work.
+        let publish = async |note: &str| {
+            let record = Record::from(json!({ "id": note }).as_object().unwrap().clone());
+            direct.publish(&NOTE, "created", &record).await.unwrap();
+        };
+        // Bounded from above only so that a regression fails rather than hangs.
+        let mut next = async || tokio::time::timeout(Duration::from_secs(20), deliveries.recv()).await.ok().flatten();
+        publish("n1").await;
+        let first = next().await.expect("the first event delivered");
+        assert!(first.contains("\"n1\""), "{first}");
+        // Its success recorded: the worker waits for work, its connection back in the pool
+        // (where the connection goes silent).
+        let recorded = tokio::time::timeout(Duration::from_secs(20), async {
+            while !direct.deliveries("wh_1", 1).await.unwrap().iter().any(|d| d.status == "succeeded") {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        });
+        recorded.await.expect("the first delivery recorded");
+        until_idle(&store).await;
+        relay.silence();
+        publish("n2").await;
+        let second = next().await.expect("no delivery since the worker's connection went silent");
+        assert!(second.contains("\"n2\""), "the next delivery is the next event's: {second}");
+        worker.shutdown().await;
+    }
 
     #[test]
     fn retries_follow_the_schedule_within_a_tenth_and_honour_retry_after() {
