@@ -14,7 +14,7 @@
 //! for a run's time with each server, to change the runs; `BENCH_ROWS=<text>` for only
 //! the rows whose database and name contain it, `BENCH_COMPILE=0` to leave out the builds,
 //! `BENCH_INSTRUCTIONS=<n>` for the requests counted under callgrind, 0 to leave the count
-//! out; `BENCH_PROFILES=<dir>` to keep each count's callgrind profile there,
+//! out, and `BENCH_COUNT_AT=<n>` for how many of them are sent at once (1); `BENCH_PROFILES=<dir>` to keep each count's callgrind profile there,
 //! `<database>-<row>-<server>.out`, for `callgrind_annotate`; `BENCH_ALIKE=1` to serve the
 //! generated service in both turns, an A/A run whose ratios are the bench's own spread;
 //! `BENCH_VERBOSE=1` for the timed servers' warnings, filtered by `RUST_LOG`, and what each
@@ -692,9 +692,10 @@ async fn round(
 }
 
 /// What `kind` executes per request of `case`, all its threads counted by callgrind from
-/// after the warm-up to after the last answer. One request at a time: valgrind runs a
-/// process's threads one by one, and requests waiting on each other (for a pooled
-/// connection, say) would count the waiting, which depends on timing.
+/// after the warm-up to after the last answer. One request at a time unless
+/// `BENCH_COUNT_AT` says otherwise: valgrind runs a process's threads one by one, and
+/// requests waiting on each other (for a pooled connection, say) count the waiting, which
+/// depends on timing; at the timed runs' 16, that waiting is counted as they pay for it.
 async fn count(
     database: &str,
     (kind, name): (&str, &str),
@@ -721,7 +722,7 @@ async fn count(
         assert!(status.success(), "callgrind_control {what}");
     };
     control("--zero");
-    let answered = driver.drive(0, Enough::Requests(requests), 1).await.len();
+    let answered = driver.drive(0, Enough::Requests(requests), setting("BENCH_COUNT_AT", 1)).await.len();
     control("--dump");
     // The dump after the zero is the first numbered one: `callgrind.out.1`.
     let dump = std::fs::read_to_string(out.path().join("callgrind.out.1")).unwrap();
