@@ -14,7 +14,8 @@
 //! for a run's time with each server, to change the runs; `BENCH_ROWS=<text>` for only
 //! the rows whose database and name contain it, `BENCH_COMPILE=0` to leave out the builds,
 //! `BENCH_INSTRUCTIONS=<n>` for the requests counted under callgrind, 0 to leave the count
-//! out, and `BENCH_COUNT_AT=<n>` for how many of them are sent at once (1); `BENCH_PROFILES=<dir>` to keep each count's callgrind profile there,
+//! out, and `BENCH_COUNT_AT=<n>` for how many of them are sent at once (1);
+//! `BENCH_PROFILES=<dir>` to keep each count's callgrind profile there,
 //! `<database>-<row>-<server>.out`, for `callgrind_annotate`; `BENCH_ALIKE=1` to serve the
 //! generated service in both turns, an A/A run whose ratios are the bench's own spread;
 //! `BENCH_VERBOSE=1` for the timed servers' warnings, filtered by `RUST_LOG`, and what each
