@@ -3,6 +3,9 @@
 //! panic caught, the load balancer's probes answered, how idempotency keys are kept given
 //! to a request that carries one, and a problem body for the bare errors of the layers
 //! within (405 from routing, 413 from axum's own extractors in a service's own routes).
+//! Where no layer wraps it, it is also the body limit ([`crate::body::limit`]) and what
+//! reads a refused body away ([`crate::linger`]): a service without CORS, versions, load
+//! shedding, authentication or rate limits has nothing else between hyper and its routes.
 //!
 //! One plain service rather than a router of its own and a layer for each: a layer boxes
 //! the response body again or the request's route, a router matches the path again, an
@@ -47,6 +50,18 @@ pub(crate) struct Framing {
     pub store: Store,
     /// The longest a request runs (`request_timeout`): then it is stopped and answered 503.
     pub timeout: Duration,
+    /// `limits.max_body_bytes`.
+    pub max_body_bytes: usize,
+    /// Whether the frame is the outermost service, so that it drains a body declared
+    /// larger than the bound before the refusal goes ([`crate::linger`]). Where CORS,
+    /// versions or load shedding wrap it, a `Linger` outside them does, as they may
+    /// answer first.
+    pub linger: bool,
+    /// Whether the frame bounds bodies itself ([`crate::body::limit`]). Where
+    /// authentication or rate limits wrap each route, the bound is within them, route by
+    /// route: a body too large is then a request like any other, counted and answered
+    /// with the budget's fields.
+    pub bound_bodies: bool,
     /// Held, not read: keeps the limit's timers from waking the runtime, stopped with the
     /// service.
     pub _pacer: Option<Pacer>,
@@ -139,6 +154,26 @@ where
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
+        let taken = match self.shared.linger {
+            true => crate::linger::take_oversized(&mut request, self.shared.max_body_bytes),
+            false => None,
+        };
+        let answer = self.answer(request);
+        match taken {
+            None => answer,
+            Some(body) => Either::Right(Box::pin(crate::linger::drained(answer, body))),
+        }
+    }
+}
+
+impl<S> Frame<S>
+where
+    S: Service<Request, Response = Response, Error = Infallible>,
+    S::Future: Send + 'static,
+{
+    /// The request's answer, its body (if it was too large) already taken away.
+    #[inline]
+    fn answer(&mut self, mut request: Request) -> <Self as Service<Request>>::Future {
         // Outside authentication and rate limits: a load balancer's probe needs no
         // credentials, ignores any, and is never throttled by somebody else's traffic.
         let probe = match request.uri().path() {
@@ -149,6 +184,11 @@ where
         if let Some(probe) = probe {
             let (method, shared) = (request.method().clone(), self.shared.clone());
             return Either::Right(Box::pin(async move { Ok(probe.answer(&method, &shared.store).await) }));
+        }
+        if self.shared.bound_bodies
+            && let Some(refusal) = crate::body::limit::refusal(&mut request, self.shared.max_body_bytes)
+        {
+            return Either::Right(Box::pin(std::future::ready(Ok(refusal))));
         }
         if request.headers().contains_key(crate::idempotency::IDEMPOTENCY_KEY) {
             request.extensions_mut().insert(self.shared.keeper.clone());

@@ -10,6 +10,8 @@ use axum::http::{HeaderValue, header};
 use axum::response::Response;
 use futures_util::StreamExt;
 use futures_util::future::{BoxFuture, Either};
+use std::convert::Infallible;
+use std::future::Future;
 use std::task::{Context, Poll};
 use std::time::Duration;
 use tower::{Layer, Service};
@@ -44,43 +46,54 @@ pub(crate) struct Linger<S> {
 
 impl<S> Service<Request> for Linger<S>
 where
-    S: Service<Request, Response = Response>,
+    S: Service<Request, Response = Response, Error = Infallible>,
     S::Future: Send + 'static,
 {
     type Response = Response;
-    type Error = S::Error;
-    type Future = Either<S::Future, BoxFuture<'static, Result<Response, S::Error>>>;
+    type Error = Infallible;
+    type Future = Either<S::Future, BoxFuture<'static, Result<Response, Infallible>>>;
 
-    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)
     }
 
     /// Runs the request; one whose `Content-Length` is over the limit reaches the service
     /// without its body (the body limit refuses it by its declared length), and the body
     /// is drained before the refusal is answered.
-    fn call(&mut self, request: Request) -> Self::Future {
-        // The body knows its declared length (hyper reads `Content-Length` into it), where
-        // the header would be looked up and parsed again for every request.
-        if request.body().size_hint().lower() <= self.limit as u64 {
-            return Either::Left(self.inner.call(request));
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        match take_oversized(&mut request, self.limit) {
+            None => Either::Left(self.inner.call(request)),
+            Some(body) => Either::Right(Box::pin(drained(self.inner.call(request), body))),
         }
-        let (parts, body) = request.into_parts();
-        let answer = self.inner.call(Request::from_parts(parts, Body::empty()));
-        Either::Right(Box::pin(async move {
-            let mut response = answer.await?;
-            let drain = async {
-                let mut stream = body.into_data_stream();
-                let mut read = 0;
-                while let Some(Ok(chunk)) = stream.next().await {
-                    read += chunk.len();
-                    if read > MAX_BYTES {
-                        break;
-                    }
-                }
-            };
-            let _ = tokio::time::timeout(MAX_TIME, drain).await;
-            response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
-            Ok(response)
-        }))
     }
+}
+
+/// The body of a request declared larger than `limit` bytes, taken out of it (the request
+/// goes on with an empty one); `None`, and the request untouched, for every other.
+pub(crate) fn take_oversized(request: &mut Request, limit: usize) -> Option<Body> {
+    // The body knows its declared length (hyper reads `Content-Length` into it), where
+    // the header would be looked up and parsed again for every request.
+    if request.body().size_hint().lower() <= limit as u64 {
+        return None;
+    }
+    Some(std::mem::replace(request.body_mut(), Body::empty()))
+}
+
+/// `answer`, given once `body` (taken by [`take_oversized`]) is read and thrown away, up to
+/// a bound of size and time, and with the connection closed after it.
+pub(crate) async fn drained<E>(answer: impl Future<Output = Result<Response, E>>, body: Body) -> Result<Response, E> {
+    let mut response = answer.await?;
+    let drain = async {
+        let mut stream = body.into_data_stream();
+        let mut read = 0;
+        while let Some(Ok(chunk)) = stream.next().await {
+            read += chunk.len();
+            if read > MAX_BYTES {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(MAX_TIME, drain).await;
+    response.headers_mut().insert(header::CONNECTION, HeaderValue::from_static("close"));
+    Ok(response)
 }

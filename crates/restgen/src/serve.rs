@@ -365,32 +365,24 @@ fn build(
         })
     });
     let routes = routes.fallback(|| async { Problem::not_found("no such route") });
-    // Inside rate limits and authentication: a body too large is a request like any
-    // other, counted and answered with the budget's fields.
-    let limit_bodies = crate::body::limit::LimitLayer { limit: service.max_body_bytes };
+    let limit = service.max_body_bytes;
     // Rate limits need the route a request was routed to, so they and what must be inside
     // them wrap each route (`Router::layer`: a boxed service per route and layer, cloned
-    // for each request); without them the same layers wrap the router once.
-    let (routes, around) = if authenticate.is_some() || rate.is_some() {
-        let per_route = tower::ServiceBuilder::new()
+    // for each request), the body limit innermost: a body too large is a request like any
+    // other, counted and answered with the budget's fields. Without them the frame bounds
+    // bodies itself.
+    let per_route = (authenticate.is_some() || rate.is_some()).then(|| {
+        tower::ServiceBuilder::new()
             .option_layer(authenticate)
             // Inside authentication, so that budgets can be the caller's own.
             .option_layer(rate)
-            .layer(limit_bodies);
-        (routes.layer(per_route), None)
-    } else {
-        (routes, Some(limit_bodies))
+            .layer(crate::body::limit::LimitLayer { limit })
+    });
+    let bound_bodies = per_route.is_none();
+    let routes = match per_route {
+        Some(layers) => routes.layer(layers),
+        None => routes,
     };
-    let routed = tower::ServiceBuilder::new().option_layer(around).service(routes.with_state(store.clone()));
-    let held = if worker == Worker::Held { background.take() } else { None };
-    let framing = crate::frame::Framing {
-        keeper,
-        store: store.clone(),
-        timeout: service.request_timeout,
-        _pacer: crate::frame::Pacer::start(service.request_timeout),
-        _background: held,
-    };
-    let framed = crate::frame::Frame { inner: routed, shared: Arc::new(framing) };
     let cors = service.cors.map(|c| crate::cors::layer(c, service.auth));
     // Shed, not queue: a request beyond the limit is answered at once, and the caller
     // told when to come back.
@@ -410,13 +402,31 @@ fn build(
             Arc::new(crate::version::Versions { spec, base: service.base_path, roots, clock: settings.clock.clone() });
         axum::middleware::from_fn(move |request, next| crate::version::resolve(versions.clone(), request, next))
     });
-    let limit = service.max_body_bytes;
     // A span and a line per request where `RUST_LOG` asks for them (`tower_http=debug`);
     // otherwise the layer would only cost each request its span and a wrapped body (the
     // failures it would log at other levels are logged where they happen).
     let trace = tracing::enabled!(target: "tower_http::trace::on_response", tracing::Level::DEBUG).then(|| {
         tower::ServiceBuilder::new().map_response(IntoResponse::into_response).layer(TraceLayer::new_for_http())
     });
+    // Without any of these the frame is all there is between hyper and the routes: each
+    // layer, even one left out (`option_layer`'s `Either`), is a call and a poll more for
+    // every request.
+    let outermost = trace.is_none() && cors.is_none() && version.is_none() && shed.is_none();
+    let held = if worker == Worker::Held { background.take() } else { None };
+    let framing = crate::frame::Framing {
+        keeper,
+        store: store.clone(),
+        timeout: service.request_timeout,
+        max_body_bytes: limit,
+        linger: outermost,
+        bound_bodies,
+        _pacer: crate::frame::Pacer::start(service.request_timeout),
+        _background: held,
+    };
+    let framed = crate::frame::Frame { inner: routes.with_state(store), shared: Arc::new(framing) };
+    if outermost {
+        return Ok((tower::util::Either::Left(framed), background));
+    }
     let outer = tower::ServiceBuilder::new()
         .option_layer(trace)
         // A body declared larger than the limit is refused as it is, then read and thrown
@@ -430,7 +440,7 @@ fn build(
         .option_layer(version)
         .option_layer(shed)
         .service(framed);
-    Ok((outer, background))
+    Ok((tower::util::Either::Right(outer), background))
 }
 
 /// 503 for a request beyond `max_in_flight`.

@@ -49,26 +49,35 @@ where
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
-        // By the header, not the body: a body declared too large reaches here without
-        // itself (`linger` reads it away), and is refused all the same.
-        if declared_length(request.headers()).is_some_and(|n| n > self.limit as u64) {
-            return Either::Right(ready(Ok(Problem::too_large().into_response())));
+        match refusal(&mut request, self.limit) {
+            None => Either::Left(self.inner.call(request)),
+            Some(refusal) => Either::Right(ready(Ok(refusal))),
         }
-        // hyper reads no more of a body than its declared length: one whose length is
-        // known to be within the bound needs no counting.
-        let within = request.body().size_hint().upper().is_some_and(|n| n <= self.limit as u64);
-        if !within {
-            let limit = self.limit;
-            request = request.map(|body| Body::new(http_body_util::Limited::new(body, limit)));
-        }
-        // The bound is this one, not axum's default one for its extractors, which need not
-        // be told where there is nothing to read, nor where the bound is within axum's (the
-        // telling is an extension inserted, the request's fourth, which grows its map).
-        if self.limit > AXUM_DEFAULT_LIMIT && !request.body().is_end_stream() {
-            DefaultBodyLimit::disable().apply(&mut request);
-        }
-        Either::Left(self.inner.call(request))
     }
+}
+
+/// The refusal (413) of a request whose body is declared larger than `limit` bytes; any
+/// other is readied to go on, its body bounded at `limit`.
+pub(crate) fn refusal(request: &mut Request, limit: usize) -> Option<Response> {
+    // By the header, not the body: a body declared too large reaches here without
+    // itself (`linger` reads it away), and is refused all the same.
+    if declared_length(request.headers()).is_some_and(|n| n > limit as u64) {
+        return Some(Problem::too_large().into_response());
+    }
+    // hyper reads no more of a body than its declared length: one whose length is
+    // known to be within the bound needs no counting.
+    let within = request.body().size_hint().upper().is_some_and(|n| n <= limit as u64);
+    if !within {
+        let body = std::mem::take(request.body_mut());
+        *request.body_mut() = Body::new(http_body_util::Limited::new(body, limit));
+    }
+    // The bound is this one, not axum's default one for its extractors, which need not
+    // be told where there is nothing to read, nor where the bound is within axum's (the
+    // telling is an extension inserted, the request's fourth, which grows its map).
+    if limit > AXUM_DEFAULT_LIMIT && !request.body().is_end_stream() {
+        DefaultBodyLimit::disable().apply(request);
+    }
+    None
 }
 
 /// The bound axum's extractors put on a body unless told otherwise (axum-core's

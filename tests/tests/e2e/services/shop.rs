@@ -33,6 +33,21 @@ async fn registration_creates_a_user_and_never_applies_server_fields(s: Server) 
     assert_eq!(later.body["is_admin"], false);
 }
 
+// A client that writes the whole body before it reads gets the answer to a body far over
+// the limit (8 MiB against 1 MiB), through every layer the shop has around its routes
+// (CORS, versions, load shedding, authentication, rate limits): the 413 where the body
+// reaches the bound, and the refusal of a layer outside it, here a version the API does
+// not have, as well. The refused body is read away first, and the connection closed.
+backends!(an_oversized_upload_sent_whole_gets_its_answer_whoever_refuses_it, shop::service());
+async fn an_oversized_upload_sent_whole_gets_its_answer_whoever_refuses_it(s: Server) {
+    for (path, status) in [("/api/users", "413"), ("/api/v9/users", "404")] {
+        let answer = s.upload_whole(path, 8 * 1024 * 1024).await;
+        assert!(answer.starts_with(&format!("HTTP/1.1 {status}")), "{path}: {answer}");
+        assert!(answer.to_ascii_lowercase().contains("connection: close"), "{path}: {answer}");
+        assert!(answer.contains("application/problem+json"), "{path}: {answer}");
+    }
+}
+
 backends!(a_taken_email_is_409_and_a_short_password_400, shop::service());
 async fn a_taken_email_is_409_and_a_short_password_400(s: Server) {
     let body = json!({ "name": "Ann", "email": "ann@example.com", "password": "correct horse" });
