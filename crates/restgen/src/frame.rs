@@ -12,6 +12,7 @@
 //! `Extension` inserts again; each is a few hundred instructions a request, where this is
 //! one comparison of the path, one header looked up, and the timer.
 
+use crate::deadlines::{Deadline, Deadlines, Slot, Ticker};
 use crate::idempotency::Keeper;
 use crate::problem::Problem;
 use crate::store::Store;
@@ -48,8 +49,8 @@ pub(crate) struct Framing {
     /// inserted for them alone: most requests have none, and an insertion costs each).
     pub keeper: Keeper,
     pub store: Store,
-    /// The longest a request runs (`request_timeout`): then it is stopped and answered 503.
-    pub timeout: Duration,
+    /// Every request's time limit (`request_timeout`): then it is stopped and answered 503.
+    pub deadlines: Arc<Deadlines>,
     /// `limits.max_body_bytes`.
     pub max_body_bytes: usize,
     /// Whether the frame is the outermost service, so that it drains a body declared
@@ -62,44 +63,11 @@ pub(crate) struct Framing {
     /// route: a body too large is then a request like any other, counted and answered
     /// with the budget's fields.
     pub bound_bodies: bool,
-    /// Held, not read: keeps the limit's timers from waking the runtime, stopped with the
-    /// service.
-    pub _pacer: Option<Pacer>,
+    /// Held, not read: wakes requests whose limit nears, stopped with the service.
+    pub _ticker: Option<Ticker>,
     /// Held, not read: the webhook worker of an application whose caller does not stop it
     /// itself ([`crate::serve::app`]), stopped with the service.
     pub _background: Option<crate::webhooks::Background>,
-}
-
-/// A timer always due sooner than any request's time limit, so that setting a request's
-/// limit never wakes the runtime's driver.
-///
-/// tokio wakes the thread that waits on its timers and sockets (a write to an eventfd, and
-/// one more `epoll_wait` for it) whenever a timer is set to fall due before the earliest
-/// it already has. With no other timer pending, each request's limit was that timer: two
-/// system calls a request, which the instruction count does not see and CPU time does. A
-/// timer that falls due every half limit is always the earlier one, for one wake-up per
-/// half limit.
-pub(crate) struct Pacer(tokio::task::AbortHandle);
-
-impl Pacer {
-    /// The pacer for requests limited to `limit`, on the current runtime; `None` outside
-    /// one (the limits then work as well, at the cost above).
-    pub(crate) fn start(limit: Duration) -> Option<Pacer> {
-        let runtime = tokio::runtime::Handle::try_current().ok()?;
-        let every = (limit / 2).max(Duration::from_millis(1));
-        let task = runtime.spawn(async move {
-            loop {
-                tokio::time::sleep(every).await;
-            }
-        });
-        Some(Pacer(task.abort_handle()))
-    }
-}
-
-impl Drop for Pacer {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }
 
 pin_project_lite::pin_project! {
@@ -108,11 +76,32 @@ pin_project_lite::pin_project! {
     /// `Timeout` around futures' `CatchUnwind` under a `Map` were three, each polling the
     /// next through a function of its own (distinct code a request runs, which costs in
     /// the instruction cache beyond its instructions).
+    ///
+    /// `slot` is where the request waits in `deadlines`, once it has waited; `exact`,
+    /// tokio's timer, set for the deadline once the request is woken for it.
     pub(crate) struct Guarded<F> {
         #[pin]
         inner: F,
-        #[pin]
-        limit: tokio::time::Sleep,
+        deadlines: Arc<Deadlines>,
+        deadline: Deadline,
+        slot: Option<Slot>,
+        exact: Option<Pin<Box<tokio::time::Sleep>>>,
+    }
+
+    impl<F> PinnedDrop for Guarded<F> {
+        fn drop(this: Pin<&mut Self>) {
+            let this = this.project();
+            if let Some(slot) = this.slot.take() {
+                this.deadlines.leave(slot);
+            }
+        }
+    }
+}
+
+impl<F> Guarded<F> {
+    pub(crate) fn new(inner: F, deadlines: Arc<Deadlines>) -> Guarded<F> {
+        let deadline = deadlines.deadline();
+        Guarded { inner, deadlines, deadline, slot: None, exact: None }
     }
 }
 
@@ -128,14 +117,17 @@ impl<F: Future<Output = Result<Response, Infallible>>> Future for Guarded<F> {
             Ok(Poll::Pending) => {}
             Err(panic) => return Poll::Ready(Ok(panicked(panic.as_ref()))),
         }
-        match this.limit.poll(cx) {
-            Poll::Ready(()) => {
+        if this.exact.is_none() && this.deadlines.wait(this.slot, *this.deadline, cx.waker()) {
+            *this.exact = Some(Box::pin(tokio::time::sleep_until(this.deadline.at)));
+        }
+        match this.exact.as_mut().map(|exact| exact.as_mut().poll(cx)) {
+            Some(Poll::Ready(())) => {
                 tracing::warn!("a request ran out of time and was stopped");
                 let problem =
                     Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the request took too long and was stopped");
                 Poll::Ready(Ok(problem.into_response()))
             }
-            Poll::Pending => Poll::Pending,
+            _ => Poll::Pending,
         }
     }
 }
@@ -195,7 +187,7 @@ where
         }
         let called = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)));
         match called {
-            Ok(inner) => Either::Left(Guarded { inner, limit: tokio::time::sleep(self.shared.timeout) }),
+            Ok(inner) => Either::Left(Guarded::new(inner, self.shared.deadlines.clone())),
             Err(panic) => Either::Right(Box::pin(std::future::ready(Ok(panicked(panic.as_ref()))))),
         }
     }
@@ -285,62 +277,83 @@ async fn readyz(store: &Store) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::{Guarded, Pacer};
+    use super::Guarded;
+    use crate::deadlines::Deadlines;
     use axum::http::StatusCode;
     use axum::response::{IntoResponse, Response};
     use std::convert::Infallible;
+    use std::sync::Arc;
     use std::time::Duration;
 
-    /// A limit already past when the request is first polled.
-    fn past() -> tokio::time::Sleep {
-        tokio::time::sleep_until(tokio::time::Instant::now() - Duration::from_secs(1))
+    /// Limits of `limit`, ticking on the test's runtime.
+    fn limits(limit: Duration) -> Arc<Deadlines> {
+        let (deadlines, ticker) = Deadlines::start(limit);
+        // Ticks as long as the test's runtime runs.
+        std::mem::forget(ticker.expect("a runtime to tick on"));
+        deadlines
+    }
+
+    fn stuck() -> std::future::Pending<Result<Response, Infallible>> {
+        std::future::pending()
     }
 
     #[tokio::test]
     async fn an_answer_ready_when_the_limit_falls_due_is_given() {
         let ready = std::future::ready(Ok::<Response, Infallible>(StatusCode::CREATED.into_response()));
-        let answer = Guarded { inner: ready, limit: past() }.await.unwrap();
+        let answer = Guarded::new(ready, limits(Duration::ZERO)).await.unwrap();
         assert_eq!(answer.status(), StatusCode::CREATED);
     }
 
+    /// Each request is stopped at its limit, not before, and is woken for it though
+    /// nothing else would ever wake it; none is left waiting after.
     #[tokio::test]
-    async fn a_request_still_running_when_the_limit_falls_due_is_answered_503() {
-        let stuck = std::future::pending::<Result<Response, Infallible>>();
-        let answer = Guarded { inner: stuck, limit: past() }.await.unwrap();
-        assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
-        assert_eq!(answer.headers()["content-type"], "application/problem+json");
+    async fn requests_still_running_at_their_limit_are_answered_503_and_not_before() {
+        let limit = Duration::from_millis(200);
+        let deadlines = limits(limit);
+        let started = tokio::time::Instant::now();
+        let requests = (0..50).map(|_| Guarded::new(stuck(), deadlines.clone()));
+        // Bounded only so that a request never woken fails rather than hangs.
+        let answers = tokio::time::timeout(limit * 50, futures_util::future::join_all(requests)).await;
+        let answers = answers.expect("every request is woken at its limit");
+        assert!(started.elapsed() >= limit, "stopped after {:?}, before the limit", started.elapsed());
+        for answer in answers {
+            let answer = answer.unwrap();
+            assert_eq!(answer.status(), StatusCode::SERVICE_UNAVAILABLE);
+            assert_eq!(answer.headers()["content-type"], "application/problem+json");
+        }
+        assert_eq!(deadlines.waiting(), 0);
+    }
+
+    /// A request waits in the table while it waits, and leaves it when it is answered or
+    /// given up (its client gone).
+    #[tokio::test]
+    async fn a_request_leaves_the_table_when_it_ends_however_it_ends() {
+        let deadlines = limits(Duration::from_secs(30));
+        let (send, answer) = tokio::sync::oneshot::channel::<Response>();
+        let answered = Guarded::new(async move { Ok(answer.await.unwrap()) }, deadlines.clone());
+        let task = tokio::spawn(answered);
+        while deadlines.waiting() == 0 {
+            tokio::task::yield_now().await;
+        }
+        send.send(StatusCode::OK.into_response()).unwrap();
+        assert_eq!(task.await.unwrap().unwrap().status(), StatusCode::OK);
+        assert_eq!(deadlines.waiting(), 0, "answered");
+
+        let mut given_up = Box::pin(Guarded::new(stuck(), deadlines.clone()));
+        assert!(futures_util::FutureExt::now_or_never(&mut given_up).is_none(), "still running");
+        assert_eq!(deadlines.waiting(), 1);
+        drop(given_up);
+        assert_eq!(deadlines.waiting(), 0, "given up");
     }
 
     #[tokio::test]
     async fn a_bare_error_is_given_a_problem_body_and_keeps_its_headers() {
         let mut refused = StatusCode::METHOD_NOT_ALLOWED.into_response();
         refused.headers_mut().insert("allow", "GET".parse().unwrap());
-        let limit = tokio::time::sleep(Duration::from_secs(30));
-        let answer = Guarded { inner: std::future::ready(Ok::<_, Infallible>(refused)), limit }.await.unwrap();
+        let inner = std::future::ready(Ok::<_, Infallible>(refused));
+        let answer = Guarded::new(inner, limits(Duration::from_secs(30))).await.unwrap();
         assert_eq!(answer.status(), StatusCode::METHOD_NOT_ALLOWED);
         assert_eq!(answer.headers()["content-type"], "application/problem+json");
         assert_eq!(answer.headers()["allow"], "GET");
-    }
-
-    #[tokio::test]
-    async fn the_pacer_runs_until_it_is_dropped() {
-        let pacer = Pacer::start(Duration::from_secs(30)).expect("a runtime to run on");
-        let task = pacer.0.clone();
-        tokio::task::yield_now().await;
-        assert!(!task.is_finished(), "the pacer is held");
-        drop(pacer);
-        // An aborted task ends when the runtime next turns to it.
-        for _ in 0..100 {
-            if task.is_finished() {
-                return;
-            }
-            tokio::task::yield_now().await;
-        }
-        panic!("the pacer outlived the service");
-    }
-
-    #[test]
-    fn outside_a_runtime_there_is_no_pacer() {
-        assert!(Pacer::start(Duration::from_secs(30)).is_none());
     }
 }

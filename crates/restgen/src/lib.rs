@@ -10,6 +10,7 @@ mod body;
 pub mod clock;
 pub mod conditional;
 mod cors;
+mod deadlines;
 mod derived;
 mod frame;
 pub mod idempotency;

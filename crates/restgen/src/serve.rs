@@ -413,14 +413,15 @@ fn build(
     // every request.
     let outermost = trace.is_none() && cors.is_none() && version.is_none() && shed.is_none();
     let held = if worker == Worker::Held { background.take() } else { None };
+    let (deadlines, ticker) = crate::deadlines::Deadlines::start(service.request_timeout);
     let framing = crate::frame::Framing {
         keeper,
         store: store.clone(),
-        timeout: service.request_timeout,
+        deadlines,
         max_body_bytes: limit,
         linger: outermost,
         bound_bodies,
-        _pacer: crate::frame::Pacer::start(service.request_timeout),
+        _ticker: ticker,
         _background: held,
     };
     let framed = crate::frame::Frame { inner: routes.with_state(store), shared: Arc::new(framing) };

@@ -12,6 +12,7 @@ mod idempotency;
 mod instances;
 mod keys;
 mod lifecycle;
+mod limits;
 mod logs;
 mod nested;
 pub(crate) mod openapi;
