@@ -27,6 +27,9 @@ use tokio::time::Instant;
 /// them share.
 const SHARDS: usize = 16;
 
+/// Far enough to be never, and within any clock's range (as tokio's own far future).
+const FOREVER: Duration = Duration::from_secs(86_400 * 365 * 30);
+
 /// One shard of the table, on a cache line (two, where the hardware fetches pairs) of its
 /// own.
 #[repr(align(128))]
@@ -97,7 +100,9 @@ impl Deadlines {
 
     /// The limit of a request starting now.
     pub(crate) fn deadline(&self) -> Deadline {
-        let at = Instant::now() + self.limit;
+        let now = Instant::now();
+        // A limit beyond the clock's range (the schema takes any duration) is never reached.
+        let at = now.checked_add(self.limit).unwrap_or_else(|| now + FOREVER);
         let since = u64::try_from(at.saturating_duration_since(self.epoch).as_nanos()).unwrap_or(u64::MAX);
         // The last tick at or before the limit: the request is woken at most half a limit
         // before it, and sets the exact timer then.
@@ -203,6 +208,12 @@ mod tests {
             tokio::task::yield_now().await;
         }
         panic!("the ticker outlived the service");
+    }
+
+    #[tokio::test]
+    async fn a_limit_beyond_the_clock_s_range_is_never_reached() {
+        let (deadlines, _ticker) = Deadlines::start(Duration::MAX);
+        assert!(deadlines.deadline().at > tokio::time::Instant::now() + Duration::from_secs(86_400 * 365));
     }
 
     #[test]

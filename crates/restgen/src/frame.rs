@@ -10,7 +10,8 @@
 //! One plain service rather than a router of its own and a layer for each: a layer boxes
 //! the response body again or the request's route, a router matches the path again, an
 //! `Extension` inserts again; each is a few hundred instructions a request, where this is
-//! one comparison of the path, one header looked up, and the timer.
+//! one comparison of the path, one header looked up, and the request's place among the
+//! [`crate::deadlines`].
 
 use crate::deadlines::{Deadline, Deadlines, Slot, Ticker};
 use crate::idempotency::Keeper;
@@ -285,10 +286,9 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
-    /// Limits of `limit`, ticking on the test's runtime.
+    /// Limits of `limit`, ticking on the test's runtime until it ends.
     fn limits(limit: Duration) -> Arc<Deadlines> {
         let (deadlines, ticker) = Deadlines::start(limit);
-        // Ticks as long as the test's runtime runs.
         std::mem::forget(ticker.expect("a runtime to tick on"));
         deadlines
     }
