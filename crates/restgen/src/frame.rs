@@ -10,8 +10,8 @@
 //! One plain service rather than a router of its own and a layer for each: a layer boxes
 //! the response body again or the request's route, a router matches the path again, an
 //! `Extension` inserts again; each is a few hundred instructions a request, where this is
-//! one comparison of the path, one header looked up, and the request's place among the
-//! [`crate::deadlines`].
+//! one comparison of the path, a header or two looked up, and the request's place among
+//! the [`crate::deadlines`].
 
 use crate::deadlines::{Deadline, Deadlines, Slot, Ticker};
 use crate::idempotency::Keeper;
@@ -147,9 +147,10 @@ where
     }
 
     fn call(&mut self, mut request: Request) -> Self::Future {
-        let taken = match self.shared.linger {
-            true => crate::linger::take_oversized(&mut request, self.shared.max_body_bytes),
-            false => None,
+        let taken = if self.shared.linger {
+            crate::linger::take_oversized(&mut request, self.shared.max_body_bytes)
+        } else {
+            None
         };
         let answer = self.answer(request);
         match taken {

@@ -81,8 +81,11 @@ pub(crate) fn take_oversized(request: &mut Request, limit: usize) -> Option<Body
 
 /// `answer`, given once `body` (taken by [`take_oversized`]) is read and thrown away, up to
 /// a bound of size and time, and with the connection closed after it.
-pub(crate) async fn drained<E>(answer: impl Future<Output = Result<Response, E>>, body: Body) -> Result<Response, E> {
-    let mut response = answer.await?;
+pub(crate) async fn drained(
+    answer: impl Future<Output = Result<Response, Infallible>>,
+    body: Body,
+) -> Result<Response, Infallible> {
+    let Ok(mut response) = answer.await;
     let drain = async {
         let mut stream = body.into_data_stream();
         let mut read = 0;

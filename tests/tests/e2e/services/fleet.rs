@@ -686,25 +686,18 @@ async fn patch_merges_inside_json_fields_as_rfc_7396_says(s: Server) {
 // read whole.
 backends!(a_body_sent_in_chunks_is_held_to_the_limit, fleet::service());
 async fn a_body_sent_in_chunks_is_held_to_the_limit(s: Server) {
-    use restgen::__private::tokio::io::{AsyncReadExt, AsyncWriteExt};
-    let addr = s.base.trim_start_matches("http://").to_owned();
+    let addr = s.base.trim_start_matches("http://");
     let send = |body: String| {
-        let addr = addr.clone();
-        async move {
-            let mut stream = restgen::__private::tokio::net::TcpStream::connect(&addr).await.unwrap();
-            let mut request = format!(
-                "POST /v0/depots HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
-                 transfer-encoding: chunked\r\nconnection: close\r\n\r\n"
-            );
-            for chunk in body.as_bytes().chunks(4096) {
-                request.push_str(&format!("{:x}\r\n{}\r\n", chunk.len(), String::from_utf8_lossy(chunk)));
-            }
-            request.push_str("0\r\n\r\n");
-            stream.write_all(request.as_bytes()).await.unwrap();
-            let mut answer = Vec::new();
-            stream.read_to_end(&mut answer).await.unwrap();
-            String::from_utf8_lossy(&answer).into_owned()
+        let mut request = format!(
+            "POST /v0/depots HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\n\
+             transfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+        );
+        for chunk in body.as_bytes().chunks(4096) {
+            request.push_str(&format!("{:x}\r\n{}\r\n", chunk.len(), String::from_utf8_lossy(chunk)));
         }
+        request.push_str("0\r\n\r\n");
+        let s = &s;
+        async move { s.exchange(request.as_bytes()).await }
     };
     // Valid JSON of any length: whitespace between members.
     let padded = |name: &str, bytes: usize| format!(r#"{{"name": "{name}",{}"city": "Oslo"}}"#, " ".repeat(bytes));

@@ -320,21 +320,29 @@ impl Server {
         self.send("GET", path, None).await
     }
 
-    /// A `POST` of `bytes` bytes of JSON-typed body written whole before the answer is
-    /// read, as Python's `http.client` does, then the answer as it came, read to the
-    /// connection's end. Panics when the body cannot be written whole.
-    pub async fn upload_whole(&self, path: &str, bytes: usize) -> String {
+    /// `request`, bytes as they go on the wire, written whole on a connection of its own,
+    /// then the answer as it came, read to the connection's end. Panics when the request
+    /// cannot be written whole (the service cut it off).
+    pub async fn exchange(&self, request: &[u8]) -> String {
         use restgen::__private::tokio::io::{AsyncReadExt, AsyncWriteExt};
         let addr = self.base.trim_start_matches("http://");
         let mut stream = restgen::__private::tokio::net::TcpStream::connect(addr).await.unwrap();
-        let head = format!(
-            "POST {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {bytes}\r\n\r\n"
-        );
-        stream.write_all(head.as_bytes()).await.unwrap();
-        stream.write_all(&vec![b'x'; bytes]).await.expect("the whole body is taken, not cut off");
+        stream.write_all(request).await.expect("the whole request is taken, not cut off");
         let mut answer = Vec::new();
         stream.read_to_end(&mut answer).await.unwrap();
         String::from_utf8_lossy(&answer).into_owned()
+    }
+
+    /// A `POST` of `bytes` bytes of JSON-typed body written whole before the answer is
+    /// read, as Python's `http.client` does ([`Server::exchange`]).
+    pub async fn upload_whole(&self, path: &str, bytes: usize) -> String {
+        let addr = self.base.trim_start_matches("http://");
+        let mut request = format!(
+            "POST {path} HTTP/1.1\r\nhost: {addr}\r\ncontent-type: application/json\r\ncontent-length: {bytes}\r\n\r\n"
+        )
+        .into_bytes();
+        request.resize(request.len() + bytes, b'x');
+        self.exchange(&request).await
     }
 
     pub async fn post(&self, path: &str, body: Value) -> Reply {
