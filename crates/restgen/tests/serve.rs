@@ -291,9 +291,14 @@ async fn a_postgres_connection_past_its_lifetime_is_not_used_again() {
     for (max_lifetime, same) in [(StoreOptions::default().max_lifetime, true), (Duration::from_nanos(1), false)] {
         let options = StoreOptions { max_connections: Some(1), max_lifetime, ..StoreOptions::default() };
         let store = Store::connect_with(&url, options).await.unwrap();
-        let pool = store.postgres_pool().expect("a PostgreSQL store");
-        let backend =
-            || async { sqlx::query_as::<_, (i32,)>("SELECT pg_backend_pid()").fetch_one(pool).await.unwrap().0 };
+        let pool = store.postgres().expect("a PostgreSQL store");
+        let backend = || async {
+            let mut connection = pool.acquire().await.unwrap();
+            let (pid,) =
+                sqlx::query_as::<_, (i32,)>("SELECT pg_backend_pid()").fetch_one(&mut *connection).await.unwrap();
+            connection.settle();
+            pid
+        };
         let (first, second) = (backend().await, backend().await);
         assert_eq!(first == second, same, "lifetime {max_lifetime:?}: backends {first} and {second}");
         store.close().await;
@@ -362,11 +367,12 @@ async fn a_postgres_pool_opens_its_least_connections_at_start_or_fails_to_start(
     // the pool a moment after the start), where a fourth might open for it otherwise.
     let options = StoreOptions { max_connections: Some(3), min_connections: 3, ..StoreOptions::default() };
     let store = Store::connect_with(named.as_str(), options).await.unwrap();
-    let pool = store.postgres_pool().expect("a PostgreSQL store");
+    let pool = store.postgres().expect("a PostgreSQL store");
     assert_eq!(pool.size(), 3);
+    let mut connection = pool.acquire().await.unwrap();
     let (seen,): (i64,) =
         sqlx::query_as("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'restgen-least-test'")
-            .fetch_one(pool)
+            .fetch_one(&mut *connection)
             .await
             .unwrap();
     assert_eq!(seen, 3, "the server sees the three logins");
@@ -374,9 +380,11 @@ async fn a_postgres_pool_opens_its_least_connections_at_start_or_fails_to_start(
         "DO $$ BEGIN CREATE ROLE restgen_two LOGIN PASSWORD 'two' CONNECTION LIMIT 2; \
          EXCEPTION WHEN duplicate_object THEN NULL; END $$",
     )
-    .execute(pool)
+    .execute(&mut *connection)
     .await
     .expect("a role limited to two connections (RESTGEN_TEST_DATABASE_URL's user needs CREATEROLE)");
+    connection.settle();
+    drop(connection);
     store.close().await;
     let mut limited = reqwest::Url::parse(&url).expect("a URL");
     limited.set_username("restgen_two").unwrap();

@@ -3,7 +3,7 @@
 //! once never lose a request. The table is the runtime's own, not the schema's, so
 //! [`Store::migrate`] creates it beside the generated migrations.
 
-use super::{Dialect, Pool, Store, StoreError, bind, connection};
+use super::{Dialect, Pool, Store, StoreError, bind, leased};
 use crate::rate::State;
 use crate::store::SqlValue;
 use sqlx::Row;
@@ -50,8 +50,8 @@ impl Store {
         self.create_outbox_tables().await?;
         if self.dialect == Dialect::Postgres {
             on_pool!(self, pool => {
-                bind(CREATE, Vec::new()).execute(pool).await?;
-                bind(CREATE_INDEX, Vec::new()).execute(pool).await?;
+                leased!(pool, c => bind(CREATE, Vec::new()).execute(c))?;
+                leased!(pool, c => bind(CREATE_INDEX, Vec::new()).execute(c))?;
             });
         }
         Ok(())
@@ -62,7 +62,7 @@ impl Store {
         let sql = "SELECT \"start\", \"count\", \"previous\" FROM \"restgen_rate_limit\" WHERE \"bucket\" = $1";
         let args = vec![SqlValue::Text(Some(bucket.to_owned()))];
         on_pool!(self, pool => {
-            let row = bind(sql, args).fetch_optional(&mut *connection(pool).await?).await?;
+            let row = leased!(pool, c => bind(sql, args).fetch_optional(c))?;
             Ok(match row {
                 Some(r) => Some(State { start: r.try_get(0)?, count: r.try_get(1)?, previous: r.try_get(2)? }),
                 None => None,
@@ -98,7 +98,7 @@ impl Store {
             }
         };
         writing!(self, pool => {
-            let row = bind(sql, args).fetch_one(&mut *connection(pool).await?).await?;
+            let row = leased!(pool, c => bind(sql, args).fetch_one(c))?;
             if row.try_get::<bool, _>(0)? {
                 return Ok(Ok(()));
             }
@@ -114,7 +114,7 @@ impl Store {
     pub(crate) async fn sweep_budgets(&self, now: i64) -> Result<u64, StoreError> {
         let sql = "DELETE FROM \"restgen_rate_limit\" WHERE \"expires_at\" <= $1";
         Ok(
-            writing!(self, pool => bind(sql, vec![SqlValue::Int(Some(now))]).execute(&mut *connection(pool).await?).await?.rows_affected()),
+            writing!(self, pool => leased!(pool, c => bind(sql, vec![SqlValue::Int(Some(now))]).execute(c))?.rows_affected()),
         )
     }
 }

@@ -3,7 +3,7 @@
 //! twice. The table is the runtime's own, created by [`Store::migrate`] on both
 //! databases: it must outlive the process and be shared by every instance.
 
-use super::{Pool, SqlValue, Store, StoreError, bind, connection};
+use super::{Pool, SqlValue, Store, StoreError, bind, leased};
 use sqlx::Row;
 
 const CREATE: &str = "CREATE TABLE IF NOT EXISTS \"restgen_idempotency\" (\
@@ -41,8 +41,8 @@ fn int(n: i64) -> SqlValue {
 impl Store {
     pub(super) async fn create_idempotency_table(&self) -> Result<(), sqlx::Error> {
         on_pool!(self, pool => {
-            bind(CREATE, Vec::new()).execute(pool).await?;
-            bind(CREATE_INDEX, Vec::new()).execute(pool).await?;
+            leased!(pool, c => bind(CREATE, Vec::new()).execute(c))?;
+            leased!(pool, c => bind(CREATE_INDEX, Vec::new()).execute(c))?;
         });
         Ok(())
     }
@@ -58,14 +58,14 @@ impl Store {
         let sql = "INSERT INTO \"restgen_idempotency\" (\"scope\", \"fingerprint\", \"started_at\", \"expires_at\") \
                    VALUES ($1, $2, $3, $4) ON CONFLICT (\"scope\") DO NOTHING";
         let args = vec![text(scope), text(fingerprint), int(now), int(expires_at)];
-        Ok(writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected()) == 1)
+        Ok(writing!(self, pool => leased!(pool, c => bind(sql, args).execute(c))?.rows_affected()) == 1)
     }
 
     pub(crate) async fn key(&self, scope: &str) -> Result<Option<KeyRecord>, StoreError> {
         let sql = "SELECT \"fingerprint\", \"status\", \"headers\", \"body\", \"started_at\", \"expires_at\" \
                    FROM \"restgen_idempotency\" WHERE \"scope\" = $1";
         on_pool!(self, pool => {
-            let Some(r) = bind(sql, vec![text(scope)]).fetch_optional(&mut *connection(pool).await?).await? else { return Ok(None) };
+            let Some(r) = leased!(pool, c => bind(sql, vec![text(scope)]).fetch_optional(c))? else { return Ok(None) };
             Ok(Some(KeyRecord {
                 fingerprint: r.try_get(0)?,
                 status: r.try_get(1)?,
@@ -88,14 +88,14 @@ impl Store {
         let sql =
             "UPDATE \"restgen_idempotency\" SET \"status\" = $2, \"headers\" = $3, \"body\" = $4 WHERE \"scope\" = $1";
         let args = vec![text(scope), int(i64::from(status)), text(headers), text(body)];
-        writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => leased!(pool, c => bind(sql, args).execute(c))?.rows_affected());
         Ok(())
     }
 
     /// Gives `scope` up, so that the next request with the key runs.
     pub(crate) async fn release_key(&self, scope: &str) -> Result<(), StoreError> {
         let sql = "DELETE FROM \"restgen_idempotency\" WHERE \"scope\" = $1 AND \"status\" IS NULL";
-        writing!(self, pool => bind(sql, vec![text(scope)]).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => leased!(pool, c => bind(sql, vec![text(scope)]).execute(c))?.rows_affected());
         Ok(())
     }
 
@@ -105,7 +105,7 @@ impl Store {
         let sql = "UPDATE \"restgen_idempotency\" SET \"started_at\" = $3 \
                    WHERE \"scope\" = $1 AND \"status\" IS NULL AND \"started_at\" = $2";
         let args = vec![text(scope), int(started_at), int(now)];
-        Ok(writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected()) == 1)
+        Ok(writing!(self, pool => leased!(pool, c => bind(sql, args).execute(c))?.rows_affected()) == 1)
     }
 
     /// Drops the rows kept past `now`: one scope's, or with `None` every one.
@@ -117,6 +117,6 @@ impl Store {
             ),
             None => ("DELETE FROM \"restgen_idempotency\" WHERE \"expires_at\" <= $1", vec![int(now)]),
         };
-        Ok(writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected()))
+        Ok(writing!(self, pool => leased!(pool, c => bind(sql, args).execute(c))?.rows_affected()))
     }
 }

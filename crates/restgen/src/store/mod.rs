@@ -7,21 +7,23 @@
 
 mod busy;
 mod lease;
+mod postgres;
 mod record;
 mod sql;
 mod typed;
 mod value;
 
+pub use postgres::{Lease as PgLease, PgConnections};
 pub use record::Record;
 pub use sql::{Filter, ListQuery, Page, SortKey, Statements};
 pub use value::SqlValue;
 
 use crate::spec::{IdKind, ResourceSpec};
-use lease::{begin, connection};
+use lease::{Leased, begin, connection, leased};
 use sql::Columns;
 use sqlx::encode::Encode;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
-use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::postgres::PgConnectOptions;
 use sqlx::query::Query;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{AssertSqlSafe, Database, Row, SqlSafeStr, SqlStr, Type};
@@ -392,7 +394,7 @@ pub struct Store {
 #[derive(Clone, Debug)]
 enum Pool {
     Sqlite(SqlitePool),
-    Postgres(PgPool),
+    Postgres(PgConnections),
 }
 
 /// Runs `$body` with `$pool` bound to whichever native pool the store has; the body is
@@ -423,12 +425,10 @@ macro_rules! writing {
 /// Opens `pool`'s first connection, as sqlx's `connect` would, but waiting up to
 /// [`START_WITHIN`] for a database that refuses connections (still starting), where each
 /// query waits only its `pool_timeout`.
-async fn first_connection<DB: sqlx::Database>(
-    pool: &sqlx::Pool<DB>,
-) -> Result<sqlx::pool::PoolConnection<DB>, sqlx::Error> {
+async fn first_connection<P: lease::Leases>(pool: &P) -> Result<P::Lease, sqlx::Error> {
     let started = Instant::now();
     loop {
-        match pool.acquire().await {
+        match connection(pool).await {
             Ok(first) => return Ok(first),
             Err(sqlx::Error::PoolTimedOut) if started.elapsed() < START_WITHIN => {}
             Err(e) => return Err(e),
@@ -457,15 +457,12 @@ fn most(options: &StoreOptions, default: u32, said: &str) -> Result<u32, sqlx::E
 /// at its first sweep of idle connections, an idle timeout on. Held all at once, so that
 /// each is a connection of its own, the `first` among them; one the database refuses stops
 /// the start, where under load it would refuse a request.
-async fn open_least<DB: sqlx::Database>(
-    pool: &sqlx::Pool<DB>,
-    first: sqlx::pool::PoolConnection<DB>,
-    least: u32,
-) -> Result<(), sqlx::Error> {
+async fn open_least<P: lease::Leases>(pool: &P, mut first: P::Lease, least: u32) -> Result<(), sqlx::Error> {
     let more = least.saturating_sub(1);
-    let opened = futures_util::future::try_join_all((0..more).map(|_| pool.acquire())).await;
-    drop(first);
-    opened.map(drop).map_err(|e| {
+    let opened = futures_util::future::try_join_all((0..more).map(|_| connection(pool))).await;
+    // Each was opened, and nothing done on it.
+    first.settle();
+    opened.map(|leases| leases.into_iter().for_each(|mut l| l.settle())).map_err(|e| {
         sqlx::Error::Configuration(
             format!("DATABASE_MIN_CONNECTIONS is {least}, and opening as many connections failed: {e}").into(),
         )
@@ -521,14 +518,8 @@ impl Store {
     /// with `Retry-After`.
     pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, sqlx::Error> {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            let pool = PgPoolOptions::new()
-                .max_connections(most(&options, 4 * cores(), "4 per core on PostgreSQL")?)
-                .min_connections(options.min_connections)
-                .acquire_timeout(options.pool_timeout)
-                .idle_timeout(options.idle_timeout)
-                .max_lifetime(options.max_lifetime)
-                .test_before_acquire(false)
-                .connect_lazy(url)?;
+            let most = most(&options, 4 * cores(), "4 per core on PostgreSQL")?;
+            let pool = PgConnections::new(PgConnectOptions::from_str(url)?, &options, most);
             let first = first_connection(&pool).await?;
             open_least(&pool, first, options.min_connections).await?;
             Ok(Store {
@@ -586,7 +577,10 @@ impl Store {
         if let Ok(turn) = writers.try_acquire() {
             return Ok(Some(Turn { _permit: turn }));
         }
-        let within = on_pool!(self, pool => pool.options().get_acquire_timeout());
+        let within = match &self.pool {
+            Pool::Sqlite(pool) => pool.options().get_acquire_timeout(),
+            Pool::Postgres(pool) => pool.within(),
+        };
         match tokio::time::timeout(within, writers.acquire()).await {
             Ok(turn) => Ok(Some(Turn { _permit: turn.expect("the semaphore is never closed") })),
             Err(_) => Err(StoreError::NoTurn),
@@ -605,8 +599,10 @@ impl Store {
         }
     }
 
-    /// The PostgreSQL pool, for a hand-written route beside the generated ones.
-    pub fn postgres_pool(&self) -> Option<&PgPool> {
+    /// The PostgreSQL connections, for a hand-written route beside the generated ones:
+    /// [`PgConnections::acquire`] takes one, which a route settles ([`PgLease::settle`])
+    /// when its work on it has finished, so that it goes back without a check.
+    pub fn postgres(&self) -> Option<&PgConnections> {
         match &self.pool {
             Pool::Postgres(pool) => Some(pool),
             Pool::Sqlite(_) => None,
@@ -647,9 +643,9 @@ impl Store {
         sqlx::query(LOCK).execute(&mut *holder).await.map_err(failed)?;
         let done = work.await;
         match sqlx::query(UNLOCK).execute(&mut *holder).await {
-            Ok(_) => drop(holder),
+            Ok(_) => holder.settle(),
             // Closed rather than returned to the pool still holding the lock.
-            Err(_) => drop(holder.close().await),
+            Err(_) => holder.discard(),
         }
         done
     }
@@ -716,9 +712,10 @@ impl Store {
                 if let Err(e) = migrator.run(&mut *conn).await {
                     // A failed run keeps its advisory lock on the connection: closing the
                     // connection lets another instance migrate.
-                    let _ = conn.close().await;
+                    conn.discard();
                     return Err(named(e));
                 }
+                conn.settle();
             }
         }
         Ok(())
@@ -745,10 +742,13 @@ impl Store {
         use restgen_model::evolution::{plan, storage::Storage};
         let failed = |e: sqlx::Error| MigrateError(e.to_string());
         let create = "CREATE TABLE IF NOT EXISTS \"restgen_storage\" (\"version\" BIGINT PRIMARY KEY NOT NULL, \"record\" TEXT NOT NULL)";
-        on_pool!(self, pool => sqlx::query(create).execute(pool).await.map(drop).map_err(failed))?;
+        on_pool!(self, pool => async { leased!(pool, c => sqlx::query(create).execute(c)).map(drop) }.await)
+            .map_err(failed)?;
         let latest = "SELECT \"version\", \"record\" FROM \"restgen_storage\" ORDER BY \"version\" DESC LIMIT 1";
-        let last: Option<(i64, String)> =
-            on_pool!(self, pool => sqlx::query_as(latest).fetch_optional(pool).await.map_err(failed))?;
+        let last: Option<(i64, String)> = on_pool!(self, pool => {
+            async { Ok::<_, sqlx::Error>(leased!(pool, c => sqlx::query_as(latest).fetch_optional(c))?) }.await
+        })
+        .map_err(failed)?;
         let storage = Storage::of(model);
         let record = |s: &Storage| serde_json::to_string(s).expect("storage serializes");
         let Some((version, text)) = last else {
@@ -757,7 +757,11 @@ impl Store {
             self.migrate_unlocked(first).await?;
             let insert = "INSERT INTO \"restgen_storage\" (\"version\", \"record\") VALUES ($1, $2)";
             let version = first.last().map_or(1, |m| m.version);
-            on_pool!(self, pool => sqlx::query(insert).bind(version).bind(record(&storage)).execute(pool).await.map(drop).map_err(failed))?;
+            let stored = record(&storage);
+            on_pool!(self, pool => async {
+                leased!(pool, c => sqlx::query(insert).bind(version).bind(&stored).execute(c)).map(drop)
+            }.await)
+            .map_err(failed)?;
             return Ok(());
         };
         let before: Storage = serde_json::from_str(&text)
@@ -801,7 +805,11 @@ impl Store {
     /// Whether the database answers.
     pub async fn ping(&self) -> bool {
         on_pool!(self, pool => match connection(pool).await {
-            Ok(mut lease) => sqlx::query("SELECT 1").execute(&mut *lease).await.is_ok(),
+            Ok(mut lease) => {
+                let answered = sqlx::query("SELECT 1").execute(&mut *lease).await.is_ok();
+                lease.settle();
+                answered
+            }
             Err(_) => false,
         })
     }
@@ -852,7 +860,7 @@ impl Store {
             // dropped after its row commits without it; a service whose every write returns
             // its row would never checkpoint, and its log would grow without end.
             return Ok(writing!(self, pool => {
-                let rows = bind(sql, args).fetch_all(&mut *connection(pool).await?).await.map_err(|e| classify(spec, e))?;
+                let rows = leased!(pool, c => bind(sql, args).fetch_all(c)).map_err(|e| classify(spec, e))?;
                 rows.into_iter().next().map(one)
             }));
         }
@@ -869,6 +877,7 @@ impl Store {
                     bind(sql, args).execute(&mut *tx).await?;
                 }
                 tx.commit().await?;
+                lease.settle();
                 Some(one(row))
             }))
         })
@@ -886,7 +895,7 @@ impl Store {
     /// One record by id, as its row: one of [`Rows`].
     pub(crate) async fn get_row(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Rows, StoreError> {
         let row = on_pool!(self, pool => {
-            bind(sql::by_id(spec), vec![id.clone()]).fetch_optional(&mut *connection(pool).await?).await?.map(one)
+            leased!(pool, c => bind(sql::by_id(spec), vec![id.clone()]).fetch_optional(c))?.map(one)
         });
         row.ok_or(StoreError::NotFound)
     }
@@ -974,6 +983,7 @@ impl Store {
                 bind(sql, args).execute(&mut *tx).await?;
             }
             tx.commit().await?;
+            lease.settle();
             written
         })) })
         .await?;
@@ -1055,7 +1065,7 @@ impl Store {
             sql::ident(spec.name),
             sql::ident(column)
         );
-        on_pool!(self, pool => match bind(sql, vec![value]).fetch_optional(&mut *connection(pool).await?).await? {
+        on_pool!(self, pool => match leased!(pool, c => bind(sql, vec![value]).fetch_optional(c))? {
             Some(row) => Ok(Some(value::record(self.dialect, spec, &row)?)),
             None => Ok(None),
         })
@@ -1078,7 +1088,7 @@ impl Store {
             SqlValue::Text(Some(key.created_at.clone())),
         ];
         let inserted = writing!(self, pool => {
-            bind(sql, args).execute(&mut *connection(pool).await?).await.map_err(|e| match e {
+            leased!(pool, c => bind(sql, args).execute(c)).map_err(|e| match e {
                 sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::ForeignKeyViolation => {
                     StoreError::MissingRef { field: "owner_id".into() }
                 }
@@ -1092,7 +1102,7 @@ impl Store {
     pub async fn api_key(&self, id: &str, owner: IdKind) -> Result<Option<ApiKeyRow>, StoreError> {
         let sql = "SELECT * FROM \"restgen_api_key\" WHERE \"id\" = $1";
         let rows = on_pool!(self, pool => {
-            let rows = bind(sql, vec![SqlValue::Text(Some(id.to_owned()))]).fetch_all(&mut *connection(pool).await?).await?;
+            let rows = leased!(pool, c => bind(sql, vec![SqlValue::Text(Some(id.to_owned()))]).fetch_all(c))?;
             rows.iter().map(|r| value::api_key(r, owner)).collect::<Result<Vec<_>, _>>()?
         });
         Ok(rows.into_iter().next())
@@ -1104,7 +1114,7 @@ impl Store {
             "SELECT * FROM \"restgen_api_key\" WHERE \"owner_id\" = $1 ORDER BY \"created_at\" DESC, \"id\" DESC LIMIT {max}"
         );
         Ok(on_pool!(self, pool => {
-            let rows = bind(sql, vec![owner_id]).fetch_all(&mut *connection(pool).await?).await?;
+            let rows = leased!(pool, c => bind(sql, vec![owner_id]).fetch_all(c))?;
             rows.iter().map(|r| value::api_key(r, owner)).collect::<Result<Vec<_>, _>>()?
         }))
     }
@@ -1117,8 +1127,7 @@ impl Store {
             sql.push_str(" AND \"owner_id\" = $2");
             args.push(owner);
         }
-        let affected =
-            writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
+        let affected = writing!(self, pool => leased!(pool, c => bind(sql, args).execute(c))?.rows_affected());
         if affected == 0 { Err(StoreError::NotFound) } else { Ok(()) }
     }
 
@@ -1141,7 +1150,7 @@ impl Store {
             sql.push_str(&format!(" AND {} = $2", sql::ident(column)));
             args.push(value);
         }
-        on_pool!(self, pool => Ok(bind(sql, args).fetch_optional(&mut *connection(pool).await?).await?.is_some()))
+        on_pool!(self, pool => Ok(leased!(pool, c => bind(sql, args).fetch_optional(c))?.is_some()))
     }
 
     /// One page of a list: the records and whether more follow.
@@ -1155,7 +1164,7 @@ impl Store {
         let (sql, args) = sql::select_page(self.dialect, spec, query);
         let limit = query.limit as usize;
         Ok(on_pool!(self, pool => {
-            let mut rows = bind(sql, args).fetch_all(&mut *connection(pool).await?).await?;
+            let mut rows = leased!(pool, c => bind(sql, args).fetch_all(c))?;
             let more = beyond(&mut rows, limit);
             (Rows::from(rows), more)
         }))
@@ -1170,7 +1179,7 @@ impl Store {
             Dialect::Postgres => (format!("EXPLAIN {sql}"), "QUERY PLAN"),
         };
         on_pool!(self, pool => {
-            let rows = bind(explain, args).fetch_all(&mut *connection(pool).await?).await?;
+            let rows = leased!(pool, c => bind(explain, args).fetch_all(c))?;
             Ok(rows.iter().filter_map(|r| r.try_get::<String, _>(column).ok()).collect())
         })
     }
@@ -1317,7 +1326,7 @@ mod tests {
 
     async fn rows_are_written_as_their_records(store: Store) {
         let create = table(store.dialect);
-        on_pool!(store, pool => { sqlx::query(AssertSqlSafe(create)).execute(pool).await.unwrap(); });
+        on_pool!(store, pool => { sqlx::query(AssertSqlSafe(create)).execute(&mut *connection(pool).await.unwrap()).await.unwrap(); });
         let full = vec![
             ("owner_id", text("0190b6a4-0000-7000-8000-0000000000aa")),
             ("s", text("quote \" back \\ tab \t nl \n é 😀 </script>")),
@@ -1492,7 +1501,7 @@ mod tests {
         let pool_timeout = Duration::from_millis(300);
         let options = StoreOptions { max_connections: Some(3), pool_timeout, ..StoreOptions::default() };
         let store = Store::connect_with(&url, options).await.unwrap();
-        on_pool!(store, pool => { sqlx::query(AssertSqlSafe(table(Dialect::Sqlite))).execute(pool).await.unwrap(); });
+        on_pool!(store, pool => { sqlx::query(AssertSqlSafe(table(Dialect::Sqlite))).execute(&mut *connection(pool).await.unwrap()).await.unwrap(); });
         // Another program's connection, holding the write lock.
         let mut other = sqlx::ConnectOptions::connect(&SqliteConnectOptions::from_str(&url).unwrap()).await.unwrap();
         sqlx::query("BEGIN IMMEDIATE").execute(&mut other).await.unwrap();
@@ -1612,7 +1621,7 @@ mod tests {
         assert!(refused.is_transient(), "{refused}");
         sqlx::query("SELECT pg_advisory_unlock($1)").bind(key).execute(&mut *holder).await.unwrap();
         // Closed, not returned to the pool with its `lock_timeout`.
-        other.close().await.unwrap();
+        other.discard();
     }
 
     /// A resource that refers to itself: the row that refuses a delete is in the deleted
@@ -1647,7 +1656,7 @@ mod tests {
              FOREIGN KEY (\"node_id\") REFERENCES \"node\" (\"id\") ON DELETE SET NULL); \
              INSERT INTO \"aside\" (\"id\", \"node_id\") VALUES (1, 1)"
         );
-        on_pool!(store, pool => { sqlx::raw_sql(AssertSqlSafe(create)).execute(pool).await.unwrap(); });
+        on_pool!(store, pool => { sqlx::raw_sql(AssertSqlSafe(create)).execute(&mut *connection(pool).await.unwrap()).await.unwrap(); });
         let (root, child) = (SqlValue::Int(Some(1)), SqlValue::Int(Some(2)));
         let refused = store.delete(&NODE, &root, None).await.unwrap_err();
         assert!(matches!(&refused, StoreError::Referenced { by: Some(by) } if by == "node.parent_id"), "{refused}");

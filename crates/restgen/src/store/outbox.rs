@@ -6,7 +6,7 @@
 //! delivery is made by one of them. The tables are the runtime's own, created by
 //! [`Store::migrate`] on both databases.
 
-use super::{Pool, Record, SqlValue, Store, StoreError, begin, bind, connection};
+use super::{Leased, Pool, Record, SqlValue, Store, StoreError, begin, bind, connection, leased};
 use crate::spec::ResourceSpec;
 use serde_json::{Map, Value, json};
 use sqlx::Row;
@@ -193,7 +193,7 @@ impl Store {
     pub(super) async fn create_outbox_tables(&self) -> Result<(), sqlx::Error> {
         on_pool!(self, pool => {
             for sql in CREATE {
-                bind(sql, Vec::new()).execute(&mut *connection(pool).await?).await?;
+                leased!(pool, c => bind(sql, Vec::new()).execute(c))?;
             }
         });
         Ok(())
@@ -215,7 +215,7 @@ impl Store {
             text(&w.updated_at),
             int(w.enabled_since),
         ];
-        writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => leased!(pool, c => bind(sql, args).execute(c))?.rows_affected());
         Ok(())
     }
 
@@ -233,18 +233,16 @@ impl Store {
             text(&w.updated_at),
             int(w.enabled_since),
         ];
-        let n = writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
+        let n = writing!(self, pool => leased!(pool, c => bind(sql, args).execute(c))?.rows_affected());
         if n == 0 { Err(StoreError::NotFound) } else { Ok(()) }
     }
 
     pub(crate) async fn webhook(&self, id: &str) -> Result<Option<WebhookRow>, StoreError> {
         let sql = "SELECT * FROM \"restgen_webhook\" WHERE \"id\" = $1";
-        Ok(
-            on_pool!(self, pool => match bind(sql, vec![text(id)]).fetch_optional(&mut *connection(pool).await?).await? {
-                Some(r) => Some(webhook_of(&r)?),
-                None => None,
-            }),
-        )
+        Ok(on_pool!(self, pool => match leased!(pool, c => bind(sql, vec![text(id)]).fetch_optional(c))? {
+            Some(r) => Some(webhook_of(&r)?),
+            None => None,
+        }))
     }
 
     /// The subscriptions of `owner` (every one with `None`), newest first, at most `max`.
@@ -256,7 +254,7 @@ impl Store {
         let sql =
             format!("SELECT * FROM \"restgen_webhook\" {filter} ORDER BY \"created_at\" DESC, \"id\" DESC LIMIT {max}");
         Ok(on_pool!(self, pool => {
-            let rows = bind(sql, args).fetch_all(&mut *connection(pool).await?).await?;
+            let rows = leased!(pool, c => bind(sql, args).fetch_all(c))?;
             rows.iter().map(webhook_of).collect::<Result<Vec<_>, _>>()?
         }))
     }
@@ -267,9 +265,7 @@ impl Store {
             Some(o) => ("SELECT COUNT(*) FROM \"restgen_webhook\" WHERE \"owner_id\" = $1", vec![text(o)]),
             None => ("SELECT COUNT(*) FROM \"restgen_webhook\"", Vec::new()),
         };
-        Ok(
-            on_pool!(self, pool => bind(sql, args).fetch_one(&mut *connection(pool).await?).await?.try_get::<i64, _>(0)?),
-        )
+        Ok(on_pool!(self, pool => leased!(pool, c => bind(sql, args).fetch_one(c))?.try_get::<i64, _>(0)?))
     }
 
     /// Deletes a subscription and, with it, its deliveries.
@@ -283,6 +279,7 @@ impl Store {
                 return Err(StoreError::NotFound);
             }
             tx.commit().await?;
+            lease.settle();
         });
         Ok(())
     }
@@ -291,7 +288,7 @@ impl Store {
     pub(crate) async fn enabled_webhooks(&self) -> Result<Vec<WebhookRow>, StoreError> {
         let sql = "SELECT * FROM \"restgen_webhook\" WHERE \"enabled\" = TRUE";
         Ok(on_pool!(self, pool => {
-            let rows = bind(sql, Vec::new()).fetch_all(&mut *connection(pool).await?).await?;
+            let rows = leased!(pool, c => bind(sql, Vec::new()).fetch_all(c))?;
             rows.iter().map(webhook_of).collect::<Result<Vec<_>, _>>()?
         }))
     }
@@ -299,7 +296,7 @@ impl Store {
     /// Stops deliveries to a subscription, saying why.
     pub(crate) async fn disable_webhook(&self, id: &str, reason: &str, now: &str) -> Result<(), StoreError> {
         let sql = "UPDATE \"restgen_webhook\" SET \"enabled\" = FALSE, \"disabled_reason\" = $2, \"updated_at\" = $3 WHERE \"id\" = $1";
-        writing!(self, pool => bind(sql, vec![text(id), text(reason), text(now)]).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => leased!(pool, c => bind(sql, vec![text(id), text(reason), text(now)]).execute(c))?.rows_affected());
         Ok(())
     }
 
@@ -308,7 +305,7 @@ impl Store {
     #[cfg(test)]
     pub(crate) async fn publish(&self, spec: &ResourceSpec, event: &str, record: &Record) -> Result<(), StoreError> {
         let (sql, args) = event_insert(spec, Some(event), record).expect("the resource publishes the event");
-        writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => leased!(pool, c => bind(sql, args).execute(c))?.rows_affected());
         Ok(())
     }
 
@@ -324,7 +321,7 @@ impl Store {
              RETURNING \"id\", \"type\", \"resource\", \"payload\", \"created_at\""
         );
         let mut events = writing!(self, pool => {
-            let rows = bind(sql, vec![int(now), int(until)]).fetch_all(&mut *connection(pool).await?).await?;
+            let rows = leased!(pool, c => bind(sql, vec![int(now), int(until)]).fetch_all(c))?;
             rows.iter()
                 .map(|r| -> Result<EventRow, sqlx::Error> {
                     Ok(EventRow {
@@ -362,6 +359,7 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
             tx.commit().await?;
+            lease.settle();
         });
         Ok(())
     }
@@ -383,7 +381,7 @@ impl Store {
              RETURNING \"id\""
         );
         let ids: Vec<String> = writing!(self, pool => {
-            let rows = bind(sql, vec![int(now), int(until)]).fetch_all(&mut *connection(pool).await?).await?;
+            let rows = leased!(pool, c => bind(sql, vec![int(now), int(until)]).fetch_all(c))?;
             rows.iter().map(|r| r.try_get::<String, _>(0)).collect::<Result<Vec<_>, _>>()?
         });
         let mut out = Vec::new();
@@ -393,7 +391,7 @@ impl Store {
                  JOIN \"restgen_event\" e ON e.\"id\" = d.\"event_id\" JOIN \"restgen_webhook\" w ON w.\"id\" = d.\"webhook_id\" \
                  WHERE d.\"id\" = $1"
             );
-            let row = on_pool!(self, pool => match bind(sql, vec![text(&id)]).fetch_optional(&mut *connection(pool).await?).await? {
+            let row = on_pool!(self, pool => match leased!(pool, c => bind(sql, vec![text(&id)]).fetch_optional(c))? {
                 Some(r) => Some((delivery_of(&r)?, r.try_get::<String, _>("payload")?, r.try_get::<String, _>("url")?)),
                 None => None,
             });
@@ -429,7 +427,7 @@ impl Store {
             text(history),
             int(now),
         ];
-        writing!(self, pool => bind(sql, args).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => leased!(pool, c => bind(sql, args).execute(c))?.rows_affected());
         Ok(())
     }
 
@@ -445,6 +443,7 @@ impl Store {
             bind(format!("DELETE FROM \"restgen_delivery\" WHERE \"event_id\" IN ({old})"), vec![int(before)]).execute(&mut *tx).await?;
             let n = bind(format!("DELETE FROM \"restgen_event\" WHERE \"id\" IN ({old})"), vec![int(before)]).execute(&mut *tx).await?.rows_affected();
             tx.commit().await?;
+            lease.settle();
             Ok(n)
         })
     }
@@ -454,7 +453,7 @@ impl Store {
         for id in ids {
             let sql =
                 "UPDATE \"restgen_delivery\" SET \"locked_until\" = NULL WHERE \"id\" = $1 AND \"status\" = 'pending'";
-            writing!(self, pool => bind(sql, vec![text(id)]).execute(&mut *connection(pool).await?).await?.rows_affected());
+            writing!(self, pool => leased!(pool, c => bind(sql, vec![text(id)]).execute(c))?.rows_affected());
         }
         Ok(())
     }
@@ -466,7 +465,7 @@ impl Store {
              WHERE d.\"webhook_id\" = $1 ORDER BY d.\"created_at\" DESC, d.\"id\" DESC LIMIT {max}"
         );
         Ok(on_pool!(self, pool => {
-            let rows = bind(sql, vec![text(webhook)]).fetch_all(&mut *connection(pool).await?).await?;
+            let rows = leased!(pool, c => bind(sql, vec![text(webhook)]).fetch_all(c))?;
             rows.iter().map(delivery_of).collect::<Result<Vec<_>, _>>()?
         }))
     }
@@ -478,7 +477,7 @@ impl Store {
              WHERE d.\"webhook_id\" = $1 AND d.\"id\" = $2"
         );
         Ok(
-            on_pool!(self, pool => match bind(sql, vec![text(webhook), text(id)]).fetch_optional(&mut *connection(pool).await?).await? {
+            on_pool!(self, pool => match leased!(pool, c => bind(sql, vec![text(webhook), text(id)]).fetch_optional(c))? {
                 Some(r) => Some(delivery_of(&r)?),
                 None => None,
             }),
@@ -489,7 +488,7 @@ impl Store {
     pub(crate) async fn resend(&self, id: &str, now: i64) -> Result<(), StoreError> {
         let sql = "UPDATE \"restgen_delivery\" SET \"status\" = 'pending', \"attempts\" = 0, \"next_attempt_at\" = $2, \
                    \"updated_at\" = $2 WHERE \"id\" = $1";
-        writing!(self, pool => bind(sql, vec![text(id), int(now)]).execute(&mut *connection(pool).await?).await?.rows_affected());
+        writing!(self, pool => leased!(pool, c => bind(sql, vec![text(id), int(now)]).execute(c))?.rows_affected());
         Ok(())
     }
 

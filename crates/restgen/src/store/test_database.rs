@@ -2,10 +2,10 @@
 //! database, and a relay to the database that can make the connections it carries go
 //! silent.
 
-use super::{Pool, Store};
+use super::{Pool, Store, connection};
 use sqlx::AssertSqlSafe;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -20,7 +20,7 @@ pub(crate) async fn fresh_schema(name: &str) -> Option<String> {
     let schema = format!("{name}_{}", std::process::id());
     let admin = Store::connect(&url).await.unwrap();
     let fresh = format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE; CREATE SCHEMA \"{schema}\"");
-    on_pool!(admin, pool => { sqlx::raw_sql(AssertSqlSafe(fresh)).execute(pool).await.unwrap(); });
+    on_pool!(admin, pool => { sqlx::raw_sql(AssertSqlSafe(fresh)).execute(&mut *connection(pool).await.unwrap()).await.unwrap(); });
     admin.close().await;
     let sep = if url.contains('?') { '&' } else { '?' };
     Some(format!("{url}{sep}options=-c%20search_path%3D{schema}"))
@@ -50,6 +50,7 @@ pub(crate) async fn until_idle(store: &Store) {
 /// before.
 pub(crate) struct Relay {
     flows: Arc<Mutex<Vec<Arc<AtomicBool>>>>,
+    sent: Arc<AtomicU64>,
 }
 
 impl Relay {
@@ -61,10 +62,16 @@ impl Relay {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let flows: Arc<Mutex<Vec<Arc<AtomicBool>>>> = Arc::default();
-        tokio::spawn(carry(listener, database, flows.clone()));
+        let sent = Arc::new(AtomicU64::new(0));
+        tokio::spawn(carry(listener, database, flows.clone(), sent.clone()));
         relayed.set_host(Some("127.0.0.1")).unwrap();
         relayed.set_port(Some(port)).unwrap();
-        (Relay { flows }, relayed.to_string())
+        (Relay { flows, sent }, relayed.to_string())
+    }
+
+    /// The bytes the store has sent the database so far, over every flow.
+    pub(crate) fn sent(&self) -> u64 {
+        self.sent.load(Ordering::SeqCst)
     }
 
     /// Every flow open now goes silent.
@@ -75,19 +82,26 @@ impl Relay {
     }
 }
 
-async fn carry(listener: TcpListener, database: SocketAddr, flows: Arc<Mutex<Vec<Arc<AtomicBool>>>>) {
+async fn carry(
+    listener: TcpListener,
+    database: SocketAddr,
+    flows: Arc<Mutex<Vec<Arc<AtomicBool>>>>,
+    sent: Arc<AtomicU64>,
+) {
     while let Ok((client, _)) = listener.accept().await {
         let Ok(server) = TcpStream::connect(database).await else { continue };
         let silent = Arc::new(AtomicBool::new(false));
         flows.lock().unwrap().push(silent.clone());
         let (mut client_reads, mut client_writes) = client.into_split();
         let (mut server_reads, mut server_writes) = server.into_split();
+        let sent = sent.clone();
         tokio::spawn(async move {
             let _ = tokio::io::copy(&mut server_reads, &mut client_writes).await;
         });
         tokio::spawn(async move {
             let mut buffer = vec![0; 16 * 1024];
             while let Ok(n @ 1..) = client_reads.read(&mut buffer).await {
+                sent.fetch_add(n as u64, Ordering::SeqCst);
                 if !silent.load(Ordering::SeqCst) && server_writes.write_all(&buffer[..n]).await.is_err() {
                     break;
                 }

@@ -204,13 +204,16 @@ backends!(
 /// a crash, and every budget starts full again: a caller this instance saw at the limit is
 /// let through. (SQLite keeps budgets in the process; it has no table to empty.)
 async fn an_emptied_budget_is_full_again_for_a_caller_seen_at_the_limit(s: Server) {
-    let pool = s.store.postgres_pool().expect("a PostgreSQL store");
+    let pool = s.store.postgres().expect("a PostgreSQL store");
     let ann = register(&s, "ann").await;
     for _ in 0..60 {
         assert_eq!(customers(&s, &ann).await.status, 200);
     }
     refused(&customers(&s, &ann).await, "default");
-    sqlx::query("DELETE FROM \"restgen_rate_limit\"").execute(pool).await.unwrap();
+    let mut connection = pool.acquire().await.unwrap();
+    sqlx::query("DELETE FROM \"restgen_rate_limit\"").execute(&mut *connection).await.unwrap();
+    connection.settle();
+    drop(connection);
     let r = customers(&s, &ann).await;
     assert_eq!((r.status, budget(&r).1), (200, 59), "{}", r.text);
     // And counted from there, as a new budget is.
