@@ -74,8 +74,8 @@ pub(crate) async fn connection<P: Leases>(pool: &P) -> Result<P::Lease, sqlx::Er
 }
 
 /// Runs `$statement`, a future made from `$connection` (a connection of `$pool`), and
-/// gives the connection back settled once it has finished, whatever it returned: on
-/// PostgreSQL without a check ([`super::postgres`]). Evaluates to the statement's output.
+/// gives the connection back settled once it has finished ([`settles`]): on PostgreSQL
+/// without a check ([`super::postgres`]). Evaluates to the statement's output.
 macro_rules! leased {
     ($pool:expr, $connection:ident => $statement:expr) => {{
         let mut lease = $crate::store::lease::connection($pool).await?;
@@ -83,11 +83,22 @@ macro_rules! leased {
             let $connection = &mut *lease;
             $statement.await
         };
-        $crate::store::lease::Leased::settle(&mut lease);
+        if $crate::store::lease::settles(&done) {
+            $crate::store::lease::Leased::settle(&mut lease);
+        }
         done
     }};
 }
 pub(crate) use leased;
+
+/// Whether a statement that ended with `done` leaves its connection settled: it did unless
+/// the connection itself failed (its stream broke, or the database said what the driver
+/// could not follow), when the check as it goes back finds out whether to keep it. An error
+/// the database answered with leaves it settled: sqlx reads what is left of the answer
+/// before the next statement.
+pub(crate) fn settles<T>(done: &Result<T, sqlx::Error>) -> bool {
+    !matches!(done, Err(sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::Protocol(_)))
+}
 
 /// A transaction on `lease`'s connection, begun with `statement` where the write needs its
 /// own (SQLite's `BEGIN IMMEDIATE`). The lease is unsettled until the caller settles it
@@ -100,4 +111,19 @@ pub(crate) async fn begin<'c, DB: sqlx::Database, L: Leased<DB>>(
     lease.unsettle();
     let connection: &'c mut DB::Connection = lease;
     sqlx::Transaction::begin(connection, statement.map(|s| AssertSqlSafe(s).into_sql_str())).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::settles;
+
+    /// A connection whose stream broke is not given back unchecked; one the database
+    /// answered, even with an error, is.
+    #[test]
+    fn only_a_failed_connection_is_left_unsettled() {
+        assert!(settles(&Ok::<_, sqlx::Error>(())));
+        assert!(settles::<()>(&Err(sqlx::Error::RowNotFound)));
+        assert!(!settles::<()>(&Err(sqlx::Error::Io(std::io::ErrorKind::BrokenPipe.into()))));
+        assert!(!settles::<()>(&Err(sqlx::Error::Protocol("out of step".into()))));
+    }
 }
