@@ -251,22 +251,33 @@ mod tests {
     use crate::store::{Pool, Store, StoreOptions};
     use std::time::Duration;
 
+    /// A store on the test database with `options`, through a relay; `None`, saying so,
+    /// when `RESTGEN_TEST_DATABASE_URL` is unset.
+    async fn through_relay(options: StoreOptions) -> Option<(Relay, Store)> {
+        let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
+            eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
+            return None;
+        };
+        let (relay, relayed) = Relay::to(&url).await;
+        Some((relay, Store::connect_with(&relayed, options).await.unwrap()))
+    }
+
+    fn connections(store: &Store) -> &super::PgConnections {
+        let Pool::Postgres(pool) = &store.pool else { unreachable!("a PostgreSQL store") };
+        pool
+    }
+
     /// A connection that goes silent while the store holds it, given back unsettled, is
-    /// closed within the pool's wait, and its place opens a new one: the pool does not stay full of
-    /// connections waiting forever for an answer to their check (every later query would
+    /// closed within the pool's wait, and its place opens a new one: the pool does not stay
+    /// full of connections waiting forever for an answer to their check (every later query would
     /// wait out `pool_timeout` and fail, until a restart). A connection that answers is
     /// kept and used again.
     #[tokio::test]
     async fn a_connection_gone_silent_is_closed_and_its_place_freed() {
-        let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
-            eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
-            return;
-        };
-        let (relay, relayed) = Relay::to(&url).await;
         let pool_timeout = Duration::from_millis(500);
         let options = StoreOptions { max_connections: Some(1), pool_timeout, ..StoreOptions::default() };
-        let store = Store::connect_with(&relayed, options).await.unwrap();
-        let Pool::Postgres(pool) = &store.pool else { unreachable!("a PostgreSQL store") };
+        let Some((relay, store)) = through_relay(options).await else { return };
+        let pool = connections(&store);
         let backend = async || -> i32 { pid(&mut pool.acquire().await.expect("a connection")).await };
         let first = backend().await;
         assert_eq!(backend().await, first, "a connection that answers is given back and used again");
@@ -300,14 +311,9 @@ mod tests {
     /// trip.
     #[tokio::test]
     async fn a_settled_connection_goes_back_without_a_word() {
-        let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
-            eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
-            return;
-        };
-        let (relay, relayed) = Relay::to(&url).await;
         let options = StoreOptions { max_connections: Some(1), ..StoreOptions::default() };
-        let store = Store::connect_with(&relayed, options).await.unwrap();
-        let Pool::Postgres(pool) = &store.pool else { unreachable!("a PostgreSQL store") };
+        let Some((relay, store)) = through_relay(options).await else { return };
+        let pool = connections(&store);
         let mut lease = pool.acquire().await.unwrap();
         let first = pid(&mut lease).await;
         let sent = relay.sent();
@@ -332,15 +338,10 @@ mod tests {
     /// query is served on a new one within the pool's wait.
     #[tokio::test]
     async fn a_connection_gone_silent_while_idle_is_found_when_taken() {
-        let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
-            eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
-            return;
-        };
-        let (relay, relayed) = Relay::to(&url).await;
         let pool_timeout = Duration::from_millis(500);
         let options = StoreOptions { max_connections: Some(1), pool_timeout, ..StoreOptions::default() };
-        let store = Store::connect_with(&relayed, options).await.unwrap();
-        let Pool::Postgres(pool) = &store.pool else { unreachable!("a PostgreSQL store") };
+        let Some((relay, store)) = through_relay(options).await else { return };
+        let pool = connections(&store);
         let first = pid(&mut pool.acquire().await.unwrap()).await;
         relay.silence();
         tokio::time::sleep(FRESH + Duration::from_millis(100)).await;
