@@ -745,10 +745,9 @@ impl Store {
         on_pool!(self, pool => async { leased!(pool, c => sqlx::query(create).execute(c)).map(drop) }.await)
             .map_err(failed)?;
         let latest = "SELECT \"version\", \"record\" FROM \"restgen_storage\" ORDER BY \"version\" DESC LIMIT 1";
-        let last: Option<(i64, String)> = on_pool!(self, pool => {
-            async { Ok::<_, sqlx::Error>(leased!(pool, c => sqlx::query_as(latest).fetch_optional(c))?) }.await
-        })
-        .map_err(failed)?;
+        let last: Option<(i64, String)> =
+            on_pool!(self, pool => async { leased!(pool, c => sqlx::query_as(latest).fetch_optional(c)) }.await)
+                .map_err(failed)?;
         let storage = Storage::of(model);
         let record = |s: &Storage| serde_json::to_string(s).expect("storage serializes");
         let Some((version, text)) = last else {

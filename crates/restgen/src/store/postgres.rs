@@ -89,7 +89,8 @@ impl PgConnections {
     /// until the wait is over: the query is then refused as transient, as when every
     /// connection is busy.
     pub async fn acquire(&self) -> Result<Lease, sqlx::Error> {
-        let deadline = Instant::now() + self.within;
+        // Read from the clock only when a take fails: most succeed at once.
+        let mut deadline = None;
         loop {
             let error = match self.pool.get().await {
                 Ok(object) => {
@@ -105,7 +106,8 @@ impl PgConnections {
             if !refused {
                 return Err(error);
             }
-            if Instant::now() + RETRY > deadline {
+            let now = Instant::now();
+            if now + RETRY > *deadline.get_or_insert(now + self.within) {
                 return Err(sqlx::Error::PoolTimedOut);
             }
             tokio::time::sleep(RETRY).await;
