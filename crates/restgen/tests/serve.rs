@@ -269,10 +269,10 @@ async fn a_connection_past_its_lifetime_is_not_used_again() {
     for (max_lifetime, kept) in [(StoreOptions::default().max_lifetime, 1), (Duration::from_nanos(1), 0)] {
         let options = StoreOptions { max_connections: Some(1), max_lifetime, ..StoreOptions::default() };
         let store = Store::connect_with(&url, options).await.unwrap();
-        let pool = store.sqlite_pool().expect("a SQLite store");
-        sqlx::query("CREATE TEMP TABLE mark (x)").execute(pool).await.unwrap();
+        let pool = store.sqlite().expect("a SQLite store");
+        sqlx::query("CREATE TEMP TABLE mark (x)").execute(&mut *pool.acquire().await.unwrap()).await.unwrap();
         let (seen,): (i64,) = sqlx::query_as("SELECT count(*) FROM sqlite_temp_master WHERE name = 'mark'")
-            .fetch_one(pool)
+            .fetch_one(&mut *pool.acquire().await.unwrap())
             .await
             .unwrap();
         assert_eq!(seen, kept, "lifetime {max_lifetime:?}");
@@ -315,7 +315,7 @@ async fn idle_connections_are_closed_after_the_idle_timeout() {
     let idle_timeout = Duration::from_millis(50);
     let options = StoreOptions { max_connections: Some(2), idle_timeout, ..StoreOptions::default() };
     let store = Store::connect_with(&url, options).await.unwrap();
-    let pool = store.sqlite_pool().expect("a SQLite store");
+    let pool = store.sqlite().expect("a SQLite store");
     let (a, b) = tokio::join!(pool.acquire(), pool.acquire());
     drop((a.unwrap(), b.unwrap()));
     assert_eq!(pool.size(), 2);
@@ -337,7 +337,7 @@ async fn a_sqlite_pool_opens_its_least_connections_at_start() {
     for (least, open) in [(0, 1), (3, 3)] {
         let options = StoreOptions { max_connections: Some(4), min_connections: least, ..StoreOptions::default() };
         let store = Store::connect_with(&url, options).await.unwrap();
-        assert_eq!(store.sqlite_pool().expect("a SQLite store").size(), open, "least {least}");
+        assert_eq!(store.sqlite().expect("a SQLite store").size(), open, "least {least}");
         store.close().await;
     }
     let options = StoreOptions { max_connections: Some(2), min_connections: 5, ..StoreOptions::default() };
@@ -405,8 +405,9 @@ async fn sqlite_commits_are_synced_as_configured() {
     for (synchronous, expected) in [(Synchronous::Normal, 1), (Synchronous::Full, 2)] {
         let options = StoreOptions { max_connections: Some(1), synchronous, ..StoreOptions::default() };
         let store = Store::connect_with(&url, options).await.unwrap();
-        let Some(pool) = store.sqlite_pool() else { panic!("a SQLite store") };
-        let (level,): (i64,) = sqlx::query_as("PRAGMA synchronous").fetch_one(pool).await.unwrap();
+        let Some(pool) = store.sqlite() else { panic!("a SQLite store") };
+        let (level,): (i64,) =
+            sqlx::query_as("PRAGMA synchronous").fetch_one(&mut *pool.acquire().await.unwrap()).await.unwrap();
         assert_eq!(level, expected, "{synchronous:?}");
         store.close().await;
     }

@@ -7,25 +7,25 @@
 
 mod busy;
 mod lease;
-mod postgres;
+mod pool;
 mod record;
 mod sql;
 mod typed;
 mod value;
 
-pub use postgres::{Lease as PgLease, PgConnections};
+pub use pool::{Connections, Lease, PgConnections, PgLease, SqliteConnections, SqliteLease};
 pub use record::Record;
 pub use sql::{Filter, ListQuery, Page, SortKey, Statements};
 pub use value::SqlValue;
 
 use crate::spec::{IdKind, ResourceSpec};
-use lease::{Leased, begin, connection, leased};
+use lease::{begin, connection, leased};
 use sql::Columns;
 use sqlx::encode::Encode;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::query::Query;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{AssertSqlSafe, Database, Row, SqlSafeStr, SqlStr, Type};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
@@ -393,7 +393,7 @@ pub struct Store {
 /// between them and the rows.
 #[derive(Clone, Debug)]
 enum Pool {
-    Sqlite(SqlitePool),
+    Sqlite(SqliteConnections),
     Postgres(PgConnections),
 }
 
@@ -425,7 +425,7 @@ macro_rules! writing {
 /// Opens `pool`'s first connection, as sqlx's `connect` would, but waiting up to
 /// [`START_WITHIN`] for a database that refuses connections (still starting), where each
 /// query waits only its `pool_timeout`.
-async fn first_connection<P: lease::Leases>(pool: &P) -> Result<P::Lease, sqlx::Error> {
+async fn first_connection<DB: pool::Driver>(pool: &Connections<DB>) -> Result<Lease<DB>, sqlx::Error> {
     let started = Instant::now();
     loop {
         match connection(pool).await {
@@ -457,7 +457,11 @@ fn most(options: &StoreOptions, default: u32, said: &str) -> Result<u32, sqlx::E
 /// at its first sweep of idle connections, an idle timeout on. Held all at once, so that
 /// each is a connection of its own, the `first` among them; one the database refuses stops
 /// the start, where under load it would refuse a request.
-async fn open_least<P: lease::Leases>(pool: &P, mut first: P::Lease, least: u32) -> Result<(), sqlx::Error> {
+async fn open_least<DB: pool::Driver>(
+    pool: &Connections<DB>,
+    mut first: Lease<DB>,
+    least: u32,
+) -> Result<(), sqlx::Error> {
     let more = least.saturating_sub(1);
     let opened = futures_util::future::try_join_all((0..more).map(|_| connection(pool))).await;
     // Each was opened, and nothing done on it.
@@ -509,9 +513,9 @@ impl Store {
 
     /// Connects to `url` with these options.
     ///
-    /// Connections are not pinged before each use (sqlx's `test_before_acquire`): that
-    /// would be a round trip more per query. A connection the server dropped fails the one
-    /// query that finds out and is then discarded; `/readyz` tells a load balancer while
+    /// A connection in steady use is checked neither as it is taken nor as it is given back
+    /// ([`pool`](Connections)): either would be a round trip more per query. A connection
+    /// the server dropped fails the one query that finds out and is then discarded; `/readyz` tells a load balancer while
     /// the database is away. The store's SQLite writes take turns, two at a time (see
     /// `turn`); one that finds the lock held tries again whenever a connection of this
     /// process lets it go, or every millisecond, for up to 5 s, then fails as busy: 503
@@ -538,15 +542,8 @@ impl Store {
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(synchronous)
                 .foreign_keys(true);
-            let pool = SqlitePoolOptions::new()
-                .max_connections(most(&options, 2 * cores(), "2 per core on SQLite")?)
-                .min_connections(options.min_connections)
-                .test_before_acquire(false)
-                .acquire_timeout(options.pool_timeout)
-                .idle_timeout(options.idle_timeout)
-                .max_lifetime(options.max_lifetime)
-                .after_connect(|connection, _| Box::pin(busy::install(connection)))
-                .connect_lazy_with(connect);
+            let most = most(&options, 2 * cores(), "2 per core on SQLite")?;
+            let pool = SqliteConnections::new(connect, &options, most);
             let first = first_connection(&pool).await?;
             open_least(&pool, first, options.min_connections).await?;
             let writers = Some(std::sync::Arc::new(tokio::sync::Semaphore::new(WRITERS)));
@@ -577,10 +574,7 @@ impl Store {
         if let Ok(turn) = writers.try_acquire() {
             return Ok(Some(Turn { _permit: turn }));
         }
-        let within = match &self.pool {
-            Pool::Sqlite(pool) => pool.options().get_acquire_timeout(),
-            Pool::Postgres(pool) => pool.within(),
-        };
+        let within = on_pool!(self, pool => pool.within());
         match tokio::time::timeout(within, writers.acquire()).await {
             Ok(turn) => Ok(Some(Turn { _permit: turn.expect("the semaphore is never closed") })),
             Err(_) => Err(StoreError::NoTurn),
@@ -591,8 +585,9 @@ impl Store {
         self.dialect
     }
 
-    /// The SQLite pool, for a hand-written route beside the generated ones.
-    pub fn sqlite_pool(&self) -> Option<&SqlitePool> {
+    /// The SQLite connections, for a hand-written route beside the generated ones, taken
+    /// and settled as [`Store::postgres`]'s are.
+    pub fn sqlite(&self) -> Option<&SqliteConnections> {
         match &self.pool {
             Pool::Sqlite(pool) => Some(pool),
             Pool::Postgres(_) => None,
@@ -702,8 +697,13 @@ impl Store {
                     .await
                     .map_err(|e| MigrateError(e.to_string()))?;
                 let ran = migrator.run(&mut *conn).await.map_err(named);
-                // Whatever happened, the connection goes back to the pool enforcing them.
+                // Whatever happened, the connection goes back to the pool enforcing them, or
+                // is closed.
                 let on = sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *conn).await;
+                match on {
+                    Ok(_) => conn.settle(),
+                    Err(_) => conn.discard(),
+                }
                 ran?;
                 on.map_err(|e| MigrateError(e.to_string()))?;
             }
@@ -1443,7 +1443,10 @@ mod tests {
         let options = StoreOptions { max_connections: Some(1), pool_timeout, ..StoreOptions::default() };
         let store = Store::connect_with(&url, options).await.unwrap();
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
-        sqlx::query("CREATE TABLE t (id INTEGER PRIMARY KEY)").execute(pool).await.unwrap();
+        sqlx::query("CREATE TABLE t (id INTEGER PRIMARY KEY)")
+            .execute(&mut *connection(pool).await.unwrap())
+            .await
+            .unwrap();
         let held = connection(pool).await.unwrap();
         let started = Instant::now();
         // Bounded from above only so that a regression fails rather than hangs.
@@ -1474,17 +1477,23 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::connect(&format!("sqlite://{}", dir.path().join("b.db").display())).await.unwrap();
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
-        sqlx::query("CREATE TABLE t (n INTEGER)").execute(pool).await.unwrap();
+        sqlx::query("CREATE TABLE t (n INTEGER)").execute(&mut *connection(pool).await.unwrap()).await.unwrap();
         let mut lease = connection(pool).await.unwrap();
         let mut holder = begin(&mut lease, Some("BEGIN IMMEDIATE")).await.unwrap();
         sqlx::query("INSERT INTO t VALUES (1)").execute(&mut *holder).await.unwrap();
         let writer = pool.clone();
-        let mut writer = tokio::spawn(async move { sqlx::query("INSERT INTO t VALUES (2)").execute(&writer).await });
+        let mut writer = tokio::spawn(async move {
+            let mut lease = connection(&writer).await?;
+            sqlx::query("INSERT INTO t VALUES (2)").execute(&mut *lease).await
+        });
         let waiting = tokio::time::timeout(std::time::Duration::from_millis(200), &mut writer).await;
         assert!(waiting.is_err(), "still waiting while the lock is held: {waiting:?}");
         holder.commit().await.unwrap();
         writer.await.unwrap().expect("written once the lock is free");
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM t").fetch_one(pool).await.unwrap();
+        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM t")
+            .fetch_one(&mut *connection(pool).await.unwrap())
+            .await
+            .unwrap();
         assert_eq!(n, 2);
     }
 
@@ -1560,7 +1569,10 @@ mod tests {
         let file = dir.path().join("c.db");
         let store = Store::connect(&format!("sqlite://{}", file.display())).await.unwrap();
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
-        sqlx::query(AssertSqlSafe(table(Dialect::Sqlite))).execute(pool).await.unwrap();
+        sqlx::query(AssertSqlSafe(table(Dialect::Sqlite)))
+            .execute(&mut *connection(pool).await.unwrap())
+            .await
+            .unwrap();
         // 300 records of four to five pages each: 1,300 frames or more in the log.
         let big = "x".repeat(16_000);
         for _ in 0..300 {
@@ -1587,7 +1599,7 @@ mod tests {
         let url = format!("sqlite://{}", dir.path().join("t.db").display());
         let store = Store::connect(&url).await.unwrap();
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
-        sqlx::query("CREATE TABLE t (n INTEGER)").execute(pool).await.unwrap();
+        sqlx::query("CREATE TABLE t (n INTEGER)").execute(&mut *connection(pool).await.unwrap()).await.unwrap();
         let mut lease = connection(pool).await.unwrap();
         let holder = begin(&mut lease, Some("BEGIN IMMEDIATE")).await.unwrap();
         // Another program's connection that does not wait at all.

@@ -6,7 +6,7 @@
 //! delivery is made by one of them. The tables are the runtime's own, created by
 //! [`Store::migrate`] on both databases.
 
-use super::{Leased, Pool, Record, SqlValue, Store, StoreError, begin, bind, connection, leased};
+use super::{Pool, Record, SqlValue, Store, StoreError, begin, bind, connection, leased};
 use crate::spec::ResourceSpec;
 use serde_json::{Map, Value, json};
 use sqlx::Row;

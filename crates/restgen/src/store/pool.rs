@@ -1,45 +1,73 @@
-//! The PostgreSQL store's connections, pooled so that giving one back costs the database
-//! nothing.
+//! The store's connections, pooled so that giving one back costs the database nothing.
 //!
-//! sqlx's pool checks every connection given back to it: a `Sync` sent and its
-//! `ReadyForQuery` awaited, a second round trip for every query whose statement needs one
-//! (16 % of a create's CPU and 12 % of its throughput in the service bench, README). Here a
-//! connection goes back to the pool as it is when the work on it is known to have finished
-//! ([`Lease::settle`]): its statement read to its end, its transaction committed. One given
-//! back otherwise (its request cut off in the middle of a statement, a transaction left
-//! unfinished, whose rollback sqlx only queues) is checked first, the rollback sent with the
-//! check, within the pool's wait: one whose check goes unanswered (a database or network
-//! gone silent) is closed and its place freed (transact-rs/sqlx#4349). A connection taken
-//! after it sat unused for longer than [`FRESH`] is checked before it is used, as
-//! HikariCP's pool does: a connection that died while idle is found before a request is
-//! given it, and one in steady use costs no check at all.
+//! sqlx's pool checks every connection given back to it: on PostgreSQL a `Sync` sent and
+//! its `ReadyForQuery` awaited, a second round trip for every query whose statement needs
+//! one (16 % of a create's CPU and 12 % of its throughput in the service bench, README);
+//! on SQLite a message to the connection's thread and its answer, two thread wake-ups, in a
+//! task spawned for it. Here a connection goes back to the pool as it is when the work on
+//! it is known to have finished ([`Lease::settle`]): its statement read to its end, its
+//! transaction committed. One given back otherwise (its request cut off in the middle of a
+//! statement, a transaction left unfinished, whose rollback sqlx only queues) is checked
+//! first, the rollback sent with the check, within the pool's wait: one whose check goes
+//! unanswered (a database or network gone silent) is closed and its place freed
+//! (transact-rs/sqlx#4349). A connection taken after it sat unused for longer than
+//! [`FRESH`] is checked before it is used, as HikariCP's pool does: a connection that died
+//! while idle is found before a request is given it, and one in steady use costs no check
+//! at all.
 
-use super::StoreOptions;
+use super::{StoreOptions, busy};
 use deadpool::managed::{self, Metrics, Object, PoolError, RecycleError, RecycleResult, Timeouts};
-use sqlx::postgres::{PgConnectOptions, PgConnection};
-use sqlx::{ConnectOptions, Connection};
+use sqlx::{ConnectOptions, Connection, Postgres, Sqlite};
 use std::ops::{Deref, DerefMut};
 use std::time::{Duration, Instant};
 
 /// How long a connection may go unused and still be taken without a check.
 pub(crate) const FRESH: Duration = Duration::from_secs(1);
 
+/// A database whose connections the store pools: how one is opened.
+pub trait Driver: sqlx::Database {
+    /// Opens a connection of `options`, set up as the store uses it.
+    fn open(
+        options: &<Self::Connection as Connection>::Options,
+    ) -> impl Future<Output = Result<Self::Connection, sqlx::Error>> + Send;
+}
+
+impl Driver for Postgres {
+    async fn open(options: &sqlx::postgres::PgConnectOptions) -> Result<sqlx::PgConnection, sqlx::Error> {
+        options.connect().await
+    }
+}
+
+impl Driver for Sqlite {
+    /// With the store's busy handler ([`busy`]).
+    async fn open(options: &sqlx::sqlite::SqliteConnectOptions) -> Result<sqlx::SqliteConnection, sqlx::Error> {
+        let mut connection = options.connect().await?;
+        busy::install(&mut connection).await?;
+        Ok(connection)
+    }
+}
+
 /// What opens, and checks again, the pool's connections.
-#[derive(Debug)]
-pub(crate) struct Opener {
-    options: PgConnectOptions,
+pub struct Opener<DB: Driver> {
+    options: <DB::Connection as Connection>::Options,
     max_lifetime: Duration,
 }
 
-impl managed::Manager for Opener {
-    type Type = PgConnection;
+impl<DB: Driver> std::fmt::Debug for Opener<DB> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Opener").field("options", &self.options).field("max_lifetime", &self.max_lifetime).finish()
+    }
+}
+
+impl<DB: Driver> managed::Manager for Opener<DB> {
+    type Type = DB::Connection;
     type Error = sqlx::Error;
 
-    async fn create(&self) -> Result<PgConnection, sqlx::Error> {
-        self.options.connect().await
+    async fn create(&self) -> Result<DB::Connection, sqlx::Error> {
+        DB::open(&self.options).await
     }
 
-    async fn recycle(&self, connection: &mut PgConnection, metrics: &Metrics) -> RecycleResult<sqlx::Error> {
+    async fn recycle(&self, connection: &mut DB::Connection, metrics: &Metrics) -> RecycleResult<sqlx::Error> {
         if metrics.age() >= self.max_lifetime {
             return Err(RecycleError::message("older than DATABASE_MAX_LIFETIME"));
         }
@@ -51,20 +79,41 @@ impl managed::Manager for Opener {
     }
 }
 
-/// A PostgreSQL store's pool of connections.
-#[derive(Clone, Debug)]
-pub struct PgConnections {
-    pool: managed::Pool<Opener>,
+/// A store's pool of connections to one database.
+pub struct Connections<DB: Driver> {
+    pool: managed::Pool<Opener<DB>>,
     /// How long a query waits for a connection ([`StoreOptions::pool_timeout`]), and a
     /// connection given back unsettled for the answer to its check.
     within: Duration,
 }
 
-impl PgConnections {
+/// A PostgreSQL store's connections.
+pub type PgConnections = Connections<Postgres>;
+
+/// A SQLite store's connections.
+pub type SqliteConnections = Connections<Sqlite>;
+
+impl<DB: Driver> Clone for Connections<DB> {
+    fn clone(&self) -> Self {
+        Connections { pool: self.pool.clone(), within: self.within }
+    }
+}
+
+impl<DB: Driver> std::fmt::Debug for Connections<DB> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connections").field("status", &self.pool.status()).field("within", &self.within).finish()
+    }
+}
+
+impl<DB: Driver> Connections<DB> {
     /// A pool of at most `most` connections to the database of `options`, none opened
     /// yet; connections unused for `idle_timeout` or older than `max_lifetime` are closed
     /// by a sweep, keeping `min_connections` open.
-    pub(crate) fn new(options: PgConnectOptions, settings: &StoreOptions, most: u32) -> PgConnections {
+    pub(crate) fn new(
+        options: <DB::Connection as Connection>::Options,
+        settings: &StoreOptions,
+        most: u32,
+    ) -> Connections<DB> {
         let within = settings.pool_timeout;
         let opener = Opener { options, max_lifetime: settings.max_lifetime };
         let timeouts = Timeouts { wait: Some(within), create: Some(within), recycle: Some(within) };
@@ -74,7 +123,7 @@ impl PgConnections {
             .runtime(deadpool::Runtime::Tokio1)
             .build()
             .expect("a runtime and timeouts are given");
-        let connections = PgConnections { pool, within };
+        let connections = Connections { pool, within };
         tokio::spawn(sweep(
             connections.pool.weak(),
             settings.idle_timeout,
@@ -88,7 +137,7 @@ impl PgConnections {
     /// opened within the pool's wait. A database that refuses connections is asked again
     /// until the wait is over: the query is then refused as transient, as when every
     /// connection is busy.
-    pub async fn acquire(&self) -> Result<Lease, sqlx::Error> {
+    pub async fn acquire(&self) -> Result<Lease<DB>, sqlx::Error> {
         // Read from the clock only when a take fails: most succeed at once.
         let mut deadline = None;
         loop {
@@ -144,7 +193,7 @@ const RETRY: Duration = Duration::from_millis(100);
 /// Closes, now and then, the connections of `pool` unused for `idle` or older than
 /// `lifetime`, keeping `least` of those unused open, and opens connections up to `least`;
 /// ends with the pool.
-async fn sweep(pool: managed::WeakPool<Opener>, idle: Duration, lifetime: Duration, least: u32) {
+async fn sweep<DB: Driver>(pool: managed::WeakPool<Opener<DB>>, idle: Duration, lifetime: Duration, least: u32) {
     let every = idle.min(lifetime).max(Duration::from_secs(1));
     loop {
         tokio::time::sleep(every).await;
@@ -173,15 +222,21 @@ async fn sweep(pool: managed::WeakPool<Opener>, idle: Duration, lifetime: Durati
 
 /// A connection of the pool, given back when dropped: at once when [`Lease::settle`] said
 /// the work on it finished, else after its check (see the module's doc).
-pub struct Lease {
-    object: Option<Object<Opener>>,
+pub struct Lease<DB: Driver> {
+    object: Option<Object<Opener<DB>>>,
     settled: bool,
     within: Duration,
     /// [`StoreOptions::max_lifetime`]: a connection older is closed as it is given back.
     max_lifetime: Duration,
 }
 
-impl Lease {
+/// A connection of a PostgreSQL store.
+pub type PgLease = Lease<Postgres>;
+
+/// A connection of a SQLite store.
+pub type SqliteLease = Lease<Sqlite>;
+
+impl<DB: Driver> Lease<DB> {
     /// Says that the work on the connection has finished: no statement is being read and
     /// no transaction is open, so that it goes back to the pool without a check. Work that
     /// ends with an error from the database counts as finished (sqlx reads what is left of
@@ -205,21 +260,21 @@ impl Lease {
     }
 }
 
-impl Deref for Lease {
-    type Target = PgConnection;
+impl<DB: Driver> Deref for Lease<DB> {
+    type Target = DB::Connection;
 
-    fn deref(&self) -> &PgConnection {
+    fn deref(&self) -> &DB::Connection {
         self.object.as_ref().expect("a lease holds its connection until dropped")
     }
 }
 
-impl DerefMut for Lease {
-    fn deref_mut(&mut self) -> &mut PgConnection {
+impl<DB: Driver> DerefMut for Lease<DB> {
+    fn deref_mut(&mut self) -> &mut DB::Connection {
         self.object.as_mut().expect("a lease holds its connection until dropped")
     }
 }
 
-impl Drop for Lease {
+impl<DB: Driver> Drop for Lease<DB> {
     fn drop(&mut self) {
         let Some(mut object) = self.object.take() else { return };
         if Object::metrics(&object).age() >= self.max_lifetime {
@@ -302,7 +357,7 @@ mod tests {
     }
 
     /// The connection's session, as PostgreSQL numbers it; the lease settled after.
-    async fn pid(lease: &mut super::Lease) -> i32 {
+    async fn pid(lease: &mut super::PgLease) -> i32 {
         let pid = sqlx::query_scalar("SELECT pg_backend_pid()").fetch_one(&mut **lease).await.unwrap();
         lease.settle();
         pid
@@ -333,6 +388,34 @@ mod tests {
         assert_eq!(pool.num_idle(), 0, "an unsettled one is checked before it is idle");
         until_idle(&store).await;
         assert!(relay.sent() > sent + query, "its check was sent");
+    }
+
+    /// On SQLite too a settled connection is idle in the pool the moment it is given back,
+    /// with no message to its thread; an unsettled one (its statement cut off) is idle only
+    /// once its thread has answered the check, and is then used again.
+    #[tokio::test]
+    async fn a_settled_sqlite_connection_is_idle_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("s.db").display());
+        let options = StoreOptions { max_connections: Some(1), ..StoreOptions::default() };
+        let store = Store::connect_with(&url, options).await.unwrap();
+        let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
+        let mut lease = pool.acquire().await.unwrap();
+        sqlx::query("CREATE TEMP TABLE mark (x)").execute(&mut *lease).await.unwrap();
+        lease.settle();
+        drop(lease);
+        assert_eq!(pool.num_idle(), 1, "idle at once");
+
+        let lease = pool.acquire().await.unwrap();
+        drop(lease);
+        assert_eq!(pool.num_idle(), 0, "an unsettled one is checked before it is idle");
+        until_idle(&store).await;
+        let mut lease = pool.acquire().await.unwrap();
+        let marks: i64 = sqlx::query_scalar("SELECT count(*) FROM sqlite_temp_master WHERE name = 'mark'")
+            .fetch_one(&mut *lease)
+            .await
+            .unwrap();
+        assert_eq!(marks, 1, "the same connection, used again");
     }
 
     /// A connection that died while idle is found when it is next taken, if it sat unused
