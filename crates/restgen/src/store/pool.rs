@@ -53,12 +53,6 @@ pub struct Opener<DB: Driver> {
     max_lifetime: Duration,
 }
 
-impl<DB: Driver> std::fmt::Debug for Opener<DB> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Opener").field("options", &self.options).field("max_lifetime", &self.max_lifetime).finish()
-    }
-}
-
 impl<DB: Driver> managed::Manager for Opener<DB> {
     type Type = DB::Connection;
     type Error = sqlx::Error;
@@ -99,6 +93,8 @@ impl<DB: Driver> Clone for Connections<DB> {
     }
 }
 
+/// Shows how many connections are open and idle, not the options they were opened with,
+/// which hold the database's password.
 impl<DB: Driver> std::fmt::Debug for Connections<DB> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connections").field("status", &self.pool.status()).field("within", &self.within).finish()
@@ -388,6 +384,16 @@ mod tests {
         assert_eq!(pool.num_idle(), 0, "an unsettled one is checked before it is idle");
         until_idle(&store).await;
         assert!(relay.sent() > sent + query, "its check was sent");
+    }
+
+    /// A pool shown for debugging (a `Store` in a log line) does not show the password it
+    /// connects with.
+    #[tokio::test]
+    async fn a_pool_shown_keeps_its_password() {
+        let options = sqlx::postgres::PgConnectOptions::new().password("s3cret-pass");
+        let pool = super::PgConnections::new(options, &StoreOptions::default(), 1);
+        let shown = format!("{pool:?}");
+        assert!(shown.contains("within") && !shown.contains("s3cret-pass"), "{shown}");
     }
 
     /// On SQLite too a settled connection is idle in the pool the moment it is given back,
