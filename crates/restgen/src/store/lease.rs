@@ -1,19 +1,14 @@
 //! The store's connections, taken from their pool ([`super::pool`]) and given back to it.
 
-use super::pool::{Connections, Driver, Lease};
+use super::pool::{Driver, Lease};
 use sqlx::{AssertSqlSafe, SqlSafeStr};
-
-/// A connection of `pool`: an idle one at once where there is one, else one waited for.
-pub(crate) async fn connection<DB: Driver>(pool: &Connections<DB>) -> Result<Lease<DB>, sqlx::Error> {
-    pool.acquire().await
-}
 
 /// Runs `$statement`, a future made from `$connection` (a connection of `$pool`), and
 /// gives the connection back settled once it has finished ([`settles`]): without a check
 /// ([`super::pool`]). Evaluates to the statement's output.
 macro_rules! leased {
     ($pool:expr, $connection:ident => $statement:expr) => {{
-        let mut lease = $crate::store::lease::connection($pool).await?;
+        let mut lease = $pool.acquire().await?;
         let done = {
             let $connection = &mut *lease;
             $statement.await

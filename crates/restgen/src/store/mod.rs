@@ -19,7 +19,7 @@ pub use sql::{Filter, ListQuery, Page, SortKey, Statements};
 pub use value::SqlValue;
 
 use crate::spec::{IdKind, ResourceSpec};
-use lease::{begin, connection, leased};
+use lease::{begin, leased};
 use sql::Columns;
 use sqlx::encode::Encode;
 use sqlx::migrate::{Migration, MigrationType, Migrator};
@@ -428,7 +428,7 @@ macro_rules! writing {
 async fn first_connection<DB: pool::Driver>(pool: &Connections<DB>) -> Result<Lease<DB>, sqlx::Error> {
     let started = Instant::now();
     loop {
-        match connection(pool).await {
+        match pool.acquire().await {
             Ok(first) => return Ok(first),
             Err(sqlx::Error::PoolTimedOut) if started.elapsed() < START_WITHIN => {}
             Err(e) => return Err(e),
@@ -453,8 +453,8 @@ fn most(options: &StoreOptions, default: u32, said: &str) -> Result<u32, sqlx::E
     ))
 }
 
-/// Opens the `least` connections `pool` keeps, at start: sqlx's lazy pool would open them
-/// at its first sweep of idle connections, an idle timeout on. Held all at once, so that
+/// Opens the `least` connections `pool` keeps, at start: the pool's sweep would open them
+/// only at its first round, an idle timeout on. Held all at once, so that
 /// each is a connection of its own, the `first` among them; one the database refuses stops
 /// the start, where under load it would refuse a request.
 async fn open_least<DB: pool::Driver>(
@@ -463,7 +463,7 @@ async fn open_least<DB: pool::Driver>(
     least: u32,
 ) -> Result<(), sqlx::Error> {
     let more = least.saturating_sub(1);
-    let opened = futures_util::future::try_join_all((0..more).map(|_| connection(pool))).await;
+    let opened = futures_util::future::try_join_all((0..more).map(|_| pool.acquire())).await;
     // Each was opened, and nothing done on it.
     first.settle();
     opened.map(|leases| leases.into_iter().for_each(|mut l| l.settle())).map_err(|e| {
@@ -514,9 +514,9 @@ impl Store {
     /// Connects to `url` with these options.
     ///
     /// A connection in steady use is checked neither as it is taken nor as it is given back
-    /// ([`pool`](Connections)): either would be a round trip more per query. A connection
-    /// the server dropped fails the one query that finds out and is then discarded; `/readyz` tells a load balancer while
-    /// the database is away. The store's SQLite writes take turns, two at a time (see
+    /// ([`Connections`]): either would be a round trip more per query. A connection the
+    /// server dropped fails the one query that finds out and is then discarded; `/readyz`
+    /// tells a load balancer while the database is away. The store's SQLite writes take turns, two at a time (see
     /// `turn`); one that finds the lock held tries again whenever a connection of this
     /// process lets it go, or every millisecond, for up to 5 s, then fails as busy: 503
     /// with `Retry-After`.
@@ -803,7 +803,7 @@ impl Store {
 
     /// Whether the database answers.
     pub async fn ping(&self) -> bool {
-        on_pool!(self, pool => match connection(pool).await {
+        on_pool!(self, pool => match pool.acquire().await {
             Ok(mut lease) => {
                 let answered = sqlx::query("SELECT 1").execute(&mut *lease).await.is_ok();
                 lease.settle();
@@ -867,7 +867,7 @@ impl Store {
         // (and each future holding it) would otherwise carry, and copy as it moves.
         let written = Box::pin(async move {
             Ok::<_, StoreError>(writing!(self, pool => {
-                let mut lease = connection(pool).await?;
+                let mut lease = pool.acquire().await?;
                 let mut tx = begin(&mut lease, None).await?;
                 let row = bind(sql, args).fetch_optional(&mut *tx).await.map_err(|e| classify(spec, e))?;
                 let Some(row) = row else { return Ok(None) };
@@ -965,7 +965,7 @@ impl Store {
     ) -> Result<Option<Record>, StoreError> {
         // On the heap, as a transaction in `write` is.
         let written = Box::pin(async move { Ok::<_, StoreError>(writing!(self, pool => {
-            let mut lease = connection(pool).await?;
+            let mut lease = pool.acquire().await?;
             let mut tx = begin(&mut lease, Some(self.begin_write())).await?;
             let current = match bind(sql::by_id_locked(self.dialect, spec), vec![id.clone()]).fetch_optional(&mut *tx).await? {
                 Some(row) => value::record(self.dialect, spec, &row)?,
@@ -1035,7 +1035,7 @@ impl Store {
                          WHERE m.\"type\" = 'table' AND k.\"table\" = $1 AND k.\"on_delete\" IN ('RESTRICT', 'NO ACTION') \
                          ORDER BY m.\"name\", k.\"from\"";
         let found = on_pool!(self, pool => {
-            let mut connection = connection(pool).await?;
+            let mut connection = pool.acquire().await?;
             let pairs: Vec<(String, String)> =
                 sqlx::query_as(referring).bind(spec.name).fetch_all(&mut *connection).await?;
             let mut found = None;
@@ -1325,7 +1325,7 @@ mod tests {
 
     async fn rows_are_written_as_their_records(store: Store) {
         let create = table(store.dialect);
-        on_pool!(store, pool => { sqlx::query(AssertSqlSafe(create)).execute(&mut *connection(pool).await.unwrap()).await.unwrap(); });
+        on_pool!(store, pool => { sqlx::query(AssertSqlSafe(create)).execute(&mut *pool.acquire().await.unwrap()).await.unwrap(); });
         let full = vec![
             ("owner_id", text("0190b6a4-0000-7000-8000-0000000000aa")),
             ("s", text("quote \" back \\ tab \t nl \n é 😀 </script>")),
@@ -1415,8 +1415,8 @@ mod tests {
             .await
             .unwrap();
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
-        let held = connection(pool).await.unwrap();
-        let mut waiting = Box::pin(connection(pool));
+        let held = pool.acquire().await.unwrap();
+        let mut waiting = Box::pin(pool.acquire());
         let pending = std::future::poll_fn(|cx| std::task::Poll::Ready(waiting.as_mut().poll(cx).is_pending())).await;
         assert!(pending, "the only connection is held");
         drop(held);
@@ -1428,7 +1428,7 @@ mod tests {
         sqlx::query("CREATE TABLE t (n INTEGER)").execute(&mut *tx).await.unwrap();
         tx.commit().await.unwrap();
         drop(given);
-        let mut again = connection(pool).await.expect("an idle connection, taken at once");
+        let mut again = pool.acquire().await.expect("an idle connection, taken at once");
         assert!(begin(&mut again, None).await.is_ok());
     }
 
@@ -1444,10 +1444,10 @@ mod tests {
         let store = Store::connect_with(&url, options).await.unwrap();
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
         sqlx::query("CREATE TABLE t (id INTEGER PRIMARY KEY)")
-            .execute(&mut *connection(pool).await.unwrap())
+            .execute(&mut *pool.acquire().await.unwrap())
             .await
             .unwrap();
-        let held = connection(pool).await.unwrap();
+        let held = pool.acquire().await.unwrap();
         let started = Instant::now();
         // Bounded from above only so that a regression fails rather than hangs.
         let refused = tokio::time::timeout(Duration::from_secs(20), store.exists("t", &SqlValue::Int(Some(1))))
@@ -1477,23 +1477,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::connect(&format!("sqlite://{}", dir.path().join("b.db").display())).await.unwrap();
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
-        sqlx::query("CREATE TABLE t (n INTEGER)").execute(&mut *connection(pool).await.unwrap()).await.unwrap();
-        let mut lease = connection(pool).await.unwrap();
+        sqlx::query("CREATE TABLE t (n INTEGER)").execute(&mut *pool.acquire().await.unwrap()).await.unwrap();
+        let mut lease = pool.acquire().await.unwrap();
         let mut holder = begin(&mut lease, Some("BEGIN IMMEDIATE")).await.unwrap();
         sqlx::query("INSERT INTO t VALUES (1)").execute(&mut *holder).await.unwrap();
         let writer = pool.clone();
         let mut writer = tokio::spawn(async move {
-            let mut lease = connection(&writer).await?;
+            let mut lease = writer.acquire().await?;
             sqlx::query("INSERT INTO t VALUES (2)").execute(&mut *lease).await
         });
         let waiting = tokio::time::timeout(std::time::Duration::from_millis(200), &mut writer).await;
         assert!(waiting.is_err(), "still waiting while the lock is held: {waiting:?}");
         holder.commit().await.unwrap();
         writer.await.unwrap().expect("written once the lock is free");
-        let n: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM t")
-            .fetch_one(&mut *connection(pool).await.unwrap())
-            .await
-            .unwrap();
+        let n: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM t").fetch_one(&mut *pool.acquire().await.unwrap()).await.unwrap();
         assert_eq!(n, 2);
     }
 
@@ -1509,7 +1507,7 @@ mod tests {
         let pool_timeout = Duration::from_millis(300);
         let options = StoreOptions { max_connections: Some(3), pool_timeout, ..StoreOptions::default() };
         let store = Store::connect_with(&url, options).await.unwrap();
-        on_pool!(store, pool => { sqlx::query(AssertSqlSafe(table(Dialect::Sqlite))).execute(&mut *connection(pool).await.unwrap()).await.unwrap(); });
+        on_pool!(store, pool => { sqlx::query(AssertSqlSafe(table(Dialect::Sqlite))).execute(&mut *pool.acquire().await.unwrap()).await.unwrap(); });
         // Another program's connection, holding the write lock.
         let mut other = sqlx::ConnectOptions::connect(&SqliteConnectOptions::from_str(&url).unwrap()).await.unwrap();
         sqlx::query("BEGIN IMMEDIATE").execute(&mut other).await.unwrap();
@@ -1569,10 +1567,7 @@ mod tests {
         let file = dir.path().join("c.db");
         let store = Store::connect(&format!("sqlite://{}", file.display())).await.unwrap();
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
-        sqlx::query(AssertSqlSafe(table(Dialect::Sqlite)))
-            .execute(&mut *connection(pool).await.unwrap())
-            .await
-            .unwrap();
+        sqlx::query(AssertSqlSafe(table(Dialect::Sqlite))).execute(&mut *pool.acquire().await.unwrap()).await.unwrap();
         // 300 records of four to five pages each: 1,300 frames or more in the log.
         let big = "x".repeat(16_000);
         for _ in 0..300 {
@@ -1599,8 +1594,8 @@ mod tests {
         let url = format!("sqlite://{}", dir.path().join("t.db").display());
         let store = Store::connect(&url).await.unwrap();
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
-        sqlx::query("CREATE TABLE t (n INTEGER)").execute(&mut *connection(pool).await.unwrap()).await.unwrap();
-        let mut lease = connection(pool).await.unwrap();
+        sqlx::query("CREATE TABLE t (n INTEGER)").execute(&mut *pool.acquire().await.unwrap()).await.unwrap();
+        let mut lease = pool.acquire().await.unwrap();
         let holder = begin(&mut lease, Some("BEGIN IMMEDIATE")).await.unwrap();
         // Another program's connection that does not wait at all.
         let options = SqliteConnectOptions::from_str(&url).unwrap().busy_timeout(std::time::Duration::ZERO);
@@ -1667,7 +1662,7 @@ mod tests {
              FOREIGN KEY (\"node_id\") REFERENCES \"node\" (\"id\") ON DELETE SET NULL); \
              INSERT INTO \"aside\" (\"id\", \"node_id\") VALUES (1, 1)"
         );
-        on_pool!(store, pool => { sqlx::raw_sql(AssertSqlSafe(create)).execute(&mut *connection(pool).await.unwrap()).await.unwrap(); });
+        on_pool!(store, pool => { sqlx::raw_sql(AssertSqlSafe(create)).execute(&mut *pool.acquire().await.unwrap()).await.unwrap(); });
         let (root, child) = (SqlValue::Int(Some(1)), SqlValue::Int(Some(2)));
         let refused = store.delete(&NODE, &root, None).await.unwrap_err();
         assert!(matches!(&refused, StoreError::Referenced { by: Some(by) } if by == "node.parent_id"), "{refused}");

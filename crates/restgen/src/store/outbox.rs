@@ -6,7 +6,7 @@
 //! delivery is made by one of them. The tables are the runtime's own, created by
 //! [`Store::migrate`] on both databases.
 
-use super::{Pool, Record, SqlValue, Store, StoreError, begin, bind, connection, leased};
+use super::{Pool, Record, SqlValue, Store, StoreError, begin, bind, leased};
 use crate::spec::ResourceSpec;
 use serde_json::{Map, Value, json};
 use sqlx::Row;
@@ -271,7 +271,7 @@ impl Store {
     /// Deletes a subscription and, with it, its deliveries.
     pub(crate) async fn delete_webhook(&self, id: &str) -> Result<(), StoreError> {
         writing!(self, pool => {
-            let mut lease = connection(pool).await?;
+            let mut lease = pool.acquire().await?;
             let mut tx = begin(&mut lease, None).await?;
             bind("DELETE FROM \"restgen_delivery\" WHERE \"webhook_id\" = $1", vec![text(id)]).execute(&mut *tx).await?;
             let n = bind("DELETE FROM \"restgen_webhook\" WHERE \"id\" = $1", vec![text(id)]).execute(&mut *tx).await?.rows_affected();
@@ -342,7 +342,7 @@ impl Store {
     /// in one transaction (again for an event already dispatched: nothing twice).
     pub(crate) async fn dispatch(&self, event: &str, recipients: &[String], now: i64) -> Result<(), StoreError> {
         writing!(self, pool => {
-            let mut lease = connection(pool).await?;
+            let mut lease = pool.acquire().await?;
             let mut tx = begin(&mut lease, None).await?;
             for webhook in recipients {
                 let id = format!("dlv_{}", uuid::Uuid::now_v7().simple());
@@ -436,7 +436,7 @@ impl Store {
     /// log keep what is recent, not every write ever made. How many went.
     pub async fn prune_events(&self, before: i64) -> Result<u64, StoreError> {
         writing!(self, pool => {
-            let mut lease = connection(pool).await?;
+            let mut lease = pool.acquire().await?;
             let mut tx = begin(&mut lease, None).await?;
             let old = "SELECT e.\"id\" FROM \"restgen_event\" e WHERE e.\"dispatched\" = TRUE AND e.\"created_at\" < $1 \
                        AND NOT EXISTS (SELECT 1 FROM \"restgen_delivery\" d WHERE d.\"event_id\" = e.\"id\" AND d.\"status\" = 'pending')";

@@ -397,7 +397,7 @@ mod tests {
     }
 
     /// On SQLite too a settled connection is idle in the pool the moment it is given back,
-    /// with no message to its thread; an unsettled one (its statement cut off) is idle only
+    /// with no message to its thread; one given back unsettled is idle only
     /// once its thread has answered the check, and is then used again.
     #[tokio::test]
     async fn a_settled_sqlite_connection_is_idle_at_once() {

@@ -2,7 +2,7 @@
 //! database, and a relay to the database that can make the connections it carries go
 //! silent.
 
-use super::{Pool, Store, connection};
+use super::{Pool, Store};
 use sqlx::AssertSqlSafe;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -20,7 +20,7 @@ pub(crate) async fn fresh_schema(name: &str) -> Option<String> {
     let schema = format!("{name}_{}", std::process::id());
     let admin = Store::connect(&url).await.unwrap();
     let fresh = format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE; CREATE SCHEMA \"{schema}\"");
-    on_pool!(admin, pool => { sqlx::raw_sql(AssertSqlSafe(fresh)).execute(&mut *connection(pool).await.unwrap()).await.unwrap(); });
+    on_pool!(admin, pool => { sqlx::raw_sql(AssertSqlSafe(fresh)).execute(&mut *pool.acquire().await.unwrap()).await.unwrap(); });
     admin.close().await;
     let sep = if url.contains('?') { '&' } else { '?' };
     Some(format!("{url}{sep}options=-c%20search_path%3D{schema}"))
