@@ -593,6 +593,7 @@ fn surrounding_service(cx: &Context, principal: Option<String>, resource: &Resou
         webhooks: Webhooks::with_defaults(String::new()),
         cors: None,
         trusted_proxies: Vec::new(),
+        proxy_header: ProxyHeader::DEFAULT,
         limits: Limits::default(),
         resources,
         origin: Origin::Unknown,

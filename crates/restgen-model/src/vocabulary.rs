@@ -13,7 +13,7 @@
 use crate::model::{AccessRule, Envelope};
 use crate::model::{
     ApiKey, FieldKind, Format, IdKind, Jwt, JwtAlgorithm, Limits, Login, NotOwned, Operation, PageStyle, Pagination,
-    RateAlgorithmKind, RateKey, Scheme, UnknownFields, Versioning, Visibility, Webhooks, WriteOp,
+    ProxyHeader, RateAlgorithmKind, RateKey, Scheme, UnknownFields, Versioning, Visibility, Webhooks, WriteOp,
 };
 use crate::words::Word;
 use std::time::Duration;
@@ -229,9 +229,17 @@ pub const SERVICE: Table = Table {
             "trusted_proxies",
             "list of IPs or CIDR ranges",
             Default::List(&[]),
-            "proxies whose `Forwarded` / `X-Forwarded-For` is believed",
+            "proxies whose forwarding header (`proxy_header`) is believed",
         )
         .yaml().json(r##"{"type":"array","items":{"type":"string"}}"##),
+        key(
+            "proxy_header",
+            "{words}",
+            Default::Word(ProxyHeader::DEFAULT.word()),
+            "the one header the trusted proxies write; the client address is its right-most entry that is not a trusted proxy, and the other header is ignored",
+        )
+        .words(ProxyHeader::WORDS)
+        .yaml().json(r##"{"enum":"{words}"}"##),
         key("limits", "[limits](#limits)", Default::Text("see below"), "request limits").yaml().json(r##"{"$ref":"#/$defs/limits"}"##),
         key(
             "resources",

@@ -86,7 +86,10 @@ pub fn verify<'a>(
     let timestamp: i64 =
         header("webhook-timestamp").and_then(|v| v.trim().parse().ok()).ok_or(Invalid::Header("webhook-timestamp"))?;
     let signatures = header("webhook-signature").ok_or(Invalid::Header("webhook-signature"))?;
-    if (now - timestamp).abs() > TOLERANCE_SECONDS {
+    // Checked: a timestamp near `i64::MIN` or `MAX` would overflow the difference (a
+    // panic in a debug build, a wrapped "recent" one in a release build).
+    let recent = now.checked_sub(timestamp).and_then(i64::checked_abs).is_some_and(|d| d <= TOLERANCE_SECONDS);
+    if !recent {
         return Err(Invalid::Timestamp);
     }
     let expected = mac(&key, id, timestamp, body);
@@ -101,6 +104,23 @@ pub fn verify<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A timestamp at either end of the range is refused as stale, never an overflow.
+    #[test]
+    fn a_crafted_timestamp_is_refused_not_an_overflow() {
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        for (timestamp, now) in
+            [(i64::MIN.to_string(), 1_614_265_330), (i64::MAX.to_string(), -5), ("-9223372036854775808".into(), 0)]
+        {
+            let headers = |name: &str| match name {
+                "webhook-id" => Some("msg_1"),
+                "webhook-timestamp" => Some(timestamp.as_str()),
+                "webhook-signature" => Some("v1,AAAA"),
+                _ => None,
+            };
+            assert_eq!(verify(secret, headers, b"{}", now), Err(Invalid::Timestamp), "{timestamp} at {now}");
+        }
+    }
 
     /// Standard Webhooks' published test vector.
     #[test]

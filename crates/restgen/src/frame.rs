@@ -50,6 +50,8 @@ pub(crate) struct Framing {
     /// inserted for them alone: most requests have none, and an insertion costs each).
     pub keeper: Keeper,
     pub store: Store,
+    /// `/readyz`'s last answer, asked of the database at most once a second.
+    pub readiness: Readiness,
     /// Every request's time limit (`request_timeout`): then it is stopped and answered 503.
     pub deadlines: Arc<Deadlines>,
     /// `limits.max_body_bytes`.
@@ -177,7 +179,9 @@ where
         };
         if let Some(probe) = probe {
             let (method, shared) = (request.method().clone(), self.shared.clone());
-            return Either::Right(Box::pin(async move { Ok(probe.answer(&method, &shared.store).await) }));
+            return Either::Right(Box::pin(async move {
+                Ok(probe.answer(&method, &shared.readiness, &shared.store).await)
+            }));
         }
         if self.shared.bound_bodies
             && let Some(refusal) = crate::body::limit::refusal(&mut request, self.shared.max_body_bytes)
@@ -244,7 +248,7 @@ enum Probe {
 }
 
 impl Probe {
-    async fn answer(self, method: &Method, store: &Store) -> Response {
+    async fn answer(self, method: &Method, readiness: &Readiness, store: &Store) -> Response {
         if method != Method::GET && method != Method::HEAD {
             let mut refused = StatusCode::METHOD_NOT_ALLOWED.into_response();
             refused.headers_mut().insert(header::ALLOW, HeaderValue::from_static("GET,HEAD"));
@@ -252,7 +256,33 @@ impl Probe {
         }
         match self {
             Probe::Live => healthz(),
-            Probe::Ready => readyz(store).await,
+            Probe::Ready => readyz(readiness, store).await,
+        }
+    }
+}
+
+/// The database's last answer to a readiness check, and when it was asked: every probe
+/// within a second of it gets the same answer. `/readyz` needs no credentials, so without
+/// this anybody could make each of a flood of requests take a pooled connection from the
+/// requests that need one.
+#[derive(Default)]
+pub(crate) struct Readiness(tokio::sync::Mutex<Option<(tokio::time::Instant, bool)>>);
+
+/// How old an answer a probe may get.
+const READINESS_FRESH: Duration = Duration::from_secs(1);
+
+impl Readiness {
+    /// The answer at most [`READINESS_FRESH`] old: the last one, or `check`'s now. Probes
+    /// that come while a check runs wait for its answer rather than check again.
+    async fn ready(&self, check: impl Future<Output = bool>) -> bool {
+        let mut last = self.0.lock().await;
+        match *last {
+            Some((at, ready)) if at.elapsed() < READINESS_FRESH => ready,
+            _ => {
+                let ready = check.await;
+                *last = Some((tokio::time::Instant::now(), ready));
+                ready
+            }
         }
     }
 }
@@ -267,10 +297,12 @@ fn healthz() -> Response {
 /// Readiness: the database answers, so the instance can serve what it is sent. A load
 /// balancer takes an instance that fails it out of rotation until it passes again.
 /// A database that does not answer within [`bounds::READY_WITHIN_SECONDS`] counts as
-/// down: a probe must answer sooner than a pool waiting for a connection would.
-async fn readyz(store: &Store) -> Response {
+/// down: a probe must answer sooner than a pool waiting for a connection would. The
+/// answer is at most a second old ([`Readiness`]).
+async fn readyz(readiness: &Readiness, store: &Store) -> Response {
     let within = Duration::from_secs(bounds::READY_WITHIN_SECONDS);
-    if tokio::time::timeout(within, store.ping()).await.unwrap_or(false) {
+    let check = async { tokio::time::timeout(within, store.ping()).await.unwrap_or(false) };
+    if readiness.ready(check).await {
         (StatusCode::OK, axum::Json(serde_json::json!({ "status": "ready" }))).into_response()
     } else {
         Problem::new(StatusCode::SERVICE_UNAVAILABLE, "the database does not answer").into_response()
@@ -345,6 +377,26 @@ mod tests {
         assert_eq!(deadlines.waiting(), 1);
         drop(given_up);
         assert_eq!(deadlines.waiting(), 0, "given up");
+    }
+
+    /// A flood of probes asks the database once a second, not once a probe; each gets
+    /// the answer of the check it waited for or of one less than a second old.
+    #[tokio::test]
+    async fn readiness_is_asked_of_the_database_at_most_once_a_second() {
+        let readiness = super::Readiness::default();
+        let checks = std::sync::atomic::AtomicUsize::new(0);
+        let check = || async {
+            checks.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::task::yield_now().await;
+            true
+        };
+        let answers = futures_util::future::join_all((0..64).map(|_| readiness.ready(check()))).await;
+        assert!(answers.iter().all(|ready| *ready));
+        assert_eq!(checks.load(std::sync::atomic::Ordering::SeqCst), 1, "one check for 64 probes");
+        // An answer older than a second is asked again.
+        *readiness.0.lock().await = Some((tokio::time::Instant::now() - super::READINESS_FRESH, false));
+        assert!(readiness.ready(check()).await);
+        assert_eq!(checks.load(std::sync::atomic::Ordering::SeqCst), 2);
     }
 
     #[tokio::test]

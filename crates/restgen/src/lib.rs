@@ -9,6 +9,7 @@ pub mod auth;
 mod body;
 pub mod clock;
 pub mod conditional;
+mod connections;
 mod cors;
 mod deadlines;
 mod derived;

@@ -158,7 +158,7 @@ pub(crate) async fn insert(
         values.push(("owner_id", owner_id.clone()));
     }
     for f in spec.fields {
-        values.push((f.name, stored(f, fields.take(f.name).unwrap_or_default())?));
+        values.push((f.name, stored(f, fields.take(f.name).unwrap_or_default()).await?));
     }
     if spec.timestamps {
         values.push(("created_at", SqlValue::Text(Some(now.clone()))));
@@ -271,7 +271,7 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     for f in spec.fields.iter().filter(replaced).filter(|f| view.has(&f.gate)) {
         changes.insert(f.name, input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now)));
     }
-    let mut values = changed_values(spec, &stored_record, changes, compute)?;
+    let mut values = changed_values(spec, &stored_record, changes, compute).await?;
     if spec.timestamps {
         values.push(("updated_at", SqlValue::Text(Some(now))));
     }
@@ -346,7 +346,7 @@ async fn update(
 
 /// The columns a replace or patch writes: the changes, and what the resource's computed
 /// fields become on the record they make.
-fn changed_values(
+async fn changed_values(
     spec: &'static ResourceSpec,
     stored_record: &Record,
     changes: Record,
@@ -376,7 +376,7 @@ fn changed_values(
     let mut values = Vec::new();
     for f in spec.fields {
         if let Some(v) = after.take(f.name) {
-            values.push((f.name, stored(f, v)?));
+            values.push((f.name, stored(f, v).await?));
         }
     }
     Ok(values)
@@ -420,7 +420,7 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     }
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
     let condition = precondition(spec, cx, headers, &representation(spec, cx, stored_record.clone()))?;
-    let (values, refs) = patch_values(spec, cx, id, headers, body, hook, compute, &stored_record)?;
+    let (values, refs) = patch_values(spec, cx, id, headers, body, hook, compute, &stored_record).await?;
     refs_readable(spec, store, caller, &refs).await?;
     let record = update(spec, cx, &id_value, values, &condition, &refs).await?;
     Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
@@ -448,7 +448,7 @@ async fn patch_in_one<P: DeserializeOwned + Serialize>(
         },
     };
     let key = parse_id(spec, id)?;
-    let prepared = match patch_values(spec, cx, id, headers, body, hook, None, &Record::new()) {
+    let prepared = match patch_values(spec, cx, id, headers, body, hook, None, &Record::new()).await {
         Ok((values, refs)) => refs_readable(spec, store, caller, &refs).await.map(|()| (values, refs)),
         Err(problem) => Err(problem),
     };
@@ -478,7 +478,7 @@ type Columns = Vec<(&'static str, SqlValue)>;
 /// The columns a patch writes, from its body (`stored` the record as it stands, needed
 /// by a compute rule and a `json` field's merge), and the refs it names.
 #[allow(clippy::too_many_arguments)]
-fn patch_values<P: DeserializeOwned + Serialize>(
+async fn patch_values<P: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
     cx: &Context,
     id: &str,
@@ -504,7 +504,7 @@ fn patch_values<P: DeserializeOwned + Serialize>(
     // What the merge made is held to the fields' rules like any value sent whole.
     settable::check(spec, &merged)?;
     changes.extend(merged);
-    let mut values = changed_values(spec, stored, changes, compute)?;
+    let mut values = changed_values(spec, stored, changes, compute).await?;
     if spec.timestamps && !values.is_empty() {
         values.push(("updated_at", SqlValue::Text(Some(now()))));
     }
@@ -731,10 +731,11 @@ fn default_of(f: &FieldSpec, now: &str) -> Value {
     }
 }
 
-/// The column value of a field: passwords hashed, datetimes in one sortable form.
-fn stored(f: &FieldSpec, v: Value) -> Result<SqlValue, Problem> {
+/// The column value of a field: passwords hashed (on the bounded hashers), datetimes in
+/// one sortable form.
+async fn stored(f: &FieldSpec, v: Value) -> Result<SqlValue, Problem> {
     match (f.kind, v) {
-        (FieldKind::Password, Value::String(p)) => Ok(SqlValue::Text(Some(crate::password::hash(&p)?))),
+        (FieldKind::Password, Value::String(p)) => Ok(SqlValue::Text(Some(crate::password::hash_bounded(p).await?))),
         (FieldKind::DateTime, Value::String(t)) => {
             let parsed = chrono::DateTime::parse_from_rfc3339(&t).map_err(|_| {
                 Problem::validation(vec![FieldError {

@@ -167,6 +167,10 @@ impl IntoResponse for Problem {
 ///
 /// [`StoreError::is_transient`]: crate::store::StoreError::is_transient
 fn busy(e: &crate::store::StoreError) -> Problem {
+    if e.is_unreachable() {
+        tracing::warn!(error = %e, "database unreachable: answered 503");
+        return Problem::unavailable("the database cannot be reached now; retry shortly");
+    }
     tracing::warn!(error = %e, "database busy: answered 503");
     Problem::unavailable("the database is busy; retry shortly")
 }

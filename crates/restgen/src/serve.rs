@@ -3,6 +3,7 @@
 
 use crate::auth::{Authenticator, Secrets};
 use crate::clock::Clock;
+pub use crate::connections::HttpLimits;
 use crate::idempotency::Keeper;
 use crate::problem::Problem;
 use crate::rate::{Limiter, Limits, RateSettings};
@@ -50,8 +51,10 @@ pub struct Service {
     /// The service's `rate_limit`: routes of no resource, and every resource without
     /// a limit of its own.
     pub rate_limit: Option<RateSpec>,
-    /// `trusted_proxies`: peers whose `Forwarded` / `X-Forwarded-For` name the client.
+    /// `trusted_proxies`: peers whose forwarding header names the client.
     pub trusted_proxies: &'static [&'static str],
+    /// `proxy_header`: the one forwarding header those peers write.
+    pub proxy_header: crate::spec::ProxyHeader,
     /// `api.versions` and `api.versioning`; `None` for a service without versions.
     pub versioning: Option<&'static VersioningSpec>,
     /// Where resources publish `events`: subscriptions and deliveries.
@@ -119,6 +122,9 @@ pub struct Config {
     /// `DATABASE_MAX_CONNECTIONS`, `DATABASE_MIN_CONNECTIONS`, `DATABASE_POOL_TIMEOUT`,
     /// `DATABASE_IDLE_TIMEOUT`, `DATABASE_MAX_LIFETIME`, `SQLITE_SYNCHRONOUS`.
     pub store: StoreOptions,
+    /// `HTTP_HEADER_TIMEOUT`, `HTTP_BODY_TIMEOUT`, `HTTP_KEEP_ALIVE_TIMEOUT`,
+    /// `HTTP_MAX_CONNECTIONS`.
+    pub http: HttpLimits,
 }
 
 impl Config {
@@ -129,6 +135,7 @@ impl Config {
             database_url: std::env::var("DATABASE_URL").unwrap_or_else(|_| format!("sqlite://{service}.db")),
             bind: std::env::var("BIND").unwrap_or_else(|_| "127.0.0.1:8080".into()),
             store: StoreOptions::from_lookup(|name| std::env::var(name).ok())?,
+            http: HttpLimits::from_lookup(|name| std::env::var(name).ok())?,
         })
     }
 }
@@ -230,7 +237,7 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
     let (app, background) = build(service, store.clone(), &settings, Worker::Returned)?;
     println!("{name} listening on http://{addr}");
     println!("try: curl -i http://{addr}{sample}");
-    serve_until(listener, app, shutdown()).await.map_err(|e| e.to_string())?;
+    serve_with(listener, app, config.http, shutdown()).await.map_err(|e| e.to_string())?;
     // Deliveries in flight finish (each within its timeout); claimed ones not yet
     // attempted are released to the other instances.
     if let Some(background) = background {
@@ -241,16 +248,26 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
 }
 
 /// Serves `app` until `signal` completes, then stops accepting connections and finishes
-/// the requests in flight before returning. Each request knows the address it came from
-/// (rate limits keyed by address need it).
+/// the requests in flight before returning, with the default [`HttpLimits`]. Each request
+/// knows the address it came from (rate limits keyed by address need it).
 pub async fn serve_until(
     listener: tokio::net::TcpListener,
     app: impl Application,
     signal: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, axum::ServiceExt::into_make_service_with_connect_info::<std::net::SocketAddr>(app))
-        .with_graceful_shutdown(signal)
-        .await
+    serve_with(listener, app, HttpLimits::default(), signal).await
+}
+
+/// [`serve_until`] with these connection limits: how long a client may take over a
+/// request's head, its body and between requests, and how many connections are open at
+/// once ([`HttpLimits`], from `HTTP_*` in the environment by [`Config::from_env`]).
+pub async fn serve_with(
+    listener: tokio::net::TcpListener,
+    app: impl Application,
+    limits: HttpLimits,
+    signal: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    crate::connections::serve(listener, app, limits, signal).await
 }
 
 /// `<SERVICE>_ADMIN`, when set: the first admin's account fields as JSON.
@@ -350,6 +367,7 @@ fn build(
         resources: service.resources,
         base_path: service.base_path,
         trusted_proxies: service.trusted_proxies,
+        proxy_header: service.proxy_header,
     };
     let limiter = Limiter::new(limits, &store, settings.rate.clone(), settings.clock.clone())?.map(Arc::new);
     // Unknown paths count against the limit too, and are answered as the caller is known.
@@ -417,6 +435,7 @@ fn build(
     let framing = crate::frame::Framing {
         keeper,
         store: store.clone(),
+        readiness: crate::frame::Readiness::default(),
         deadlines,
         max_body_bytes: limit,
         linger: outermost,

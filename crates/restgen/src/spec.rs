@@ -6,7 +6,7 @@
 //! `&'static str` here ([`Rule`], [`Envelope`], [`DefaultValue`]), so specs can be statics.
 
 pub use restgen_model::model::{
-    FieldKind, Format, IdKind, JwtAlgorithm, Operation, PageStyle, RateAlgorithm, RateKey, Scheme,
+    FieldKind, Format, IdKind, JwtAlgorithm, Operation, PageStyle, ProxyHeader, RateAlgorithm, RateKey, Scheme,
 };
 
 /// One resource.

@@ -31,6 +31,7 @@ pub(crate) fn emit(service: &crate::model::Service) -> RustFile<'static> {
         None => quote!(::core::option::Option::None),
     };
     let proxies = service.trusted_proxies.iter().map(|p| p.value.as_str());
+    let proxy_header = quote::format_ident!("{}", service.proxy_header.variant());
     let documents = service.api.versions.iter().map(|v| {
         let n = proc_macro2::Literal::u32_unsuffixed(v.number.value);
         let file = format!("../../openapi.v{}.json", v.number.value);
@@ -69,6 +70,7 @@ pub(crate) fn emit(service: &crate::model::Service) -> RustFile<'static> {
                 resources: resources::RESOURCES,
                 rate_limit: resources::RATE_LIMIT,
                 trusted_proxies: &[#(#proxies),*],
+                proxy_header: ::restgen::spec::ProxyHeader::#proxy_header,
                 versioning: resources::VERSIONING,
                 webhooks: resources::WEBHOOKS,
             }

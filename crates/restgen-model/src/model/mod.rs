@@ -32,6 +32,9 @@ pub struct Service {
     pub webhooks: Webhooks,
     pub cors: Option<Cors>,
     pub trusted_proxies: Vec<Located<String>>,
+    /// The one forwarding header the trusted proxies write (`proxy_header`).
+    #[serde(default)]
+    pub proxy_header: ProxyHeader,
     pub limits: Limits,
     /// In declaration order.
     pub resources: Vec<Resource>,
@@ -124,6 +127,24 @@ pub struct ApiVersion {
     pub sunset: Option<Located<i64>>,
     #[serde(skip)]
     pub origin: Origin,
+}
+
+words! {
+    /// The forwarding header a service's trusted proxies write: only it is read, so a
+    /// client cannot add the other one to pick its own address.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+    pub enum ProxyHeader {
+        /// `X-Forwarded-For`: the de facto header nginx, HAProxy and the cloud load
+        /// balancers append to.
+        #[default]
+        XForwardedFor = "x-forwarded-for",
+        /// `Forwarded` (RFC 7239).
+        Forwarded = "forwarded",
+    }
+}
+
+impl ProxyHeader {
+    pub const DEFAULT: ProxyHeader = ProxyHeader::XForwardedFor;
 }
 
 words! {

@@ -40,6 +40,8 @@ pub(crate) fn service(cx: &mut Cx, root: &Node) -> Option<Service> {
     let webhooks = webhooks(cx, m.get("webhooks"), &name.value, &root.origin);
     let cors = m.get("cors").and_then(|n| cors(cx, n));
     let trusted_proxies = m.get("trusted_proxies").map(|n| cx.strings(n, "`trusted_proxies`")).unwrap_or_default();
+    let proxy_header =
+        m.get("proxy_header").and_then(|n| cx.word_of(n, "`proxy_header`")).map_or(ProxyHeader::DEFAULT, |w| w.value);
     let limits = m.get("limits").map(|n| limits(cx, n)).unwrap_or_default();
     let defaults = resource::Defaults { auth: auth.as_ref(), pagination: &pagination };
     let resources = match m.get("resources") {
@@ -61,6 +63,7 @@ pub(crate) fn service(cx: &mut Cx, root: &Node) -> Option<Service> {
         webhooks,
         cors,
         trusted_proxies,
+        proxy_header,
         limits,
         resources,
         origin: root.origin.clone(),

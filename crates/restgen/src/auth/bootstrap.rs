@@ -9,7 +9,13 @@ use serde_json::{Map, Value};
 
 /// Makes sure the account described by `json` (the principal's create fields, as a JSON
 /// object) exists and holds the first admin role: creates it when its identifier names
-/// no account, adds the role to an existing one. Says what it did.
+/// no account; adds the role to an existing one only when the password in `json` is that
+/// account's. Says what it did.
+///
+/// Never promotes an account it cannot prove is the operator's: anybody may register the
+/// identifier the operator is about to name (before the first start, or after a restore),
+/// and a promotion on the identifier alone would hand them the admin role. A password that
+/// does not match is an error, and the service refuses to start.
 pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str) -> Result<String, String> {
     let principal = spec.principal.as_ref().ok_or("the service has no principal resource")?;
     let role = *spec.admin_roles.first().ok_or("the service declares no `admin_roles`")?;
@@ -31,6 +37,19 @@ pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str)
         .map_err(|e| e.to_string())?;
     let admin_roles = Value::from(vec![role]);
     if let Some(record) = existing {
+        let password = object.get(principal.password).and_then(Value::as_str).unwrap_or_default();
+        let hash = record.get(principal.password).and_then(Value::as_str).unwrap_or_default();
+        let (password, hash) = (password.to_owned(), hash.to_owned());
+        let matches = tokio::task::spawn_blocking(move || crate::password::verify(&password, &hash))
+            .await
+            .map_err(|e| e.to_string())?;
+        if !matches {
+            return Err(format!(
+                "an account {identifier} exists already, and the password given is not its password: it is not \
+                 made an admin (whoever registered it could then sign in as one). Give that account's password, \
+                 or name another identifier"
+            ));
+        }
         let mut roles: Vec<Value> = record.get(roles_field).and_then(Value::as_array).cloned().unwrap_or_default();
         if roles.iter().any(|r| r == role) {
             return Ok(format!("admin account {identifier} already exists"));

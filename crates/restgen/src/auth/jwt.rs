@@ -95,7 +95,12 @@ impl Tokens {
         let mut validation = Validation::new(algorithm);
         validation.leeway = LEEWAY_SECONDS;
         validation.validate_nbf = true;
-        validation.set_required_spec_claims(&["exp", "iat", "sub"]);
+        // A claim the schema names is required, not only checked when present: a token
+        // minted for another audience by a key shared between services often leaves it out.
+        let mut required = vec!["exp", "iat", "sub"];
+        required.extend(jwt.issuer.map(|_| "iss"));
+        required.extend(jwt.audience.map(|_| "aud"));
+        validation.set_required_spec_claims(&required);
         if let Some(iss) = jwt.issuer {
             validation.set_issuer(&[iss]);
         }
@@ -154,6 +159,11 @@ impl Tokens {
                         ErrorKind::InvalidAudience => "the token has the wrong audience",
                         ErrorKind::InvalidAlgorithm => "the token uses an algorithm this service does not accept",
                         ErrorKind::InvalidSignature => "the token's signature is not valid",
+                        ErrorKind::MissingRequiredClaim(claim) => match claim.as_str() {
+                            "iss" => "the token names no issuer",
+                            "aud" => "the token names no audience",
+                            _ => "the token lacks a required claim",
+                        },
                         _ => "the token is not valid",
                     };
                     // Only a bad signature may be fixed by the previous key.

@@ -8,6 +8,7 @@ mod bootstrap;
 mod jwt;
 mod login;
 
+pub use api_keys::MAX_KEYS as MAX_API_KEYS;
 pub use bootstrap::bootstrap_admin;
 
 use crate::problem::Problem;
@@ -288,11 +289,8 @@ impl Authenticator {
             .and_then(Value::as_str)
             .unwrap_or(&self.decoy_hash)
             .to_owned();
-        let password = password.to_owned();
-        // Argon2 is deliberately slow: off the async workers.
-        let matches = tokio::task::spawn_blocking(move || crate::password::verify(&password, &hash))
-            .await
-            .map_err(|_| Problem::internal())?;
+        // Argon2 is deliberately slow: off the async workers, on the bounded hashers.
+        let matches = crate::password::verify_bounded(password.to_owned(), hash).await?;
         Ok(if matches { record } else { None })
     }
 

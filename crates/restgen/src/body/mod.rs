@@ -2,6 +2,7 @@
 //! naming the field); `forms` reads bodies that are not resources with the same rules.
 
 pub mod forms;
+mod keys;
 pub(crate) mod limit;
 
 use crate::problem::{FieldError, Problem};
@@ -43,7 +44,8 @@ pub fn object(
 }
 
 /// The bytes of a JSON body: 415 for another media type (`merge_patch` also admits
-/// `application/merge-patch+json`), 413 for one larger than the service accepts.
+/// `application/merge-patch+json`), 413 for one larger than the service accepts, 400
+/// naming a key one object of it names twice.
 pub fn json(headers: &HeaderMap, body: Result<Bytes, BytesRejection>, merge_patch: bool) -> Result<Bytes, Problem> {
     let media = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("");
     let essence = media.split(';').next().unwrap_or("").trim().as_bytes();
@@ -57,13 +59,18 @@ pub fn json(headers: &HeaderMap, body: Result<Bytes, BytesRejection>, merge_patc
             if merge_patch { "application/merge-patch+json or application/json" } else { "application/json" };
         return Err(Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, format!("send the body as {accepted}")));
     }
-    body.map_err(|e| {
+    let bytes = body.map_err(|e| {
         if e.status() == StatusCode::PAYLOAD_TOO_LARGE {
             Problem::too_large()
         } else {
             Problem::bad_request("the body could not be read")
         }
-    })
+    })?;
+    if let Some(path) = keys::first_duplicate(&bytes) {
+        let message = "is named more than once in the body: say it once".to_owned();
+        return Err(Problem::validation(vec![FieldError { field: path, message }]));
+    }
+    Ok(bytes)
 }
 
 /// JSON text as an object: 400 for anything else.

@@ -20,6 +20,7 @@ pub(super) struct Settings<'a> {
     pub rate_limit: Option<&'a RateSpec>,
     pub cors: Option<&'a CorsSpec>,
     pub trusted_proxies: &'static [&'static str],
+    pub proxy_header: crate::spec::ProxyHeader,
     pub max_body_bytes: usize,
     pub request_timeout: Duration,
     pub max_in_flight: Option<usize>,
@@ -62,6 +63,7 @@ fn service(s: &Settings<'_>, resources: Vec<model::Resource>) -> model::Service 
             origin: Origin::Unknown,
         }),
         trusted_proxies: s.trusted_proxies.iter().map(|p| bare((*p).to_owned())).collect(),
+        proxy_header: s.proxy_header,
         limits: model::Limits {
             max_body_bytes: s.max_body_bytes as u64,
             request_timeout: bare(s.request_timeout),

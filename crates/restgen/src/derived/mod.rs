@@ -184,6 +184,7 @@ pub struct App {
     rate_limit: Option<RateSpec>,
     cors: Option<CorsSpec>,
     trusted_proxies: &'static [&'static str],
+    proxy_header: crate::spec::ProxyHeader,
     max_body_bytes: usize,
     request_timeout: Duration,
     max_in_flight: Option<usize>,
@@ -207,6 +208,7 @@ impl App {
             rate_limit: None,
             cors: None,
             trusted_proxies: &[],
+            proxy_header: crate::spec::ProxyHeader::DEFAULT,
             max_body_bytes: 1024 * 1024,
             request_timeout: Duration::from_secs(30),
             max_in_flight: None,
@@ -291,9 +293,16 @@ impl App {
         self
     }
 
-    /// Proxies whose `Forwarded` / `X-Forwarded-For` name the client.
+    /// Proxies whose forwarding header ([`App::proxy_header`]) names the client.
     pub fn trusted_proxies(mut self, proxies: &'static [&'static str]) -> App {
         self.trusted_proxies = proxies;
+        self
+    }
+
+    /// The one forwarding header the trusted proxies write (`X-Forwarded-For` unless
+    /// said otherwise); the other is never read.
+    pub fn proxy_header(mut self, header: crate::spec::ProxyHeader) -> App {
+        self.proxy_header = header;
         self
     }
 
@@ -318,6 +327,7 @@ impl App {
             rate_limit: self.rate_limit.as_ref(),
             cors: self.cors.as_ref(),
             trusted_proxies: self.trusted_proxies,
+            proxy_header: self.proxy_header,
             max_body_bytes: self.max_body_bytes,
             request_timeout: self.request_timeout,
             max_in_flight: self.max_in_flight,
@@ -375,6 +385,7 @@ impl App {
             resources: Box::leak(self.specs.into_boxed_slice()),
             rate_limit: self.rate_limit,
             trusted_proxies: self.trusted_proxies,
+            proxy_header: self.proxy_header,
             versioning: self.versioning,
             webhooks,
         }

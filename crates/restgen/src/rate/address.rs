@@ -1,47 +1,54 @@
 //! The address a request came from: the peer of the connection, or, when that peer is a
-//! proxy the schema trusts (`trusted_proxies`), the client it names in `Forwarded`
-//! (RFC 7239) or `X-Forwarded-For`. Nobody else's forwarding headers are believed, or
-//! any caller could pick the budget it is counted against.
+//! proxy the schema trusts (`trusted_proxies`), the client it names in the one forwarding
+//! header those proxies write (`proxy_header`: `X-Forwarded-For`, or `Forwarded` as RFC
+//! 7239 has it). The other header is never read: a proxy that appends to one passes the
+//! other through as the client wrote it, so reading it would let any caller pick the
+//! budget it is counted against.
 
+use crate::spec::ProxyHeader;
 use axum::http::HeaderMap;
 use ipnet::IpNet;
 use std::net::{IpAddr, Ipv6Addr};
 
-/// The proxies whose forwarding headers are believed.
+/// The proxies whose forwarding header is believed, and which header that is.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Proxies(Vec<IpNet>);
+pub(crate) struct Proxies {
+    trusted: Vec<IpNet>,
+    header: ProxyHeader,
+}
 
 impl Proxies {
     /// Addresses (`10.0.0.1`) and CIDR ranges (`10.0.0.0/8`), as the schema checker
-    /// accepted them.
-    pub fn parse(entries: &[&str]) -> Result<Proxies, String> {
-        entries
+    /// accepted them, and the header they write.
+    pub fn parse(entries: &[&str], header: ProxyHeader) -> Result<Proxies, String> {
+        let trusted = entries
             .iter()
             .map(|e| {
                 e.parse::<IpNet>()
                     .or_else(|_| e.parse::<IpAddr>().map(IpNet::from))
                     .map_err(|_| format!("trusted proxy `{e}` is not an address or CIDR range"))
             })
-            .collect::<Result<_, _>>()
-            .map(Proxies)
+            .collect::<Result<_, _>>()?;
+        Ok(Proxies { trusted, header })
     }
 
     fn trusts(&self, ip: IpAddr) -> bool {
-        self.0.iter().any(|net| net.contains(&ip))
+        self.trusted.iter().any(|net| net.contains(&ip))
     }
 
-    /// The client's address: walking the forwarding chain from the nearest hop, the first
-    /// address that is not a trusted proxy. A hop that names no usable address
-    /// (`unknown`, an obfuscated name, garbage) ends the walk at the last trusted hop.
+    /// The client's address: walking the forwarding header from its right end (the hop
+    /// nearest this service), the first address that is not a trusted proxy. A hop that
+    /// names no usable address (`unknown`, an obfuscated name, garbage) ends the walk at
+    /// the last trusted hop.
     pub fn client(&self, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
         let peer = peer.to_canonical();
         if !self.trusts(peer) {
             return peer;
         }
-        let mut hops = forwarded_for(headers);
-        if hops.is_empty() {
-            hops = x_forwarded_for(headers);
-        }
+        let hops = match self.header {
+            ProxyHeader::Forwarded => forwarded_for(headers),
+            ProxyHeader::XForwardedFor => x_forwarded_for(headers),
+        };
         let mut client = peer;
         for hop in hops.iter().rev() {
             match hop {
@@ -127,34 +134,54 @@ mod tests {
         s.parse().unwrap()
     }
 
+    fn proxies(trusted: &[&str]) -> Proxies {
+        Proxies::parse(trusted, ProxyHeader::XForwardedFor).unwrap()
+    }
+
+    fn forwarded(trusted: &[&str]) -> Proxies {
+        Proxies::parse(trusted, ProxyHeader::Forwarded).unwrap()
+    }
+
     #[test]
     fn forwarding_headers_from_anybody_else_are_ignored() {
-        let proxies = Proxies::parse(&["10.0.0.0/8"]).unwrap();
         let h = headers(&[("x-forwarded-for", "203.0.113.9"), ("forwarded", "for=198.51.100.1")]);
-        assert_eq!(proxies.client(ip("192.0.2.1"), &h), ip("192.0.2.1"));
+        assert_eq!(proxies(&["10.0.0.0/8"]).client(ip("192.0.2.1"), &h), ip("192.0.2.1"));
+        assert_eq!(forwarded(&["10.0.0.0/8"]).client(ip("192.0.2.1"), &h), ip("192.0.2.1"));
     }
 
     #[test]
     fn the_first_untrusted_hop_from_the_right_is_the_client() {
-        let proxies = Proxies::parse(&["10.0.0.0/8", "127.0.0.1"]).unwrap();
         // The client wrote a forged first entry; the proxies appended the truth.
         let h = headers(&[("x-forwarded-for", "1.2.3.4, 203.0.113.9, 10.1.1.1")]);
-        assert_eq!(proxies.client(ip("127.0.0.1"), &h), ip("203.0.113.9"));
+        assert_eq!(proxies(&["10.0.0.0/8", "127.0.0.1"]).client(ip("127.0.0.1"), &h), ip("203.0.113.9"));
         let h = headers(&[("forwarded", "for=1.2.3.4, for=\"[2001:db8::17]:4711\";proto=https, for=10.0.0.5")]);
-        assert_eq!(proxies.client(ip("10.0.0.2"), &h), ip("2001:db8::17"));
+        assert_eq!(forwarded(&["10.0.0.0/8"]).client(ip("10.0.0.2"), &h), ip("2001:db8::17"));
         // Split over several lines, in order.
         let h = headers(&[("x-forwarded-for", "203.0.113.9"), ("x-forwarded-for", "10.2.2.2")]);
-        assert_eq!(proxies.client(ip("10.0.0.2"), &h), ip("203.0.113.9"));
+        assert_eq!(proxies(&["10.0.0.0/8"]).client(ip("10.0.0.2"), &h), ip("203.0.113.9"));
+    }
+
+    /// A proxy that appends to one header passes the other through as the client wrote it:
+    /// only the declared one is read, whichever it is, and the other never.
+    #[test]
+    fn only_the_declared_header_is_read_and_the_other_never() {
+        let h = headers(&[("forwarded", "for=192.0.2.60:8080"), ("x-forwarded-for", "203.0.113.9")]);
+        assert_eq!(proxies(&["10.0.0.0/8"]).client(ip("10.0.0.1"), &h), ip("203.0.113.9"));
+        assert_eq!(forwarded(&["10.0.0.0/8"]).client(ip("10.0.0.1"), &h), ip("192.0.2.60"));
+        // The client's own header of the other kind, the proxy's header absent: the proxy.
+        let h = headers(&[("forwarded", "for=192.0.2.60")]);
+        assert_eq!(proxies(&["10.0.0.0/8"]).client(ip("10.0.0.1"), &h), ip("10.0.0.1"));
+        let h = headers(&[("x-forwarded-for", "203.0.113.9")]);
+        assert_eq!(forwarded(&["10.0.0.0/8"]).client(ip("10.0.0.1"), &h), ip("10.0.0.1"));
     }
 
     #[test]
-    fn forwarded_wins_over_x_forwarded_for_and_an_unknown_hop_ends_the_walk() {
-        let proxies = Proxies::parse(&["10.0.0.0/8"]).unwrap();
-        let h = headers(&[("forwarded", "for=192.0.2.60:8080"), ("x-forwarded-for", "203.0.113.9")]);
-        assert_eq!(proxies.client(ip("10.0.0.1"), &h), ip("192.0.2.60"));
+    fn an_unknown_hop_ends_the_walk() {
         let h = headers(&[("forwarded", "for=192.0.2.60, for=unknown, for=10.3.3.3")]);
-        assert_eq!(proxies.client(ip("10.0.0.1"), &h), ip("10.3.3.3"), "the last address known");
-        assert_eq!(proxies.client(ip("10.0.0.1"), &HeaderMap::new()), ip("10.0.0.1"), "no header: the proxy");
+        assert_eq!(forwarded(&["10.0.0.0/8"]).client(ip("10.0.0.1"), &h), ip("10.3.3.3"), "the last address known");
+        let h = headers(&[("x-forwarded-for", "192.0.2.60, garbage, 10.3.3.3")]);
+        assert_eq!(proxies(&["10.0.0.0/8"]).client(ip("10.0.0.1"), &h), ip("10.3.3.3"));
+        assert_eq!(proxies(&["10.0.0.0/8"]).client(ip("10.0.0.1"), &HeaderMap::new()), ip("10.0.0.1"), "no header");
     }
 
     #[test]
@@ -163,8 +190,7 @@ mod tests {
         assert_ne!(key(ip("2001:db8:1:2::1")), key(ip("2001:db8:1:3::1")));
         assert_eq!(key(ip("2001:db8:1:2::1")), "ip:2001:db8:1:2::/64");
         assert_eq!(key(ip("::ffff:192.0.2.1")), key(ip("192.0.2.1")));
-        let proxies = Proxies::parse(&["127.0.0.1"]).unwrap();
         let h = headers(&[("x-forwarded-for", "203.0.113.9")]);
-        assert_eq!(proxies.client(ip("::ffff:127.0.0.1"), &h), ip("203.0.113.9"));
+        assert_eq!(proxies(&["127.0.0.1"]).client(ip("::ffff:127.0.0.1"), &h), ip("203.0.113.9"));
     }
 }

@@ -107,6 +107,7 @@ pub(crate) struct Limits<'a> {
     pub resources: &'a [&'static ResourceSpec],
     pub base_path: &'a str,
     pub trusted_proxies: &'a [&'static str],
+    pub proxy_header: crate::spec::ProxyHeader,
 }
 
 impl Limiter {
@@ -135,7 +136,7 @@ impl Limiter {
             last_sweep: AtomicI64::new(clock.now()),
             settings,
             clock,
-            proxies: Proxies::parse(limits.trusted_proxies)?,
+            proxies: Proxies::parse(limits.trusted_proxies, limits.proxy_header)?,
             default: limits.default,
             routes,
         }))

@@ -350,8 +350,12 @@ impl StoreError {
     /// Whether the database turned the request away for now and may take it shortly: a
     /// lock waited for in vain (SQLite's busy or locked, PostgreSQL's `lock_not_available`),
     /// a transaction PostgreSQL ended so that others could go on (`serialization_failure`,
-    /// `deadlock_detected`), or no pooled connection free within the pool's wait.
+    /// `deadlock_detected`), no pooled connection free within the pool's wait, or the
+    /// database out of reach ([`StoreError::is_unreachable`]).
     pub fn is_transient(&self) -> bool {
+        if self.is_unreachable() {
+            return true;
+        }
         match self {
             StoreError::NoTurn | StoreError::Database(sqlx::Error::PoolTimedOut) => true,
             StoreError::Database(sqlx::Error::Database(db)) => {
@@ -369,6 +373,49 @@ impl StoreError {
             _ => false,
         }
     }
+
+    /// Whether the database cannot be reached now: the connection refused, reset or cut
+    /// (a restart, a failover, the network), or PostgreSQL ending sessions or refusing new
+    /// ones as it shuts down, starts, or runs out of connections (SQLSTATE class 08,
+    /// `57P01`-`57P03`, `53300`), or a primary turned read-only replica in a failover
+    /// (`25006`). Nothing the request did: it may be sent again.
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            StoreError::Database(
+                sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed,
+            ) => true,
+            StoreError::Database(sqlx::Error::Database(db))
+                if db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some() =>
+            {
+                let code = db.code();
+                let code = code.as_deref().unwrap_or_default();
+                code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300" | "25006")
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the database ended the transaction so that another could go on
+    /// (`serialization_failure`, `deadlock_detected`): nothing of it was written, and the
+    /// same transaction run again may well pass.
+    fn is_retryable(&self) -> bool {
+        match self {
+            StoreError::Database(sqlx::Error::Database(db)) => matches!(db.code().as_deref(), Some("40001" | "40P01")),
+            _ => false,
+        }
+    }
+}
+
+/// How many times a write the database ended for another's sake is run again before the
+/// request is answered 503.
+const WRITE_RETRIES: u32 = 3;
+
+/// The wait before the `n`th retry of a write (from 1): a few milliseconds, doubled each
+/// time and varied, so that the transactions that collided do not collide again.
+fn retry_wait(n: u32) -> Duration {
+    let mut byte = [0u8; 1];
+    let _ = getrandom::fill(&mut byte);
+    Duration::from_micros((2_000u64 << n.min(8)) + u64::from(byte[0]) * 20)
 }
 
 impl From<sqlx::Error> for StoreError {
@@ -801,12 +848,17 @@ impl Store {
         self.create_runtime_tables().await.map_err(failed)
     }
 
-    /// Whether the database answers.
+    /// Whether the database answers. A connection that did not answer is closed, never
+    /// given back to be handed to a request.
     pub async fn ping(&self) -> bool {
         on_pool!(self, pool => match pool.acquire().await {
             Ok(mut lease) => {
                 let answered = sqlx::query("SELECT 1").execute(&mut *lease).await.is_ok();
-                lease.settle();
+                if answered {
+                    lease.settle();
+                } else {
+                    lease.discard();
+                }
                 answered
             }
             Err(_) => false,
@@ -845,6 +897,34 @@ impl Store {
     /// Runs `sql`, which returns the row it wrote, in a transaction with the event it
     /// makes (when the resource publishes `event`), and tells this instance's worker.
     async fn write(
+        &self,
+        spec: &ResourceSpec,
+        sql: impl Statement,
+        args: Vec<SqlValue>,
+        event: Option<&str>,
+    ) -> Result<Option<Rows>, StoreError> {
+        if self.dialect == Dialect::Sqlite {
+            // SQLite writes one at a time: no transaction is ever ended for another's sake.
+            return self.write_once(spec, sql, args, event).await;
+        }
+        let (mut sql, mut args) = (sql.text(), args);
+        let mut tries = 0;
+        loop {
+            let again = (tries < WRITE_RETRIES).then(|| (sql.clone(), args.clone()));
+            match self.write_once(spec, sql, args, event).await {
+                Err(e) if e.is_retryable() && again.is_some() => {
+                    tries += 1;
+                    tracing::debug!(error = %e, tries, "a write ended for another transaction's sake: run again");
+                    tokio::time::sleep(retry_wait(tries)).await;
+                    (sql, args) = again.expect("kept for a retry");
+                }
+                done => return done,
+            }
+        }
+    }
+
+    /// [`Store::write`], once.
+    async fn write_once(
         &self,
         spec: &ResourceSpec,
         sql: impl Statement,
@@ -963,6 +1043,35 @@ impl Store {
         args: Vec<SqlValue>,
         event: Option<&str>,
     ) -> Result<Option<Record>, StoreError> {
+        if self.dialect == Dialect::Sqlite {
+            return self.write_if_once(spec, id, admit, sql, args, event).await;
+        }
+        let (mut sql, mut args) = (sql.text(), args);
+        let mut tries = 0;
+        loop {
+            let again = (tries < WRITE_RETRIES).then(|| (sql.clone(), args.clone()));
+            match self.write_if_once(spec, id, admit, sql, args, event).await {
+                Err(e) if e.is_retryable() && again.is_some() => {
+                    tries += 1;
+                    tracing::debug!(error = %e, tries, "a write ended for another transaction's sake: run again");
+                    tokio::time::sleep(retry_wait(tries)).await;
+                    (sql, args) = again.expect("kept for a retry");
+                }
+                done => return done,
+            }
+        }
+    }
+
+    /// [`Store::write_if`], once.
+    async fn write_if_once(
+        &self,
+        spec: &ResourceSpec,
+        id: &SqlValue,
+        admit: Admit<'_>,
+        sql: impl Statement,
+        args: Vec<SqlValue>,
+        event: Option<&str>,
+    ) -> Result<Option<Record>, StoreError> {
         // On the heap, as a transaction in `write` is.
         let written = Box::pin(async move { Ok::<_, StoreError>(writing!(self, pool => {
             let mut lease = pool.acquire().await?;
@@ -1070,6 +1179,38 @@ impl Store {
         })
     }
 
+    /// Runs `sql`, an `INSERT ... SELECT ... WHERE` that counts what `scope` (an owner's
+    /// keys, say) holds already and inserts only below a limit, so that no two such
+    /// statements of one scope run at once; the rows it inserted. On PostgreSQL it runs in
+    /// a transaction holding an advisory lock on `scope`: under READ COMMITTED two
+    /// concurrent statements would each count the rows before the other's insert, both
+    /// find room for one more, and pass the limit together. SQLite runs one write at a
+    /// time, so the count and the insert are one step there as they are.
+    pub(crate) async fn insert_below_limit(
+        &self,
+        scope: &str,
+        sql: String,
+        args: Vec<SqlValue>,
+    ) -> Result<u64, sqlx::Error> {
+        let _turn = self.turn().await.map_err(|e| match e {
+            StoreError::Database(e) => e,
+            other => sqlx::Error::Protocol(other.to_string()),
+        })?;
+        match &self.pool {
+            Pool::Sqlite(pool) => Ok(leased!(pool, c => bind(sql, args).execute(c))?.rows_affected()),
+            Pool::Postgres(pool) => {
+                let mut lease = pool.acquire().await?;
+                let mut tx = begin(&mut lease, None).await?;
+                let lock = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))";
+                bind(lock, vec![SqlValue::Text(Some(scope.to_owned()))]).execute(&mut *tx).await?;
+                let inserted = bind(sql, args).execute(&mut *tx).await?.rows_affected();
+                tx.commit().await?;
+                lease.settle();
+                Ok(inserted)
+            }
+        }
+    }
+
     /// Stores a new API key (its secret only as a hash) unless its owner has `max` keys
     /// already; `false` then.
     pub async fn insert_api_key(&self, key: &ApiKeyRow, max: u32) -> Result<bool, StoreError> {
@@ -1086,14 +1227,13 @@ impl Store {
             SqlValue::Text(Some(key.secret_hash.clone())),
             SqlValue::Text(Some(key.created_at.clone())),
         ];
-        let inserted = writing!(self, pool => {
-            leased!(pool, c => bind(sql, args).execute(c)).map_err(|e| match e {
-                sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::ForeignKeyViolation => {
-                    StoreError::MissingRef { field: "owner_id".into() }
-                }
-                e => StoreError::Database(e),
-            })?.rows_affected()
-        });
+        let scope = format!("restgen_api_key:{}", key.owner_id.to_json());
+        let inserted = self.insert_below_limit(&scope, sql, args).await.map_err(|e| match e {
+            sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::ForeignKeyViolation => {
+                StoreError::MissingRef { field: "owner_id".into() }
+            }
+            e => StoreError::Database(e),
+        })?;
         Ok(inserted == 1)
     }
 
@@ -1206,6 +1346,12 @@ impl Statement for &'static str {
 impl Statement for String {
     fn text(self) -> SqlStr {
         AssertSqlSafe(self).into_sql_str()
+    }
+}
+
+impl Statement for SqlStr {
+    fn text(self) -> SqlStr {
+        self
     }
 }
 

@@ -22,7 +22,9 @@ const CREATE: [&str; 7] = [
         \"disabled_reason\" TEXT, \
         \"enabled_since\" BIGINT NOT NULL, \
         \"created_at\" TEXT NOT NULL, \
-        \"updated_at\" TEXT NOT NULL)",
+        \"updated_at\" TEXT NOT NULL, \
+        \"failures\" BIGINT NOT NULL DEFAULT 0, \
+        \"paused_until\" BIGINT NOT NULL DEFAULT 0)",
     "CREATE INDEX IF NOT EXISTS \"restgen_webhook_owner\" ON \"restgen_webhook\" (\"owner_id\", \"created_at\")",
     "CREATE TABLE IF NOT EXISTS \"restgen_event\" (\
         \"id\" TEXT PRIMARY KEY, \
@@ -81,6 +83,25 @@ pub struct EventRow {
     /// `{type, timestamp, data}`, as delivered.
     pub payload: String,
     pub created_at: i64,
+}
+
+/// Columns a table of an earlier runtime lacks, added where missing: the table, the
+/// column, and its definition.
+const ADDED: [(&str, &str, &str); 2] = [
+    // The endpoint's own schedule: consecutive attempts it did not answer, and the time
+    // (Unix microseconds) before which none of its deliveries is attempted.
+    ("restgen_webhook", "failures", "BIGINT NOT NULL DEFAULT 0"),
+    ("restgen_webhook", "paused_until", "BIGINT NOT NULL DEFAULT 0"),
+];
+
+/// A delivery claimed to be attempted: the delivery, its event's payload, its
+/// subscription's URL, and how many attempts before it the endpoint did not answer.
+#[derive(Clone, Debug)]
+pub(crate) struct Claimed {
+    pub delivery: DeliveryRow,
+    pub payload: String,
+    pub url: String,
+    pub failures: i64,
 }
 
 /// One event for one subscription, with its attempts so far.
@@ -196,13 +217,57 @@ impl Store {
                 leased!(pool, c => bind(sql, Vec::new()).execute(c))?;
             }
         });
+        for (table, column, definition) in ADDED {
+            self.add_column(table, column, definition).await?;
+        }
         Ok(())
     }
 
+    /// Adds `column` to `table` unless it has it: PostgreSQL says `IF NOT EXISTS`, SQLite
+    /// is asked first.
+    async fn add_column(&self, table: &str, column: &str, definition: &str) -> Result<(), sqlx::Error> {
+        let add = format!("ALTER TABLE \"{table}\" ADD COLUMN IF NOT EXISTS \"{column}\" {definition}");
+        match &self.pool {
+            Pool::Postgres(pool) => {
+                leased!(pool, c => bind(add, Vec::new()).execute(c))?;
+            }
+            Pool::Sqlite(pool) => {
+                let has = "SELECT COUNT(*) FROM pragma_table_info($1) WHERE \"name\" = $2";
+                let found: i64 =
+                    leased!(pool, c => bind(has, vec![text(table), text(column)]).fetch_one(c))?.try_get(0)?;
+                if found == 0 {
+                    let add = add.replace(" IF NOT EXISTS", "");
+                    leased!(pool, c => bind(add, Vec::new()).execute(c))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Sets the endpoint schedule of a subscription: `failures` attempts in a row it did not
+    /// answer, none of its deliveries attempted before `until` (0 and 0 once it answers).
+    pub(crate) async fn pause_webhook(&self, id: &str, failures: i64, until: i64) -> Result<(), StoreError> {
+        let sql = "UPDATE \"restgen_webhook\" SET \"failures\" = $2, \"paused_until\" = $3 WHERE \"id\" = $1";
+        writing!(self, pool => leased!(pool, c => bind(sql, vec![text(id), int(failures), int(until)]).execute(c))?.rows_affected());
+        Ok(())
+    }
+
+    #[cfg(test)]
     pub(crate) async fn insert_webhook(&self, w: &WebhookRow) -> Result<(), StoreError> {
-        let sql = "INSERT INTO \"restgen_webhook\" (\"id\", \"owner_id\", \"url\", \"events\", \"description\", \
-                   \"enabled\", \"disabled_reason\", \"created_at\", \"updated_at\", \"enabled_since\") \
-                   VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
+        self.insert_webhook_below(w, u32::MAX).await.map(drop)
+    }
+
+    /// Stores a new subscription unless its owner (or, without accounts, the service) has
+    /// `max` already: `false` then. The count and the insert are one step
+    /// ([`Store::insert_below_limit`]), so concurrent requests cannot pass the limit.
+    pub(crate) async fn insert_webhook_below(&self, w: &WebhookRow, max: u32) -> Result<bool, StoreError> {
+        let whose = if w.owner_id.is_some() { "WHERE \"owner_id\" = $2" } else { "" };
+        let sql = format!(
+            "INSERT INTO \"restgen_webhook\" (\"id\", \"owner_id\", \"url\", \"events\", \"description\", \
+             \"enabled\", \"disabled_reason\", \"created_at\", \"updated_at\", \"enabled_since\") \
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 \
+             WHERE (SELECT COUNT(*) FROM \"restgen_webhook\" {whose}) < {max}"
+        );
         let args = vec![
             text(&w.id),
             SqlValue::Text(w.owner_id.clone()),
@@ -215,14 +280,17 @@ impl Store {
             text(&w.updated_at),
             int(w.enabled_since),
         ];
-        writing!(self, pool => leased!(pool, c => bind(sql, args).execute(c))?.rows_affected());
-        Ok(())
+        let scope = format!("restgen_webhook:{}", w.owner_id.as_deref().unwrap_or("*"));
+        Ok(self.insert_below_limit(&scope, sql, args).await? == 1)
     }
 
     /// Replaces what a subscriber may change of a subscription.
+    /// A subscriber's change ends a pause of its endpoint: a new URL, or one enabled
+    /// again, is tried at once.
     pub(crate) async fn update_webhook(&self, w: &WebhookRow) -> Result<(), StoreError> {
         let sql = "UPDATE \"restgen_webhook\" SET \"url\" = $2, \"events\" = $3, \"description\" = $4, \
-                   \"enabled\" = $5, \"disabled_reason\" = $6, \"updated_at\" = $7, \"enabled_since\" = $8 WHERE \"id\" = $1";
+                   \"enabled\" = $5, \"disabled_reason\" = $6, \"updated_at\" = $7, \"enabled_since\" = $8, \
+                   \"failures\" = 0, \"paused_until\" = 0 WHERE \"id\" = $1";
         let args = vec![
             text(&w.id),
             text(&w.url),
@@ -257,15 +325,6 @@ impl Store {
             let rows = leased!(pool, c => bind(sql, args).fetch_all(c))?;
             rows.iter().map(webhook_of).collect::<Result<Vec<_>, _>>()?
         }))
-    }
-
-    /// How many subscriptions `owner` has.
-    pub(crate) async fn count_webhooks(&self, owner: Option<&str>) -> Result<i64, StoreError> {
-        let (sql, args) = match owner {
-            Some(o) => ("SELECT COUNT(*) FROM \"restgen_webhook\" WHERE \"owner_id\" = $1", vec![text(o)]),
-            None => ("SELECT COUNT(*) FROM \"restgen_webhook\"", Vec::new()),
-        };
-        Ok(on_pool!(self, pool => leased!(pool, c => bind(sql, args).fetch_one(c))?.try_get::<i64, _>(0)?))
     }
 
     /// Deletes a subscription and, with it, its deliveries.
@@ -365,19 +424,40 @@ impl Store {
     }
 
     /// Claims up to `n` deliveries that are due (and nobody else's) until `until`, each
-    /// with its event's payload and its subscription's URL.
+    /// with its event's payload and its subscription's URL, shared fairly between the
+    /// subscriptions' owners: round-robin by owner, each owner's oldest first, and none of
+    /// an owner who has `per_owner` claimed already (by any instance). Deliveries of a
+    /// subscription paused after its endpoint did not answer wait for the pause to end.
     pub(crate) async fn claim_deliveries(
         &self,
         now: i64,
         until: i64,
         n: u32,
-    ) -> Result<Vec<(DeliveryRow, String, String)>, StoreError> {
-        let lock = self.skip_locked();
+        per_owner: u32,
+    ) -> Result<Vec<Claimed>, StoreError> {
+        // `place` is a delivery's turn within its owner's: its rank among the owner's due
+        // deliveries, after those of the owner's already claimed. Ordered by it, one
+        // delivery of every owner comes before the second of any. The update checks the
+        // claim again, so that of two workers choosing the same row only one takes it.
         let sql = format!(
-            "UPDATE \"restgen_delivery\" SET \"locked_until\" = $2 WHERE \"id\" IN (\
-               SELECT \"id\" FROM \"restgen_delivery\" WHERE \"status\" = 'pending' AND \"next_attempt_at\" <= $1 \
-               AND (\"locked_until\" IS NULL OR \"locked_until\" < $1) \
-               ORDER BY \"next_attempt_at\", \"id\" LIMIT {n}{lock}) \
+            "WITH \"due\" AS (\
+               SELECT d.\"id\", d.\"next_attempt_at\", COALESCE(w.\"owner_id\", '') AS \"owner\" \
+               FROM \"restgen_delivery\" d JOIN \"restgen_webhook\" w ON w.\"id\" = d.\"webhook_id\" \
+               WHERE d.\"status\" = 'pending' AND d.\"next_attempt_at\" <= $1 \
+               AND (d.\"locked_until\" IS NULL OR d.\"locked_until\" < $1) AND w.\"paused_until\" <= $1), \
+             \"busy\" AS (\
+               SELECT COALESCE(w.\"owner_id\", '') AS \"owner\", COUNT(*) AS \"n\" \
+               FROM \"restgen_delivery\" d JOIN \"restgen_webhook\" w ON w.\"id\" = d.\"webhook_id\" \
+               WHERE d.\"status\" = 'pending' AND d.\"locked_until\" >= $1 GROUP BY COALESCE(w.\"owner_id\", '')), \
+             \"ranked\" AS (\
+               SELECT \"due\".\"id\", \"due\".\"next_attempt_at\", \
+               ROW_NUMBER() OVER (PARTITION BY \"due\".\"owner\" ORDER BY \"due\".\"next_attempt_at\", \"due\".\"id\") \
+                 + COALESCE(\"busy\".\"n\", 0) AS \"place\" \
+               FROM \"due\" LEFT JOIN \"busy\" ON \"busy\".\"owner\" = \"due\".\"owner\") \
+             UPDATE \"restgen_delivery\" SET \"locked_until\" = $2 WHERE \"id\" IN (\
+               SELECT \"id\" FROM \"ranked\" WHERE \"place\" <= {per_owner} \
+               ORDER BY \"place\", \"next_attempt_at\", \"id\" LIMIT {n}) \
+             AND \"status\" = 'pending' AND (\"locked_until\" IS NULL OR \"locked_until\" < $1) \
              RETURNING \"id\""
         );
         let ids: Vec<String> = writing!(self, pool => {
@@ -387,12 +467,17 @@ impl Store {
         let mut out = Vec::new();
         for id in ids {
             let sql = format!(
-                "SELECT {DELIVERY_COLUMNS}, e.\"payload\", w.\"url\" FROM \"restgen_delivery\" d \
+                "SELECT {DELIVERY_COLUMNS}, e.\"payload\", w.\"url\", w.\"failures\" FROM \"restgen_delivery\" d \
                  JOIN \"restgen_event\" e ON e.\"id\" = d.\"event_id\" JOIN \"restgen_webhook\" w ON w.\"id\" = d.\"webhook_id\" \
                  WHERE d.\"id\" = $1"
             );
             let row = on_pool!(self, pool => match leased!(pool, c => bind(sql, vec![text(&id)]).fetch_optional(c))? {
-                Some(r) => Some((delivery_of(&r)?, r.try_get::<String, _>("payload")?, r.try_get::<String, _>("url")?)),
+                Some(r) => Some(Claimed {
+                    delivery: delivery_of(&r)?,
+                    payload: r.try_get("payload")?,
+                    url: r.try_get("url")?,
+                    failures: r.try_get("failures")?,
+                }),
                 None => None,
             });
             out.extend(row);
@@ -446,16 +531,6 @@ impl Store {
             lease.settle();
             Ok(n)
         })
-    }
-
-    /// Gives up the claims on deliveries a stopping worker did not attempt.
-    pub(crate) async fn release_deliveries(&self, ids: &[String]) -> Result<(), StoreError> {
-        for id in ids {
-            let sql =
-                "UPDATE \"restgen_delivery\" SET \"locked_until\" = NULL WHERE \"id\" = $1 AND \"status\" = 'pending'";
-            writing!(self, pool => leased!(pool, c => bind(sql, vec![text(id)]).execute(c))?.rows_affected());
-        }
-        Ok(())
     }
 
     /// The deliveries of one subscription, newest first, at most `max`.

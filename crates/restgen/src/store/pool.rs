@@ -359,6 +359,30 @@ mod tests {
         pid
     }
 
+    /// A ping whose connection fails (its session ended by the server: a restart, a
+    /// failover, `pg_terminate_backend`) closes that connection: it is never handed to the
+    /// next request, which is served on a new one.
+    #[tokio::test]
+    async fn a_connection_whose_ping_failed_is_closed_not_reused() {
+        let options = StoreOptions { max_connections: Some(1), ..StoreOptions::default() };
+        let Some((_relay, store)) = through_relay(options).await else { return };
+        let pool = connections(&store);
+        let url = std::env::var("RESTGEN_TEST_DATABASE_URL").unwrap();
+        let admin = Store::connect(&url).await.unwrap();
+        let Pool::Postgres(admin_pool) = &admin.pool else { unreachable!() };
+        let mut lease = admin_pool.acquire().await.unwrap();
+        // Ended well within a second of its use, so the pool hands it out unchecked (FRESH).
+        let first = pid(&mut pool.acquire().await.unwrap()).await;
+        sqlx::query("SELECT pg_terminate_backend($1)").bind(first).execute(&mut *lease).await.unwrap();
+        lease.settle();
+        drop(lease);
+        assert!(!store.ping().await, "the ping's connection was ended");
+        assert_eq!(pool.size(), 0, "the failed connection was closed, not given back");
+        assert!(store.ping().await, "the next ping opens a new connection");
+        assert_ne!(pid(&mut pool.acquire().await.unwrap()).await, first);
+        admin.close().await;
+    }
+
     /// A connection given back settled costs the database nothing: not a byte is sent, and
     /// it is idle in the pool at once. One given back unsettled is checked first, a round
     /// trip.

@@ -143,9 +143,6 @@ async fn create(
     let (Some(url), Some(events), true) = (url, events, errors.is_empty()) else {
         return Err(Problem::validation(errors));
     };
-    if store.count_webhooks(owner.as_deref()).await? >= i64::from(super::MAX_WEBHOOKS) {
-        return Err(Problem::conflict(format!("an account may have at most {} webhooks", super::MAX_WEBHOOKS)));
-    }
     let now = crate::operations::now();
     let row = WebhookRow {
         id: format!("wh_{}", uuid::Uuid::now_v7().simple()),
@@ -159,7 +156,9 @@ async fn create(
         created_at: now.clone(),
         updated_at: now,
     };
-    store.insert_webhook(&row).await?;
+    if !store.insert_webhook_below(&row, super::MAX_WEBHOOKS).await? {
+        return Err(Problem::conflict(format!("an account may have at most {} webhooks", super::MAX_WEBHOOKS)));
+    }
     let mut response = (StatusCode::CREATED, axum::Json(shown(&row, Some(w.secret(&row.id))))).into_response();
     let location = format!("{}/{}", path.trim_end_matches('/'), row.id);
     if let Ok(v) = HeaderValue::from_str(&location) {

@@ -185,6 +185,7 @@ impl Webhooks {
 
 pub(crate) use api::routes;
 pub(crate) use worker::{Background, start};
+pub use worker::{IN_FLIGHT, PER_OWNER};
 
 #[cfg(test)]
 mod tests {

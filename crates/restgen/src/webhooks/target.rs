@@ -44,19 +44,21 @@ pub struct Policy {
 impl Policy {
     /// Whether a connection to `ip` is admitted.
     pub fn admits(&self, ip: IpAddr) -> bool {
-        match class(ip) {
-            Class::Loopback => self.allow_loopback,
-            Class::Public => !self.allow_loopback,
-            Class::Refused(_) => false,
-        }
+        self.refusal(ip).is_none()
     }
 
-    /// Why `ip` is refused, for the subscriber.
-    fn refusal(&self, ip: IpAddr) -> String {
+    /// Why a connection to `ip` is refused, as the kind of address it is (never the
+    /// address: a subscriber who names a host must not learn what it resolves to inside
+    /// the service's network); `None` where it is admitted.
+    fn refusal(&self, ip: IpAddr) -> Option<String> {
         match class(ip) {
-            Class::Loopback => format!("{ip} is a loopback address"),
-            Class::Public => format!("{ip} is off this machine, and this deployment admits loopback targets only"),
-            Class::Refused(range) => format!("{ip} is in a {range} range"),
+            Class::Loopback if self.allow_loopback => None,
+            Class::Loopback => Some("a loopback address".into()),
+            Class::Public if self.allow_loopback => {
+                Some("an address off this machine, and this deployment admits loopback targets only".into())
+            }
+            Class::Public => None,
+            Class::Refused(kind) => Some(format!("a {kind} address")),
         }
     }
 
@@ -105,8 +107,10 @@ impl Policy {
                 ips
             }
         };
-        match ips.iter().find(|ip| !self.admits(**ip)) {
-            Some(ip) => Err(format!("`{host}` is refused: {}", self.refusal(*ip))),
+        let literal = host.parse::<IpAddr>().is_ok();
+        match ips.iter().find_map(|ip| self.refusal(*ip)) {
+            Some(kind) if literal => Err(format!("is refused: `{host}` is {kind}")),
+            Some(kind) => Err(format!("is refused: `{host}` resolves to {kind}")),
             None => Ok(ips),
         }
     }
@@ -135,65 +139,102 @@ impl reqwest::dns::Resolve for Guarded {
 enum Class {
     Loopback,
     Public,
+    /// Refused, with the kind of address it is.
     Refused(&'static str),
 }
+
+/// The IANA IPv4 special-purpose address registry (and multicast, from its own
+/// registry), loopback aside: none of it is a place a webhook may go. Each entry is
+/// `(network, prefix length, what it is)`; the most specific entry comes first.
+const V4: &[(Ipv4Addr, u8, &str)] = &[
+    (Ipv4Addr::new(0, 0, 0, 0), 8, "\"this network\""),
+    (Ipv4Addr::new(10, 0, 0, 0), 8, "private-use"),
+    (Ipv4Addr::new(100, 64, 0, 0), 10, "shared (carrier-grade NAT)"),
+    (Ipv4Addr::new(169, 254, 0, 0), 16, "link-local"),
+    (Ipv4Addr::new(172, 16, 0, 0), 12, "private-use"),
+    (Ipv4Addr::new(192, 0, 0, 0), 24, "IETF protocol assignment"),
+    (Ipv4Addr::new(192, 0, 2, 0), 24, "documentation"),
+    (Ipv4Addr::new(192, 31, 196, 0), 24, "AS112"),
+    (Ipv4Addr::new(192, 52, 193, 0), 24, "AMT"),
+    (Ipv4Addr::new(192, 88, 99, 0), 24, "6to4 relay anycast"),
+    (Ipv4Addr::new(192, 168, 0, 0), 16, "private-use"),
+    (Ipv4Addr::new(192, 175, 48, 0), 24, "AS112"),
+    (Ipv4Addr::new(198, 18, 0, 0), 15, "benchmarking"),
+    (Ipv4Addr::new(198, 51, 100, 0), 24, "documentation"),
+    (Ipv4Addr::new(203, 0, 113, 0), 24, "documentation"),
+    (Ipv4Addr::new(224, 0, 0, 0), 4, "multicast"),
+    (Ipv4Addr::new(255, 255, 255, 255), 32, "broadcast"),
+    (Ipv4Addr::new(240, 0, 0, 0), 4, "reserved"),
+];
+
+/// The IANA IPv6 special-purpose address registry (and multicast), loopback and the
+/// IPv4-embedding forms aside (their IPv4 address is judged: [`embedded_v4`]). Addresses
+/// outside global unicast (2000::/3) that no entry names are refused as reserved.
+const V6: &[(Ipv6Addr, u8, &str)] = &[
+    (Ipv6Addr::UNSPECIFIED, 128, "unspecified"),
+    (Ipv6Addr::new(0x64, 0xff9b, 1, 0, 0, 0, 0, 0), 48, "local-use NAT64"),
+    (Ipv6Addr::new(0x100, 0, 0, 0, 0, 0, 0, 0), 64, "discard-only"),
+    (Ipv6Addr::new(0x100, 0, 0, 1, 0, 0, 0, 0), 64, "dummy"),
+    (Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0), 32, "Teredo"),
+    (Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0), 23, "IETF protocol assignment"),
+    (Ipv6Addr::new(0x2001, 0xdb8, 0, 0, 0, 0, 0, 0), 32, "documentation"),
+    (Ipv6Addr::new(0x2002, 0, 0, 0, 0, 0, 0, 0), 16, "6to4"),
+    (Ipv6Addr::new(0x3fff, 0, 0, 0, 0, 0, 0, 0), 20, "documentation"),
+    (Ipv6Addr::new(0x5f00, 0, 0, 0, 0, 0, 0, 0), 16, "segment routing (SRv6)"),
+    (Ipv6Addr::new(0xfc00, 0, 0, 0, 0, 0, 0, 0), 7, "unique-local (private)"),
+    (Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 0), 10, "link-local"),
+    (Ipv6Addr::new(0xfec0, 0, 0, 0, 0, 0, 0, 0), 10, "site-local"),
+    (Ipv6Addr::new(0xff00, 0, 0, 0, 0, 0, 0, 0), 8, "multicast"),
+];
 
 fn class(ip: IpAddr) -> Class {
     match ip {
         IpAddr::V4(v4) => class_v4(v4),
-        IpAddr::V6(v6) => {
-            // An IPv4 address written as IPv6 reaches that IPv4 address: judged as it.
-            if let Some(v4) = embedded_v4(v6) {
-                return class_v4(v4);
-            }
-            let s = v6.segments();
-            if v6.is_loopback() {
-                Class::Loopback
-            } else if v6.is_unspecified() {
-                Class::Refused("unspecified")
-            } else if s[0] & 0xfe00 == 0xfc00 {
-                Class::Refused("private (unique local)")
-            } else if s[0] & 0xffc0 == 0xfe80 || s[0] & 0xffc0 == 0xfec0 {
-                Class::Refused("link-local")
-            } else if s[0] & 0xff00 == 0xff00 {
-                Class::Refused("multicast")
-            } else {
-                Class::Public
-            }
-        }
+        IpAddr::V6(v6) => class_v6(v6),
     }
 }
 
-/// The IPv4 address inside an IPv4-mapped (`::ffff:a.b.c.d`), IPv4-compatible
-/// (`::a.b.c.d`) or NAT64 (`64:ff9b::a.b.c.d`) IPv6 address.
+fn class_v4(ip: Ipv4Addr) -> Class {
+    if ip.is_loopback() {
+        return Class::Loopback;
+    }
+    let bits = u32::from(ip);
+    let within = |net: Ipv4Addr, len: u8| bits & (u32::MAX << (32 - u32::from(len))) == u32::from(net);
+    match V4.iter().find(|(net, len, _)| within(*net, *len)) {
+        Some((_, _, kind)) => Class::Refused(kind),
+        None => Class::Public,
+    }
+}
+
+fn class_v6(ip: Ipv6Addr) -> Class {
+    // An IPv4 address written as IPv6 reaches that IPv4 address: judged as it.
+    if let Some(v4) = embedded_v4(ip) {
+        return class_v4(v4);
+    }
+    if ip.is_loopback() {
+        return Class::Loopback;
+    }
+    let bits = u128::from(ip);
+    let within = |net: Ipv6Addr, len: u8| bits & (u128::MAX << (128 - u32::from(len))) == u128::from(net);
+    match V6.iter().find(|(net, len, _)| within(*net, *len)) {
+        Some((_, _, kind)) => Class::Refused(kind),
+        None if !within(Ipv6Addr::new(0x2000, 0, 0, 0, 0, 0, 0, 0), 3) => Class::Refused("reserved"),
+        None => Class::Public,
+    }
+}
+
+/// The IPv4 address inside an IPv6 address that stands for it: IPv4-mapped
+/// (`::ffff:a.b.c.d`), IPv4-translated (`::ffff:0:a.b.c.d`), IPv4-compatible
+/// (`::a.b.c.d`) or the well-known NAT64 prefix (`64:ff9b::a.b.c.d`). 6to4, Teredo and
+/// local-use NAT64 embed addresses too, and are refused whole (`V6`).
 fn embedded_v4(v6: Ipv6Addr) -> Option<Ipv4Addr> {
     let s = v6.segments();
     let tail = Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
     let mapped = s[..5] == [0; 5] && s[5] == 0xffff;
+    let translated = s[..4] == [0; 4] && s[4] == 0xffff && s[5] == 0;
     let compatible = s[..6] == [0; 6] && !v6.is_loopback() && !v6.is_unspecified();
-    let nat64 = s[0] == 0x64 && s[1] == 0xff9b && s[2..6] == [0; 4];
-    (mapped || compatible || nat64).then_some(tail)
-}
-
-fn class_v4(ip: Ipv4Addr) -> Class {
-    let [a, b, ..] = ip.octets();
-    if ip.is_loopback() {
-        Class::Loopback
-    } else if ip.is_unspecified() || a == 0 {
-        Class::Refused("unspecified (\"this network\")")
-    } else if ip.is_private() {
-        Class::Refused("private")
-    } else if ip.is_link_local() {
-        Class::Refused("link-local")
-    } else if a == 100 && (64..128).contains(&b) {
-        Class::Refused("carrier-grade NAT")
-    } else if ip.is_multicast() {
-        Class::Refused("multicast")
-    } else if ip.is_broadcast() || a >= 240 {
-        Class::Refused("reserved")
-    } else {
-        Class::Public
-    }
+    let nat64 = s[..6] == [0x64, 0xff9b, 0, 0, 0, 0];
+    (mapped || translated || compatible || nat64).then_some(tail)
 }
 
 #[cfg(test)]
@@ -204,44 +245,138 @@ mod tests {
         Policy { allow_http: false, allow_loopback, resolver: Arc::new(SystemResolver) }
     }
 
+    /// Every range of the IANA special-purpose registries (IPv4 and IPv6) and multicast,
+    /// by its first and last address, with the kind the refusal names; the IPv4-embedding
+    /// IPv6 forms judged by their IPv4 address.
+    const REFUSED: &[(&str, &str)] = &[
+        ("0.0.0.0", "this network"),
+        ("0.255.255.255", "this network"),
+        ("10.0.0.0", "private-use"),
+        ("10.255.255.255", "private-use"),
+        ("100.64.0.0", "carrier-grade NAT"),
+        ("100.127.255.255", "carrier-grade NAT"),
+        ("169.254.0.0", "link-local"),
+        ("169.254.169.254", "link-local"),
+        ("172.16.0.0", "private-use"),
+        ("172.31.255.255", "private-use"),
+        ("192.0.0.0", "IETF protocol assignment"),
+        ("192.0.0.10", "IETF protocol assignment"),
+        ("192.0.0.255", "IETF protocol assignment"),
+        ("192.0.2.1", "documentation"),
+        ("192.31.196.1", "AS112"),
+        ("192.52.193.1", "AMT"),
+        ("192.88.99.1", "6to4 relay anycast"),
+        ("192.168.0.0", "private-use"),
+        ("192.168.255.255", "private-use"),
+        ("192.175.48.1", "AS112"),
+        ("198.18.0.0", "benchmarking"),
+        ("198.18.0.1", "benchmarking"),
+        ("198.19.255.255", "benchmarking"),
+        ("198.51.100.7", "documentation"),
+        ("203.0.113.7", "documentation"),
+        ("224.0.0.1", "multicast"),
+        ("239.255.255.250", "multicast"),
+        ("240.0.0.1", "reserved"),
+        ("255.255.255.254", "reserved"),
+        ("255.255.255.255", "broadcast"),
+        ("::", "unspecified"),
+        ("64:ff9b:1::a00:1", "local-use NAT64"),
+        ("64:ff9b:1:ffff:ffff:ffff:ffff:ffff", "local-use NAT64"),
+        ("100::1", "discard-only"),
+        ("100:0:0:1::1", "dummy"),
+        ("2001::1", "Teredo"),
+        ("2001:0:4136:e378:8000:63bf:3fff:fdd2", "Teredo"),
+        ("2001:1::1", "IETF protocol assignment"),
+        ("2001:2::1", "IETF protocol assignment"),
+        ("2001:1ff:ffff::1", "IETF protocol assignment"),
+        ("2001:db8::1", "documentation"),
+        ("2002::1", "6to4"),
+        ("2002:a00:1::1", "6to4"),
+        ("2002:808:808::1", "6to4"),
+        ("3fff::1", "documentation"),
+        ("5f00::1", "segment routing"),
+        ("fc00::1", "unique-local"),
+        ("fdff:ffff::1", "unique-local"),
+        ("fe80::1", "link-local"),
+        ("febf:ffff::1", "link-local"),
+        ("fec0::1", "site-local"),
+        ("ff02::1", "multicast"),
+        ("4000::1", "reserved"),
+        ("::2:0:0:1", "reserved"),
+        // IPv4 inside IPv6: mapped, translated, compatible, well-known NAT64.
+        ("::ffff:10.0.0.1", "private-use"),
+        ("::ffff:169.254.169.254", "link-local"),
+        ("::ffff:0:a00:1", "private-use"),
+        ("::ffff:0:c0a8:1", "private-use"),
+        ("::10.0.0.1", "private-use"),
+        ("64:ff9b::a00:1", "private-use"),
+        ("64:ff9b::c612:1", "benchmarking"),
+    ];
+    const LOOPBACK: &[&str] =
+        &["127.0.0.1", "127.255.0.9", "::1", "::ffff:127.0.0.1", "::ffff:0:7f00:1", "64:ff9b::7f00:1"];
+    /// The addresses just outside the refused ranges, and public ones in IPv6 forms.
+    const PUBLIC: &[&str] = &[
+        "1.1.1.1",
+        "8.8.8.8",
+        "93.184.216.34",
+        "9.255.255.255",
+        "11.0.0.0",
+        "100.63.255.255",
+        "100.128.0.0",
+        "172.15.255.255",
+        "172.32.0.0",
+        "192.0.1.0",
+        "192.0.3.0",
+        "192.167.255.255",
+        "192.169.0.0",
+        "198.17.255.255",
+        "198.20.0.0",
+        "223.255.255.255",
+        "2606:2800:220:1::1",
+        "2001:200::1",
+        "2003::1",
+        "::ffff:8.8.8.8",
+        "64:ff9b::808:808",
+    ];
+
     #[test]
-    fn only_public_addresses_are_admitted_and_loopback_only_where_allowed() {
-        let refused = [
-            "10.1.2.3",
-            "172.16.0.1",
-            "172.31.255.255",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "100.127.255.254",
-            "224.0.0.1",
-            "239.255.255.250",
-            "0.0.0.0",
-            "0.1.2.3",
-            "255.255.255.255",
-            "240.0.0.1",
-            "::",
-            "fc00::1",
-            "fd12:3456::1",
-            "fe80::1",
-            "fec0::1",
-            "ff02::1",
-            "::ffff:10.0.0.1",
-            "::ffff:169.254.169.254",
-            "::ffff:192.168.0.1",
-            "64:ff9b::a00:1",
-            "::10.0.0.1",
-        ];
-        let loopback = ["127.0.0.1", "127.255.0.9", "::1", "::ffff:127.0.0.1"];
-        let public = ["93.184.216.34", "8.8.8.8", "100.128.0.1", "172.32.0.1", "2606:2800:220:1::1", "::ffff:8.8.8.8"];
-        for (allow_loopback, admitted) in [(false, &public[..]), (true, &loopback[..])] {
-            let p = policy(allow_loopback);
-            let admitted: Vec<IpAddr> = admitted.iter().map(|a| a.parse().unwrap()).collect();
-            for ip in refused.iter().chain(&loopback).chain(&public) {
-                let ip: IpAddr = ip.parse().unwrap();
-                assert_eq!(p.admits(ip), admitted.contains(&ip), "{ip} with allow_loopback = {allow_loopback}");
+    fn every_special_purpose_range_is_refused_by_kind_and_loopback_only_where_allowed() {
+        let strict = policy(false);
+        let local = policy(true);
+        for (ip, kind) in REFUSED {
+            let addr: IpAddr = ip.parse().unwrap();
+            let why = strict.refusal(addr).unwrap_or_else(|| panic!("{ip} admitted"));
+            assert!(why.contains(kind), "{ip}: {why}, not {kind}");
+            assert!(!why.contains(ip), "{ip}: the refusal names the address");
+            assert!(!local.admits(addr), "{ip} admitted where loopback is");
+        }
+        for ip in LOOPBACK {
+            let addr: IpAddr = ip.parse().unwrap();
+            assert_eq!(strict.refusal(addr).as_deref(), Some("a loopback address"), "{ip}");
+            assert!(local.admits(addr), "{ip} with allow_loopback");
+        }
+        for ip in PUBLIC {
+            let addr: IpAddr = ip.parse().unwrap();
+            assert!(strict.admits(addr), "{ip} refused: {:?}", strict.refusal(addr));
+            assert!(!local.admits(addr), "{ip} admitted where only loopback is");
+        }
+    }
+
+    /// A name's refusal says what kind of address it resolves to, never which.
+    #[tokio::test]
+    async fn a_refused_name_says_the_kind_of_address_never_the_address() {
+        #[derive(Debug)]
+        struct Internal;
+        impl Resolver for Internal {
+            fn resolve<'a>(&'a self, _: &'a str) -> Pin<Box<dyn Future<Output = io::Result<Vec<IpAddr>>> + Send + 'a>> {
+                Box::pin(async { Ok(vec!["93.184.216.34".parse().unwrap(), "10.20.30.40".parse().unwrap()]) })
             }
         }
+        let p = Policy { allow_http: false, allow_loopback: false, resolver: Arc::new(Internal) };
+        let why = p.check("https://db.internal/hook").await.unwrap_err();
+        assert_eq!(why, "is refused: `db.internal` resolves to a private-use address");
+        let why = p.check("https://[::ffff:0:a00:1]/hook").await.unwrap_err();
+        assert_eq!(why, "is refused: `::ffff:0:a00:1` is a private-use address");
     }
 
     #[test]

@@ -4,6 +4,16 @@
 //! instances sharing a database never make the same delivery twice, and one that dies
 //! mid-work leaves its claims to expire for another to take.
 //!
+//! Deliveries are shared fairly between the accounts that own the subscriptions: each
+//! delivery is a task of its own, started as soon as there is room (never waiting for the
+//! slowest of a batch), at most [`IN_FLIGHT`] at once per instance and [`PER_OWNER`] of one
+//! owner's at once among all instances, and the due deliveries are taken round-robin by
+//! owner (each owner's oldest first). So an account whose endpoints never answer holds a
+//! few places for one attempt's time each, and another account's delivery waits for none
+//! of them. An endpoint that keeps not answering (a timeout, a connection that fails) is
+//! paused on its own schedule: its subscription's deliveries wait 5 s after one such
+//! attempt, then 5 min, 30 min, and so on as below, until it answers again.
+//!
 //! A delivery succeeds on a 2xx answer; anything else (3xx included: redirects are not
 //! followed) is a failed attempt, retried on Standard Webhooks' example schedule (at once,
 //! 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h), each delay varied by up to a tenth
@@ -15,13 +25,14 @@ use super::Webhooks;
 use super::target::Guarded;
 use crate::auth::Caller;
 use crate::auth::access;
-use crate::store::outbox::{DeliveryRow, EventRow};
+use crate::store::outbox::{Claimed, DeliveryRow, EventRow};
 use crate::store::{Record, Store};
 use restgen_model::bounds::MAX_DELIVERY_ERROR;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
+use tokio::task::JoinSet;
 
 /// Delays before the second, third, ... attempt.
 const SCHEDULE: [Duration; 9] = [
@@ -39,9 +50,16 @@ const SCHEDULE: [Duration; 9] = [
 /// The longest wait an endpoint's `Retry-After` can ask for.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
 
-/// Events matched per round, and deliveries made at once per instance.
+/// Events matched per round.
 const EVENTS_PER_ROUND: u32 = 50;
-const DELIVERIES_PER_ROUND: u32 = 16;
+/// Deliveries one instance makes at once: each waits on its endpoint, not on a thread, so
+/// the bound is memory and sockets, not cores.
+pub const IN_FLIGHT: usize = 256;
+/// Deliveries of one owner's subscriptions made at once, among all instances.
+pub const PER_OWNER: u32 = 8;
+/// The longest a connection to an endpoint may take to open: shorter than the answer's
+/// timeout, so an address that swallows connection attempts holds a place briefly.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// How long events and their deliveries are kept once nothing about them is pending, and
 /// how often a worker forgets older ones.
@@ -80,6 +98,7 @@ pub(crate) fn start(webhooks: Arc<Webhooks>, store: Store) -> Result<Background,
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
         .timeout(webhooks.spec.timeout)
+        .connect_timeout(CONNECT_TIMEOUT.min(webhooks.spec.timeout / 2))
         .dns_resolver(Arc::new(Guarded(webhooks.policy.clone())))
         .user_agent(concat!("restgen-webhooks/", env!("CARGO_PKG_VERSION")))
         .build()
@@ -93,11 +112,14 @@ async fn run(w: Arc<Webhooks>, store: Store, http: reqwest::Client, mut stopped:
     // The store's calls are bounded too: one on a connection gone silent (a failover, a
     // NAT that forgot the flow) would wait for good, and this instance would deliver
     // nothing more until it restarted. Given up, its connection is closed as it is given
-    // back (`store::lease`) and the next round opens another.
+    // back (`store::lease`) and the next call opens another.
     let bound = w.claim_for();
     let mut pruned: Option<Instant> = None;
+    let mut flying: JoinSet<()> = JoinSet::new();
     loop {
         if *stopped.borrow() {
+            // Deliveries in flight finish, each within its timeout.
+            while flying.join_next().await.is_some() {}
             return;
         }
         if pruned.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
@@ -112,7 +134,7 @@ async fn run(w: Arc<Webhooks>, store: Store, http: reqwest::Client, mut stopped:
                 ),
             }
         }
-        let busy = match tokio::time::timeout(bound, round(&w, &store, &http, &stopped)).await {
+        let busy = match tokio::time::timeout(bound, round(&w, &store, &http, &mut flying)).await {
             Ok(Ok(busy)) => busy,
             Ok(Err(e)) => {
                 tracing::warn!(error = %e, "webhook worker");
@@ -126,10 +148,11 @@ async fn run(w: Arc<Webhooks>, store: Store, http: reqwest::Client, mut stopped:
                 false
             }
         };
-        if busy {
+        if busy && flying.len() < IN_FLIGHT {
             continue;
         }
         tokio::select! {
+            Some(_) = flying.join_next(), if !flying.is_empty() => {}
             _ = store.outbox.notified() => {}
             _ = tokio::time::sleep(w.settings.poll) => {}
             _ = stopped.changed() => {}
@@ -137,12 +160,13 @@ async fn run(w: Arc<Webhooks>, store: Store, http: reqwest::Client, mut stopped:
     }
 }
 
-/// One round: match new events, make the deliveries that are due. Whether there was work.
+/// One round: match new events, then start the due deliveries there is room for, each a
+/// task of its own. Whether there was work.
 async fn round(
-    w: &Webhooks,
+    w: &Arc<Webhooks>,
     store: &Store,
     http: &reqwest::Client,
-    stopped: &watch::Receiver<bool>,
+    flying: &mut JoinSet<()>,
 ) -> Result<bool, crate::store::StoreError> {
     let now = w.clock.now();
     let lease = i64::try_from(w.claim_for().as_micros()).unwrap_or(i64::MAX);
@@ -151,16 +175,23 @@ async fn round(
         let recipients = recipients(w, store, event).await?;
         store.dispatch(&event.id, &recipients, now).await?;
     }
-    let due = store.claim_deliveries(now, now + lease, DELIVERIES_PER_ROUND).await?;
-    if *stopped.borrow() {
-        // Stopping: what was claimed is left for another worker at once.
-        store.release_deliveries(&due.iter().map(|(d, _, _)| d.id.clone()).collect::<Vec<_>>()).await?;
-        return Ok(false);
-    }
+    let room = IN_FLIGHT.saturating_sub(flying.len());
+    let due = match room {
+        0 => Vec::new(),
+        room => store.claim_deliveries(now, now + lease, u32::try_from(room).unwrap_or(u32::MAX), PER_OWNER).await?,
+    };
     let busy = !events.is_empty() || !due.is_empty();
-    let attempts = due.into_iter().map(|(delivery, payload, url)| attempt(w, store, http, delivery, payload, url));
-    for result in futures_util::future::join_all(attempts).await {
-        result?;
+    for claimed in due {
+        let (w, store, http) = (w.clone(), store.clone(), http.clone());
+        let bound = w.claim_for();
+        flying.spawn(async move {
+            // Bounded as a round is: past its claim, the delivery is another worker's.
+            match tokio::time::timeout(bound, attempt(&w, &store, &http, claimed)).await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => tracing::warn!(error = %e, "webhook worker: recording an attempt"),
+                Err(_) => tracing::warn!("a webhook delivery ran past its claim ({bound:?}): left to be claimed again"),
+            }
+        });
     }
     Ok(busy)
 }
@@ -198,13 +229,21 @@ async fn attempt(
     w: &Webhooks,
     store: &Store,
     http: &reqwest::Client,
-    delivery: DeliveryRow,
-    payload: String,
-    url: String,
+    claimed: Claimed,
 ) -> Result<(), crate::store::StoreError> {
+    let Claimed { delivery, payload, url, failures } = claimed;
     let started = Instant::now();
     let at = w.clock.now();
     let outcome = send(w, http, &delivery, &payload, &url).await;
+    // The endpoint's own schedule: paused after it did not answer, free once it does.
+    match &outcome {
+        Outcome::Failed(_) => {
+            let pause = i64::try_from(delay(failures + 1, None).as_micros()).unwrap_or(i64::MAX);
+            store.pause_webhook(&delivery.webhook_id, failures + 1, at.saturating_add(pause)).await?;
+        }
+        Outcome::Answered { .. } if failures > 0 => store.pause_webhook(&delivery.webhook_id, 0, 0).await?,
+        Outcome::Answered { .. } => {}
+    }
     let number = delivery.attempts + 1;
     let mut history: Vec<Value> = serde_json::from_str(&delivery.history).unwrap_or_default();
     let (answer, error) = match &outcome {
@@ -284,7 +323,7 @@ async fn send(w: &Webhooks, http: &reqwest::Client, delivery: &DeliveryRow, payl
         && host.parse::<std::net::IpAddr>().is_ok()
         && let Err(why) = w.policy.addresses(host).await
     {
-        return Outcome::Failed(format!("refused: {why}"));
+        return Outcome::Failed(format!("the URL {why}"));
     }
     let timestamp = w.clock.now() / 1_000_000;
     let signature = w.signature(&delivery.webhook_id, &delivery.event_id, timestamp, payload.as_bytes());

@@ -154,13 +154,42 @@ async fn behind_a_trusted_proxy_the_client_it_names_is_counted(s: Server) {
     refused(&s.send_with("GET", "/api/customers", None, &from("203.0.113.7")).await, "default");
     // A client that writes its own first hop still gets the address the proxy saw.
     refused(&s.send_with("GET", "/api/customers", None, &from("192.0.2.99, 203.0.113.7")).await, "default");
-    let standard = [("forwarded", "for=203.0.113.7;proto=https")];
-    refused(&s.send_with("GET", "/api/customers", None, &standard).await, "default");
+    // The shop's proxies write `X-Forwarded-For` (`proxy_header`'s default) and pass a
+    // `Forwarded` the client wrote through as it is: that one is never read.
+    let forged = [("forwarded", "for=198.51.100.1"), ("x-forwarded-for", "203.0.113.7")];
+    refused(&s.send_with("GET", "/api/customers", None, &forged).await, "default");
     // Another client, and the proxy's own address, have budgets of their own.
     let r = s.send_with("GET", "/api/customers", None, &from("203.0.113.8")).await;
     assert_eq!((r.status, budget(&r).1), (401, 59));
     let r = s.get("/api/customers").await;
     assert_eq!((r.status, budget(&r).1), (401, 59));
+    // A `Forwarded` of the client's own choosing buys no budget of its own: each counts
+    // against the address the proxy saw (here, none: its own).
+    for (n, value) in ["for=198.51.100.2", "for=198.51.100.3", "for=\"[2001:db8::9]\""].iter().enumerate() {
+        let r = s.send_with("GET", "/api/customers", None, &[("forwarded", value)]).await;
+        assert_eq!((r.status, budget(&r).1), (401, 58 - n as u64), "{value}");
+    }
+}
+
+/// The shop behind proxies that write `Forwarded` (`proxy_header: forwarded`).
+fn shop_behind_forwarded() -> restgen::serve::Service {
+    restgen::serve::Service { proxy_header: restgen::spec::ProxyHeader::Forwarded, ..shop::service() }
+}
+
+backends!(behind_proxies_that_write_forwarded_only_forwarded_is_read, shop_behind_forwarded(), settings = manual());
+async fn behind_proxies_that_write_forwarded_only_forwarded_is_read(s: Server) {
+    let standard = |s: &'static str| [("forwarded", s)];
+    for _ in 0..60 {
+        s.send_with("GET", "/api/customers", None, &standard("for=203.0.113.7;proto=https")).await.assert_problem(401);
+    }
+    refused(&s.send_with("GET", "/api/customers", None, &standard("for=203.0.113.7")).await, "default");
+    let forged = [("x-forwarded-for", "198.51.100.1"), ("forwarded", "for=203.0.113.7")];
+    refused(&s.send_with("GET", "/api/customers", None, &forged).await, "default");
+    // An `X-Forwarded-For` of the client's own choosing counts against the proxy's address.
+    for (n, value) in ["198.51.100.2", "198.51.100.3"].iter().enumerate() {
+        let r = s.send_with("GET", "/api/customers", None, &[("x-forwarded-for", value)]).await;
+        assert_eq!((r.status, budget(&r).1), (401, 59 - n as u64), "{value}");
+    }
 }
 
 backends!(concurrent_requests_never_overspend_a_budget, shop::service(), settings = manual());

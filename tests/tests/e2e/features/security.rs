@@ -7,7 +7,9 @@
 //! - refs across owners: for every ref a write may set to a resource a plain account may
 //!   read only its own records of, naming another account's record is refused as naming
 //!   nothing, and nothing is written;
-//! - forged credentials: every token forgery of the identity issue gives 401.
+//! - forged credentials: every token forgery of the identity issue gives 401;
+//! - duplicate keys: every field settable in a write, named twice in one body, is
+//!   refused naming it, and nothing is written.
 
 use crate::backends;
 use crate::support::accounts::{self, Account, call, register};
@@ -31,10 +33,13 @@ async fn security_suite_bola_mass_assignment_and_forged_tokens(s: Server) {
     let mass = mass_assignment(&s, &ann, &bob, &root).await;
     let refs = foreign_refs(&s, &ann, &bob).await;
     let forged = forged_tokens(&s, &ann).await;
-    let total = bola + mass + refs + forged;
+    let duplicates = duplicate_keys(&s, &ann, &bob).await;
+    let total = bola + mass + refs + forged + duplicates;
     eprintln!(
-        "security suite: {bola} BOLA, {mass} mass-assignment, {refs} foreign-ref and {forged} forged-credential cases"
+        "security suite: {bola} BOLA, {mass} mass-assignment, {refs} foreign-ref, {forged} forged-credential \
+         and {duplicates} duplicate-key cases"
     );
+    assert!(duplicates > 0, "every write names some field: none was tried twice");
     assert!(refs > 0, "the shop has refs to owned records: none was tried");
     assert!(total >= MIN_CASES, "only {total} cases: the suite no longer covers the model");
 }
@@ -372,6 +377,42 @@ async fn mass_assignment(s: &Server, ann: &Account, bob: &Account, root: &Accoun
     cases
 }
 
+/// Every field settable in every write, named twice in one body: the first value a
+/// tampered one, the last the valid one a check that reads the last would pass. Refused
+/// as 400 naming the field, and nothing is written (two parsers never see two requests).
+async fn duplicate_keys(s: &Server, ann: &Account, bob: &Account) -> usize {
+    let mut cases = 0;
+    for &spec in RESOURCES {
+        for op in [Operation::Create, Operation::Replace, Operation::Patch] {
+            if !spec.has(op) {
+                continue;
+            }
+            let body = body_for(s, ann, spec, op).await;
+            for (name, valid) in &body {
+                let what = format!("{op:?} of a {} naming `{name}` twice", spec.name);
+                let (method, path, watched) = match op {
+                    Operation::Create => ("POST", format!("{BASE}{}", spec.path), everything(spec)),
+                    _ => {
+                        let item = item_path(spec, &id_of(&record_of(s, ann, spec).await));
+                        (if op == Operation::Replace { "PUT" } else { "PATCH" }, item.clone(), item)
+                    }
+                };
+                let before = call(s, ann, "GET", &watched, None).await;
+                let first = tampered(spec, name, valid, bob);
+                let rest = Value::Object(body.clone()).to_string();
+                let text = format!("{{{}:{first},{}", Value::from(name.as_str()), &rest[1..]);
+                let r = crate::support::harness::request_raw(s, method, &path, &ann.bearer(), text).await;
+                r.assert_problem(400);
+                assert_eq!(r.error_fields(), [name.as_str()], "{what}: {}", r.text);
+                let after = call(s, ann, "GET", &watched, None).await;
+                assert_eq!(after.body, before.body, "{what}: something was written");
+                cases += 1;
+            }
+        }
+    }
+    cases
+}
+
 fn now() -> u64 {
     jsonwebtoken::get_current_timestamp()
 }
@@ -424,6 +465,16 @@ async fn forged_tokens(s: &Server, ann: &Account) -> usize {
         ("not a token", "not.a.token".into()),
         ("empty", String::new()),
     ];
+    // A claim the schema names must be present, not only right when present.
+    let mut forgeries = forgeries;
+    let jwt = &shop::generated::resources::AUTH.expect("the shop has auth").jwt;
+    for (claim, declared) in [("iss", jwt.issuer.is_some()), ("aud", jwt.audience.is_some())] {
+        if declared {
+            let token =
+                sign(Algorithm::HS256, &secret, &claims(ann, |c| drop(c.as_object_mut().unwrap().remove(claim))));
+            forgeries.push((if claim == "iss" { "no issuer" } else { "no audience" }, token));
+        }
+    }
     let mut cases = 0;
     for (what, token) in &forgeries {
         let r = s.send_with("GET", &me, None, &[("authorization", &format!("Bearer {token}"))]).await;

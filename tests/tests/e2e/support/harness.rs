@@ -160,6 +160,20 @@ pub async fn start_with_settings(service: Service, db: Db, settings: Settings) -
     Some(start_on(service, url, std::sync::Arc::new(dir), &settings).await)
 }
 
+/// `service` on the database at `url` (a PostgreSQL schema of its own, reached through a
+/// relay, say), with the suite's keys and limits too wide to meet.
+pub async fn start_on_url(service: Service, url: String) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    start_on(service, url, std::sync::Arc::new(dir), &unthrottled(secrets())).await
+}
+
+/// `service` on SQLite, its connections held to `http` (not the defaults).
+pub async fn start_with_http(service: Service, http: restgen::serve::HttpLimits) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("test.db").display());
+    start_on_with(service, url, std::sync::Arc::new(dir), &unthrottled(secrets()), http).await
+}
+
 /// `service` on the database at `url`, served as `restgen::serve` serves it.
 async fn start_on(
     service: Service,
@@ -167,13 +181,23 @@ async fn start_on(
     dir: std::sync::Arc<tempfile::TempDir>,
     settings: &Settings,
 ) -> Server {
+    start_on_with(service, url, dir, settings, restgen::serve::HttpLimits::default()).await
+}
+
+async fn start_on_with(
+    service: Service,
+    url: String,
+    dir: std::sync::Arc<tempfile::TempDir>,
+    settings: &Settings,
+    http: restgen::serve::HttpLimits,
+) -> Server {
     let store = Store::connect(&url).await.expect("database reachable");
     restgen::serve::migrate(&store, &service).await.expect("migrations apply");
     let app = restgen::serve::app(service, store.clone(), settings).expect("keys usable");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let task = tokio::spawn(async move {
-        restgen::serve::serve_until(listener, app, std::future::pending()).await.unwrap();
+        restgen::serve::serve_with(listener, app, http, std::future::pending()).await.unwrap();
     });
     let settings = settings.clone();
     Server { base: format!("http://{addr}"), client: reqwest::Client::new(), store, settings, url, _dir: dir, task }
@@ -366,6 +390,18 @@ pub async fn request(
     if let Some(b) = body {
         req = req.header("content-type", "application/json").body(b.to_string());
     }
+    reply(req.send().await.unwrap()).await
+}
+
+/// A request whose JSON body is `text` as it is (JSON `serde_json` would never write),
+/// with `authorization`.
+pub async fn request_raw(s: &Server, method: &str, path: &str, authorization: &str, text: String) -> Reply {
+    let req = s
+        .client
+        .request(method.parse().unwrap(), format!("{}{path}", s.base))
+        .header("authorization", authorization)
+        .header("content-type", "application/json")
+        .body(text);
     reply(req.send().await.unwrap()).await
 }
 

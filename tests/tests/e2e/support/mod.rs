@@ -6,6 +6,7 @@ pub mod accounts;
 pub mod child;
 pub mod harness;
 pub mod receiver;
+pub mod relay;
 
 use restgen::spec::{FieldSpec, Operation};
 

@@ -33,6 +33,7 @@ pub fn service() -> ::restgen::serve::Service {
         resources: resources::RESOURCES,
         rate_limit: resources::RATE_LIMIT,
         trusted_proxies: &["127.0.0.1", "10.0.0.0/8"],
+        proxy_header: ::restgen::spec::ProxyHeader::XForwardedFor,
         versioning: resources::VERSIONING,
         webhooks: resources::WEBHOOKS,
     }

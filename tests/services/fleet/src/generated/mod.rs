@@ -27,6 +27,7 @@ pub fn service() -> ::restgen::serve::Service {
         resources: resources::RESOURCES,
         rate_limit: resources::RATE_LIMIT,
         trusted_proxies: &[],
+        proxy_header: ::restgen::spec::ProxyHeader::XForwardedFor,
         versioning: resources::VERSIONING,
         webhooks: resources::WEBHOOKS,
     }

@@ -1,0 +1,126 @@
+//! What an attacker tries in an afternoon against a generated service, each tried on the
+//! shop and refused: taking over the operator's first admin, tokens minted for another
+//! audience, duplicate keys that two parsers read differently, secrets in `Debug`.
+
+use crate::backends;
+use crate::support::accounts::{self, PASSWORD, register};
+use crate::support::child::{Process, shop_command};
+use crate::support::harness::Server;
+use serde_json::json;
+use std::process::Stdio;
+
+/// The operator's first admin, by the identifier a squatter registered first.
+const ROOT: &str = "root@example.com";
+const SQUATTERS: &str = "the squatter's own password";
+
+backends!(a_squatted_admin_identifier_is_not_promoted_without_its_password, shop::service());
+async fn a_squatted_admin_identifier_is_not_promoted_without_its_password(s: Server) {
+    let squatter = s.post("/api/users", json!({ "name": "Mallory", "email": ROOT, "password": SQUATTERS })).await;
+    assert_eq!(squatter.status, 201, "{}", squatter.text);
+    let auth = shop::generated::resources::AUTH.as_ref().unwrap();
+    let operator = json!({ "name": "Root", "email": ROOT, "password": PASSWORD }).to_string();
+    let refused = restgen::auth::bootstrap_admin(&s.store, auth, &operator).await.unwrap_err();
+    assert!(refused.contains("exists already") && refused.contains("not its password"), "{refused}");
+    // Nothing changed: the squatter is a member, the operator's password opens nothing.
+    let token = login(&s, SQUATTERS).await.expect("the squatter's password still works");
+    assert_eq!(accounts::claims(&token)["roles"], json!(["member"]), "not promoted");
+    assert!(login(&s, PASSWORD).await.is_none(), "the operator's password was never the account's");
+    // The account's own password proves it is the operator's: then, and only then, admin.
+    let owner = json!({ "name": "Mallory", "email": ROOT, "password": SQUATTERS }).to_string();
+    let done = restgen::auth::bootstrap_admin(&s.store, auth, &owner).await.unwrap();
+    assert!(done.contains("now holds the admin role"), "{done}");
+    let token = login(&s, SQUATTERS).await.unwrap();
+    assert_eq!(accounts::claims(&token)["roles"], json!(["admin"]));
+}
+
+/// A token for `ROOT` with `password`, `None` when the login is refused.
+async fn login(s: &Server, password: &str) -> Option<String> {
+    let r = s.post("/api/auth/login", json!({ "email": ROOT, "password": password })).await;
+    (r.status == 200).then(|| r.body["access_token"].as_str().unwrap().to_owned())
+}
+
+/// The shop's process refuses to start with `SHOP_ADMIN` naming an account whose password
+/// it does not hold, and says which variable and why.
+#[test]
+fn the_shop_refuses_to_start_when_shop_admin_names_an_account_it_cannot_prove() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("admin.db").display());
+    let admin = |password: &str| json!({ "name": "Root", "email": ROOT, "password": password }).to_string();
+    // The first start creates the account; stopped once it listens.
+    let mut first = shop_command(&url);
+    first.env("SHOP_ADMIN", admin(PASSWORD)).stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut first = Process(first.spawn().unwrap());
+    let out = std::io::BufReader::new(first.0.stdout.take().unwrap());
+    let started = std::io::BufRead::lines(out).map_while(Result::ok).any(|l| l.contains("listening on "));
+    assert!(started, "the first start creates the admin and serves");
+    first.kill();
+    // The same identifier with another password: no start.
+    let out = shop_command(&url).env("SHOP_ADMIN", admin(SQUATTERS)).stdout(Stdio::null()).output().unwrap();
+    assert!(!out.status.success(), "started with an admin it could not prove");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("SHOP_ADMIN: an account root@example.com exists already"), "{err}");
+    // The right password starts it again, as every restart of a deployment does.
+    let mut again = shop_command(&url);
+    again.env("SHOP_ADMIN", admin(PASSWORD)).stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut again = Process(again.spawn().unwrap());
+    let out = std::io::BufReader::new(again.0.stdout.take().unwrap());
+    assert!(std::io::BufRead::lines(out).map_while(Result::ok).any(|l| l.contains("listening on ")));
+    again.kill();
+}
+
+backends!(tokens_without_the_declared_issuer_or_audience_are_refused, shop::service());
+async fn tokens_without_the_declared_issuer_or_audience_are_refused(s: Server) {
+    use jsonwebtoken::{Algorithm, EncodingKey, Header};
+    let ann = register(&s, "ann").await;
+    let key = EncodingKey::from_secret(crate::support::harness::JWT_SECRET);
+    let now = jsonwebtoken::get_current_timestamp();
+    let me = format!("/api/users/{}", ann.id);
+    let full = json!({ "sub": ann.id, "roles": ["member"], "iat": now, "exp": now + 600, "iss": "shop", "aud": "shop-clients" });
+    for (missing, detail) in
+        [(None, None), (Some("iss"), Some("names no issuer")), (Some("aud"), Some("names no audience"))]
+    {
+        let mut claims = full.clone();
+        if let Some(claim) = missing {
+            claims.as_object_mut().unwrap().remove(claim);
+        }
+        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &key).unwrap();
+        let r = s.send_with("GET", &me, None, &[("authorization", &format!("Bearer {token}"))]).await;
+        match detail {
+            None => assert_eq!(r.status, 200, "the shop's own claims: {}", r.text),
+            Some(detail) => {
+                r.assert_problem(401);
+                assert!(r.body["detail"].as_str().unwrap().contains(detail), "{}", r.text);
+            }
+        }
+    }
+}
+
+backends!(per_owner_limits_hold_under_concurrent_requests, shop::service());
+async fn per_owner_limits_hold_under_concurrent_requests(s: Server) {
+    use futures_util::future::join_all;
+    let ann = register(&s, "ann").await;
+    let (keys, hooks) = (restgen::auth::MAX_API_KEYS as usize, restgen::webhooks::MAX_WEBHOOKS as usize);
+    let key = || accounts::call(&s, &ann, "POST", "/api/auth/api-keys", Some(json!({ "name": "k" })));
+    for _ in 0..keys - 1 {
+        assert_eq!(key().await.status, 201);
+    }
+    // One place left, twenty asking at once: one gets it.
+    let answers = join_all((0..20).map(|_| key())).await;
+    let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
+    assert_eq!(statuses.iter().filter(|s| **s == 201).count(), 1, "{statuses:?}");
+    assert!(statuses.iter().all(|s| matches!(s, 201 | 409)), "{statuses:?}");
+    let listed = accounts::call(&s, &ann, "GET", "/api/auth/api-keys", None).await;
+    assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(keys), "{}", listed.text);
+
+    let hook = || {
+        let body = json!({ "url": "http://127.0.0.1:9/hooks", "events": ["order.created"] });
+        accounts::call(&s, &ann, "POST", "/api/webhooks", Some(body))
+    };
+    for _ in 0..hooks - 1 {
+        assert_eq!(hook().await.status, 201);
+    }
+    let answers = join_all((0..20).map(|_| hook())).await;
+    let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
+    assert_eq!(statuses.iter().filter(|s| **s == 201).count(), 1, "{statuses:?}");
+    assert!(statuses.iter().all(|s| matches!(s, 201 | 409)), "{statuses:?}");
+}
