@@ -2,6 +2,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use restgen_wire::redact::Redacted;
 use std::fmt;
 use std::time::{Duration, Instant};
 
@@ -51,21 +52,29 @@ impl fmt::Debug for Auth {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Auth::None => f.write_str("None"),
-            Auth::Bearer(_) => f.write_str("Bearer(..)"),
+            Auth::Bearer(_) => f.debug_tuple("Bearer").field(&Redacted).finish(),
             Auth::Login { identifier, .. } => {
-                f.debug_struct("Login").field("identifier", identifier).finish_non_exhaustive()
+                f.debug_struct("Login").field("identifier", identifier).field("password", &Redacted).finish()
             }
-            Auth::ApiKey(_) => f.write_str("ApiKey(..)"),
-            Auth::Basic { username, .. } => f.debug_struct("Basic").field("username", username).finish_non_exhaustive(),
+            Auth::ApiKey(_) => f.debug_tuple("ApiKey").field(&Redacted).finish(),
+            Auth::Basic { username, .. } => {
+                f.debug_struct("Basic").field("username", username).field("password", &Redacted).finish()
+            }
         }
     }
 }
 
 /// A token from logging in, and when to stop using it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Session {
     pub token: String,
     pub renew_at: Instant,
+}
+
+impl fmt::Debug for Session {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Session").field("token", &Redacted).field("renew_at", &self.renew_at).finish()
+    }
 }
 
 impl Session {
@@ -107,5 +116,28 @@ mod tests {
         );
         assert!(!shown.contains("hunter22") && !shown.contains("rk_1") && !shown.contains("pw"), "{shown}");
         assert!(shown.contains("ann@example.com"));
+    }
+}
+
+#[cfg(test)]
+mod redaction {
+    use super::{Auth, Session};
+
+    /// Every credential a client holds shows as `***` when printed for debugging.
+    #[test]
+    fn credentials_and_sessions_show_no_secret() {
+        let secret = "s3cret-value";
+        for auth in [
+            Auth::bearer(secret),
+            Auth::api_key(secret),
+            Auth::login("ann@example.com", secret),
+            Auth::basic("ann@example.com", secret),
+        ] {
+            let shown = format!("{auth:?}");
+            assert!(shown.contains("***") && !shown.contains(secret), "{shown}");
+        }
+        let session = Session::new(secret.to_owned(), 900, std::time::Instant::now());
+        let shown = format!("{session:?}");
+        assert!(shown.contains("***") && !shown.contains(secret), "{shown}");
     }
 }

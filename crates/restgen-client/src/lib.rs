@@ -22,7 +22,7 @@ pub use auth::Auth;
 pub use collection::Collection;
 pub use error::{Error, FieldError, Problem};
 pub use list::{Envelope, List, Page, Paging, Style};
-pub use restgen_wire::{Endpoint, Enum, Link, Links, Patch, input, query, string_enum};
+pub use restgen_wire::{Endpoint, Enum, Link, Links, Patch, input, query, redact, string_enum};
 pub use retry::Retry;
 pub use tagged::{Status, Tagged};
 pub use transport::{ApiKey, ApiKeyCreated, Builder, ServiceInfo, Token, Transport, VersionBy, Versions};

@@ -7,6 +7,7 @@ use crate::retry::{Retry, retry_after};
 use crate::tagged::Tagged;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, ETAG, HeaderName, HeaderValue, IF_MATCH};
 use reqwest::{Method, StatusCode};
+use restgen_wire::redact::Redacted;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::marker::PhantomData;
@@ -50,12 +51,23 @@ pub enum VersionBy {
 }
 
 /// The answer of logging in.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[derive(Clone, PartialEq, Eq, serde::Deserialize)]
 pub struct Token {
     pub access_token: String,
     pub token_type: String,
     /// Seconds until the token expires.
     pub expires_in: u64,
+}
+
+/// The token stays out of logs.
+impl std::fmt::Debug for Token {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Token")
+            .field("access_token", &Redacted)
+            .field("token_type", &self.token_type)
+            .field("expires_in", &self.expires_in)
+            .finish()
+    }
 }
 
 /// An API key as listed: never the key itself.
@@ -68,13 +80,26 @@ pub struct ApiKey {
 }
 
 /// A new API key: `key` appears in this answer only.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
+#[derive(Clone, PartialEq, Eq, serde::Deserialize)]
 pub struct ApiKeyCreated {
     pub id: String,
     pub name: Option<String>,
     pub prefix: String,
     pub created_at: String,
     pub key: String,
+}
+
+/// The key stays out of logs; its prefix tells which key it is.
+impl std::fmt::Debug for ApiKeyCreated {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiKeyCreated")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("prefix", &self.prefix)
+            .field("created_at", &self.created_at)
+            .field("key", &Redacted)
+            .finish()
+    }
 }
 
 /// Settings of a client of type `C`; `build` makes it.
@@ -581,4 +606,24 @@ fn idempotency_key() -> String {
 /// `value` as one path segment: percent-encoded where it must be.
 pub(crate) fn segment(value: &str) -> String {
     form_urlencoded::byte_serialize(value.as_bytes()).collect::<String>().replace('+', "%20")
+}
+
+#[cfg(test)]
+mod redaction {
+    /// A login's token and a new API key show as `***` when printed for debugging.
+    #[test]
+    fn tokens_and_new_keys_show_no_secret() {
+        let token = super::Token { access_token: "eyJ.s3cret".into(), token_type: "Bearer".into(), expires_in: 900 };
+        let shown = format!("{token:?}");
+        assert!(shown.contains("***") && !shown.contains("s3cret") && shown.contains("Bearer"), "{shown}");
+        let key = super::ApiKeyCreated {
+            id: "k1".into(),
+            name: None,
+            prefix: "rk_abcd".into(),
+            created_at: "2026-11-28T00:00:00Z".into(),
+            key: "rk_abcd_s3cret".into(),
+        };
+        let shown = format!("{key:?}");
+        assert!(shown.contains("***") && !shown.contains("s3cret") && shown.contains("rk_abcd"), "{shown}");
+    }
 }

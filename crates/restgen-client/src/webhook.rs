@@ -21,12 +21,22 @@ pub struct Webhook {
 
 /// A subscription with its signing secret: the answer to `create_webhook` and
 /// `get_webhook` (after the service rotates its secret, the new one is here).
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Deserialize)]
 pub struct WebhookWithSecret {
     #[serde(flatten)]
     pub webhook: Webhook,
     /// `whsec_...`: what [`verify`] checks deliveries with.
     pub secret: String,
+}
+
+/// The secret stays out of logs.
+impl std::fmt::Debug for WebhookWithSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WebhookWithSecret")
+            .field("webhook", &self.webhook)
+            .field("secret", &restgen_wire::redact::Redacted)
+            .finish()
+    }
 }
 
 /// A new subscription.
@@ -85,4 +95,25 @@ pub fn verify(secret: &str, headers: &reqwest::header::HeaderMap, body: &[u8]) -
 /// [`verify`] with the receiver's clock given (Unix seconds).
 pub fn verify_at(secret: &str, headers: &reqwest::header::HeaderMap, body: &[u8], now: i64) -> Result<(), Invalid> {
     restgen_wire::signature::verify(secret, |name| headers.get(name).and_then(|v| v.to_str().ok()), body, now)
+}
+
+#[cfg(test)]
+mod tests {
+    /// A subscription's secret shows as `***` when printed for debugging.
+    #[test]
+    fn a_subscriptions_secret_shows_as_stars() {
+        let webhook = super::Webhook {
+            id: "wh_1".into(),
+            url: "https://hooks.example.com/in".into(),
+            events: vec!["order.created".into()],
+            description: None,
+            enabled: true,
+            disabled_reason: None,
+            created_at: "2026-11-28T00:00:00Z".into(),
+            updated_at: "2026-11-28T00:00:00Z".into(),
+        };
+        let with = super::WebhookWithSecret { webhook, secret: "whsec_s3cret".into() };
+        let shown = format!("{with:?}");
+        assert!(shown.contains("***") && !shown.contains("s3cret") && shown.contains("wh_1"), "{shown}");
+    }
 }

@@ -8,6 +8,7 @@ pub mod input;
 mod links;
 mod patch;
 pub mod query;
+pub mod redact;
 pub mod signature;
 pub mod time;
 

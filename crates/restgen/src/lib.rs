@@ -41,7 +41,7 @@ pub use problem::{FieldError, Problem};
 pub use restgen_macros::{Enum, Input, Resource};
 /// The wire shapes both sides name (`restgen::wire::Paging`).
 pub use restgen_wire as wire;
-pub use restgen_wire::{Endpoint, Enum, Link, Links, Patch, input, string_enum, time};
+pub use restgen_wire::{Endpoint, Enum, Link, Links, Patch, input, redact, string_enum, time};
 
 /// Re-exports for generated code. Not a public API: names here may change in any release.
 #[doc(hidden)]

@@ -113,7 +113,7 @@ pub(crate) fn number_var<T: std::str::FromStr>(
 }
 
 /// Settings read from the environment.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Config {
     /// `DATABASE_URL`; default: a SQLite file named after the service in the working directory.
     pub database_url: String,
@@ -125,6 +125,18 @@ pub struct Config {
     /// `HTTP_HEADER_TIMEOUT`, `HTTP_BODY_TIMEOUT`, `HTTP_KEEP_ALIVE_TIMEOUT`,
     /// `HTTP_MAX_CONNECTIONS`.
     pub http: HttpLimits,
+}
+
+/// The database URL's password stays out of logs.
+impl std::fmt::Debug for Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Config")
+            .field("database_url", &restgen_wire::redact::url(&self.database_url))
+            .field("bind", &self.bind)
+            .field("store", &self.store)
+            .field("http", &self.http)
+            .finish()
+    }
 }
 
 impl Config {
@@ -424,7 +436,9 @@ fn build(
     // otherwise the layer would only cost each request its span and a wrapped body (the
     // failures it would log at other levels are logged where they happen).
     let trace = tracing::enabled!(target: "tower_http::trace::on_response", tracing::Level::DEBUG).then(|| {
-        tower::ServiceBuilder::new().map_response(IntoResponse::into_response).layer(TraceLayer::new_for_http())
+        let query_key = service.auth.filter(|a| a.has(crate::spec::Scheme::ApiKey)).and_then(|a| a.api_key.query);
+        let layer = TraceLayer::new_for_http().make_span_with(RequestSpan { query_key });
+        tower::ServiceBuilder::new().map_response(IntoResponse::into_response).layer(layer)
     });
     // Without any of these the frame is all there is between hyper and the routes: each
     // layer, even one left out (`option_layer`'s `Either`), is a call and a poll more for
@@ -463,6 +477,40 @@ fn build(
     Ok((tower::util::Either::Right(outer), background))
 }
 
+/// The span of one request, as tower-http's default names it (`request`, with its method,
+/// URI and version), but with an API key sent in the query string (`api_key.query`) shown
+/// as `***`: the span is made before authentication takes the key out of the request.
+#[derive(Clone, Copy)]
+struct RequestSpan {
+    query_key: Option<&'static str>,
+}
+
+impl<B> tower_http::trace::MakeSpan<B> for RequestSpan {
+    fn make_span(&mut self, request: &axum::http::Request<B>) -> tracing::Span {
+        let uri = shown_uri(request.uri(), self.query_key);
+        // tower-http's own target, so that `RUST_LOG=tower_http=debug` shows it as it did.
+        tracing::debug_span!(
+            target: "tower_http::trace::make_span",
+            "request",
+            method = %request.method(),
+            uri = %uri,
+            version = ?request.version()
+        )
+    }
+}
+
+/// `uri` with the value of the query parameter `key` replaced by `***`.
+fn shown_uri(uri: &axum::http::Uri, key: Option<&str>) -> String {
+    let (Some(key), Some(query)) = (key, uri.query()) else { return uri.to_string() };
+    if !form_urlencoded::parse(query.as_bytes()).any(|(k, _)| k == key) {
+        return uri.to_string();
+    }
+    let pairs = form_urlencoded::parse(query.as_bytes())
+        .map(|(k, v)| if k == key { (k, restgen_wire::redact::REDACTED.into()) } else { (k, v) });
+    let query = form_urlencoded::Serializer::new(String::new()).extend_pairs(pairs).finish();
+    format!("{}?{query}", uri.path())
+}
+
 /// 503 for a request beyond `max_in_flight`.
 fn overloaded() -> Response {
     Problem::unavailable("the service is at its limit of requests in flight; retry shortly").into_response()
@@ -488,4 +536,29 @@ async fn shutdown() {
         () = terminate => {},
     }
     tracing::info!("shutting down: finishing in-flight requests");
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_query_api_key_is_shown_as_stars_and_the_rest_as_sent() {
+        let uri: axum::http::Uri = "/api/books?page=2&library_key=rk_abc_SECRET&q=a%20b".parse().unwrap();
+        let shown = super::shown_uri(&uri, Some("library_key"));
+        assert_eq!(shown, "/api/books?page=2&library_key=***&q=a+b");
+        assert_eq!(super::shown_uri(&uri, None), uri.to_string());
+        let plain: axum::http::Uri = "/api/books?page=2".parse().unwrap();
+        assert_eq!(super::shown_uri(&plain, Some("library_key")), "/api/books?page=2");
+    }
+
+    #[test]
+    fn a_config_shown_hides_the_database_password() {
+        let config = super::Config {
+            database_url: "postgres://app:s3cret-pass@db:5432/shop".into(),
+            bind: "127.0.0.1:8080".into(),
+            store: crate::store::StoreOptions::default(),
+            http: super::HttpLimits::default(),
+        };
+        let shown = format!("{config:?}");
+        assert!(shown.contains("postgres://app:***@db:5432/shop") && !shown.contains("s3cret-pass"), "{shown}");
+    }
 }

@@ -212,7 +212,8 @@ pub(crate) fn input(service: &Service, resource: &Resource, op: WriteOp, side: S
     };
     let deny = (resource.unknown_fields == UnknownFields::Reject).then(|| quote!(#[serde(deny_unknown_fields)]));
     let default = (op == WriteOp::Patch).then(|| quote!(Default,));
-    let fields = resource.fields.iter().filter(|f| resource.settable_in(f, op)).map(|f| {
+    let settable: Vec<&Field> = resource.fields.iter().filter(|f| resource.settable_in(f, op)).collect();
+    let fields = settable.iter().map(|f| {
         let ident = field_ident(&f.name.value);
         let doc = doc_attr(f);
         let value = rust.own_type(f).unwrap_or_else(|| value_type(service, resource, f, side));
@@ -221,14 +222,35 @@ pub(crate) fn input(service: &Service, resource: &Resource, op: WriteOp, side: S
     });
     let doc = self::doc(&doc);
     let derives = side.derives();
+    // A password never shows in `Debug` (logs, panics): such an input says `***` for it.
+    let secret = |f: &Field| f.ty.value == FieldType::Password;
+    let (debug, debug_impl) = if settable.iter().any(|f| secret(f)) {
+        let root = side.root();
+        let shown = settable.iter().map(|f| {
+            let (ident, key) = (field_ident(&f.name.value), &f.name.value);
+            if secret(f) { quote!(.field(#key, &#root::redact::Redacted)) } else { quote!(.field(#key, &self.#ident)) }
+        });
+        let key = name.to_string();
+        let debug_impl = quote! {
+            impl ::core::fmt::Debug for #name {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.debug_struct(#key) #(#shown)* .finish()
+                }
+            }
+        };
+        (None, Some(debug_impl))
+    } else {
+        (Some(quote!(Debug,)), None)
+    };
     quote! {
         #doc
-        #[derive(Clone, Debug, #default PartialEq, #derives)]
+        #[derive(Clone, #debug #default PartialEq, #derives)]
         #[serde(crate = #serde)]
         #deny
         pub struct #name {
             #(#fields)*
         }
+        #debug_impl
     }
 }
 

@@ -142,7 +142,7 @@ impl serde::Serialize for RowsJson<'_> {
 }
 
 /// One row of the API key table.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ApiKeyRow {
     pub id: String,
     pub owner_id: SqlValue,
@@ -152,6 +152,20 @@ pub struct ApiKeyRow {
     /// SHA-256 of the secret part, lower-case hex.
     pub secret_hash: String,
     pub created_at: String,
+}
+
+/// The secret's hash stays out of logs: the prefix tells the key.
+impl std::fmt::Debug for ApiKeyRow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApiKeyRow")
+            .field("id", &self.id)
+            .field("owner_id", &self.owner_id)
+            .field("name", &self.name)
+            .field("prefix", &self.prefix)
+            .field("secret_hash", &restgen_wire::redact::Redacted)
+            .field("created_at", &self.created_at)
+            .finish()
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1432,6 +1446,21 @@ mod tests {
     use super::*;
     use crate::spec::{FieldKind, FieldSpec};
     use serde_json::{Value, json};
+
+    /// An API key's row shown for debugging hides the hash of its secret.
+    #[test]
+    fn an_api_key_row_shown_hides_its_secrets_hash() {
+        let row = super::ApiKeyRow {
+            id: "k1".into(),
+            owner_id: super::SqlValue::Text(Some("u1".into())),
+            name: "ci".into(),
+            prefix: "rk_abcd".into(),
+            secret_hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08".into(),
+            created_at: "2026-11-28T00:00:00Z".into(),
+        };
+        let shown = format!("{row:?}");
+        assert!(shown.contains("***") && shown.contains("rk_abcd") && !shown.contains("9f86d08"), "{shown}");
+    }
 
     /// Every kind a column can be read as, a write-only field, an owner, and times.
     static KINDS: ResourceSpec = ResourceSpec {

@@ -54,7 +54,6 @@ pub struct Member {
 /// Input of the `member` create operation: only the fields a client may set there.
 #[derive(
     Clone,
-    Debug,
     PartialEq,
     ::restgen_client::__private::serde::Serialize,
     ::restgen_client::__private::serde::Deserialize
@@ -66,10 +65,18 @@ pub struct CreateMember {
     pub full_name: ::std::string::String,
     pub password: ::std::string::String,
 }
+impl ::core::fmt::Debug for CreateMember {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("CreateMember")
+            .field("card_number", &self.card_number)
+            .field("full_name", &self.full_name)
+            .field("password", &::restgen_client::redact::Redacted)
+            .finish()
+    }
+}
 /// Input of the `member` replace operation: every field a client may set there; an omitted one is cleared.
 #[derive(
     Clone,
-    Debug,
     PartialEq,
     ::restgen_client::__private::serde::Serialize,
     ::restgen_client::__private::serde::Deserialize
@@ -79,6 +86,14 @@ pub struct CreateMember {
 pub struct ReplaceMember {
     pub full_name: ::std::string::String,
     pub password: ::std::string::String,
+}
+impl ::core::fmt::Debug for ReplaceMember {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("ReplaceMember")
+            .field("full_name", &self.full_name)
+            .field("password", &::restgen_client::redact::Redacted)
+            .finish()
+    }
 }
 /// Input of the `member` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
 #[derive(

@@ -124,3 +124,24 @@ async fn per_owner_limits_hold_under_concurrent_requests(s: Server) {
     assert_eq!(statuses.iter().filter(|s| **s == 201).count(), 1, "{statuses:?}");
     assert!(statuses.iter().all(|s| matches!(s, 201 | 409)), "{statuses:?}");
 }
+
+/// An account's password shows as `***` when an input holding it is printed for
+/// debugging, on the service's side and in the generated client.
+#[test]
+fn inputs_holding_a_password_show_it_as_stars() {
+    let secret = "correct horse battery staple";
+    let service = shop::generated::models::CreateUser {
+        name: "Ann".into(),
+        email: "ann@example.com".into(),
+        password: secret.into(),
+    };
+    let client = shop_client::models::CreateUser {
+        name: "Ann".into(),
+        email: "ann@example.com".into(),
+        password: secret.into(),
+    };
+    for shown in [format!("{service:?}"), format!("{client:?}")] {
+        assert!(shown.contains("password: ***") && shown.contains("ann@example.com"), "{shown}");
+        assert!(!shown.contains(secret), "{shown}");
+    }
+}

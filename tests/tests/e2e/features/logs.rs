@@ -1,7 +1,7 @@
 //! What a service writes to its log, read from the shop in a process of its own with its
 //! output on a pipe, as a log collector reads it.
 
-use crate::support::child::{Process, shop_command};
+use crate::support::child::{Process, library_command, shop_command};
 use std::io::BufRead;
 use std::process::Stdio;
 
@@ -56,4 +56,32 @@ fn an_unknown_log_format_stops_the_start_saying_why() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("LOG_FORMAT must be `text` or `json`, not `yaml`"), "{err}");
+}
+
+/// An API key sent in the query string (the library takes them as `library_key`) is not
+/// in the log, not even in the request's span, which is made before the key is checked.
+#[test]
+fn a_query_string_api_key_never_reaches_the_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("keys.db").display());
+    let mut command = library_command(&url);
+    command.env("RUST_LOG", "info,tower_http=debug").env("NO_COLOR", "1").stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut child = Process(command.spawn().unwrap());
+    let mut lines = std::io::BufReader::new(child.0.stdout.take().unwrap()).lines().map_while(Result::ok);
+    let address = lines
+        .by_ref()
+        .find_map(|l| l.split("listening on http://").nth(1).map(str::to_owned))
+        .expect("the library starts");
+    const SECRET: &str = "rk_0123456789abcdef0123456789abcdef_NotForTheLog";
+    let runtime = restgen::__private::tokio::runtime::Runtime::new().unwrap();
+    let status = runtime.block_on(async {
+        let r = reqwest::get(format!("http://{address}/books?page=1&library_key={SECRET}")).await.unwrap();
+        r.status().as_u16()
+    });
+    assert_eq!(status, 401, "an unknown key");
+    let logged: Vec<String> = lines.take_while(|l| !l.contains("finished processing request")).collect();
+    let span = logged.iter().find(|l| l.contains("uri=")).unwrap_or_else(|| panic!("no request span: {logged:?}"));
+    assert!(span.contains("library_key=***"), "{span}");
+    assert!(logged.iter().all(|l| !l.contains("NotForTheLog")), "{logged:?}");
+    child.kill();
 }

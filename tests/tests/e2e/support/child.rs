@@ -11,12 +11,23 @@ const CHILD_DB: &str = "RESTGEN_E2E_CHILD_DB";
 #[ignore = "the child process of the tests that need the shop in a process of its own"]
 fn child_shop() {
     if std::env::var(CHILD_DB).is_ok() {
-        std::process::exit(if restgen::serve::main(shop::service()) == std::process::ExitCode::SUCCESS {
-            0
-        } else {
-            1
-        });
+        // The library instead, where a test asks for it (it takes API keys in the query).
+        let service = match std::env::var(CHILD_SERVICE).as_deref() {
+            Ok("library") => library::service(),
+            _ => shop::service(),
+        };
+        std::process::exit(if restgen::serve::main(service) == std::process::ExitCode::SUCCESS { 0 } else { 1 });
     }
+}
+
+/// Which service [`child_shop`] runs: the shop unless it says `library`.
+const CHILD_SERVICE: &str = "RESTGEN_E2E_CHILD_SERVICE";
+
+/// [`shop_command`] for the library service.
+pub fn library_command(url: &str) -> std::process::Command {
+    let mut command = shop_command(url);
+    command.env(CHILD_SERVICE, "library");
+    command
 }
 
 /// The command that starts the shop on the database at `url`, listening on a free

@@ -50,7 +50,6 @@ pub struct User {
 /// Input of the `user` create operation: only the fields a client may set there.
 #[derive(
     Clone,
-    Debug,
     PartialEq,
     ::restgen::__private::serde::Serialize,
     ::restgen::__private::serde::Deserialize
@@ -61,6 +60,15 @@ pub struct CreateUser {
     pub name: ::std::string::String,
     pub email: ::std::string::String,
     pub password: ::std::string::String,
+}
+impl ::core::fmt::Debug for CreateUser {
+    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+        f.debug_struct("CreateUser")
+            .field("name", &self.name)
+            .field("email", &self.email)
+            .field("password", &::restgen::redact::Redacted)
+            .finish()
+    }
 }
 /// Input of the `user` replace operation: every field a client may set there; an omitted one is cleared.
 #[derive(
