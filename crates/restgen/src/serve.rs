@@ -368,7 +368,7 @@ fn build(
     }
     let auth = match service.auth {
         Some(spec) => {
-            let auth = Arc::new(Authenticator::new(spec, store.clone(), &settings.secrets)?);
+            let auth = Arc::new(Authenticator::new(spec, store.clone(), &settings.secrets, settings.clock.clone())?);
             routes = routes.merge(crate::auth::routes(auth.clone(), service.base_path));
             Some(auth)
         }

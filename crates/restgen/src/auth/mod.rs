@@ -5,11 +5,13 @@
 pub mod access;
 mod api_keys;
 mod bootstrap;
+mod guesses;
 mod jwt;
 mod login;
 
 pub use api_keys::MAX_KEYS as MAX_API_KEYS;
 pub use bootstrap::bootstrap_admin;
+pub use guesses::{FORGET_AFTER, FREE_FAILURES, MAX_BLOCK};
 
 use crate::problem::Problem;
 use crate::spec::{AuthSpec, IdKind, Scheme};
@@ -154,17 +156,26 @@ pub struct Authenticator {
     spec: &'static AuthSpec,
     store: Store,
     tokens: jwt::Tokens,
+    /// Failed logins by identifier, across instances.
+    guesses: guesses::Guesses,
     /// Verified when an identifier names no account, so a wrong identifier costs as
     /// much time as a wrong password.
     decoy_hash: String,
 }
 
 impl Authenticator {
-    pub fn new(spec: &'static AuthSpec, store: Store, secrets: &Secrets) -> Result<Authenticator, String> {
+    /// `clock` measures how long an identifier waits after failed logins.
+    pub fn new(
+        spec: &'static AuthSpec,
+        store: Store,
+        secrets: &Secrets,
+        clock: crate::clock::Clock,
+    ) -> Result<Authenticator, String> {
         let tokens = jwt::Tokens::new(spec, secrets)?;
         let decoy = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random_bytes(24));
         let decoy_hash = crate::password::hash(&decoy).map_err(|_| "cannot hash with Argon2id".to_owned())?;
-        Ok(Authenticator { spec, store, tokens, decoy_hash })
+        let guesses = guesses::Guesses::new(store.clone(), clock);
+        Ok(Authenticator { spec, store, tokens, guesses, decoy_hash })
     }
 
     /// The caller a request's credentials prove, anonymous without any.
@@ -260,7 +271,8 @@ impl Authenticator {
     }
 
     /// The account `identifier` names, when `password` is its password. Takes as long
-    /// whether or not the account exists.
+    /// whether or not the account exists. A 429 while the identifier waits after failed
+    /// logins ([`guesses`]), whatever the password.
     async fn check_password(&self, identifier: &str, password: &str) -> Result<Option<Record>, Problem> {
         let Some(principal) = &self.spec.principal else { return Ok(None) };
         let field = principal.resource.field(principal.identifier).ok_or_else(Problem::internal)?;
@@ -275,6 +287,7 @@ impl Authenticator {
         if too_long(principal.identifier, identifier) || too_long(principal.password, password) {
             return Ok(None);
         }
+        let admitted = self.guesses.admit(identifier).await?;
         let record = self
             .store
             .find_by(
@@ -291,7 +304,13 @@ impl Authenticator {
             .to_owned();
         // Argon2 is deliberately slow: off the async workers, on the bounded hashers.
         let matches = crate::password::verify_bounded(password.to_owned(), hash).await?;
-        Ok(if matches { record } else { None })
+        if matches && record.is_some() {
+            self.guesses.succeeded(admitted).await?;
+            Ok(record)
+        } else {
+            self.guesses.failed(admitted).await?;
+            Ok(None)
+        }
     }
 
     fn principal(&self, id: String, roles: Vec<String>) -> Principal {

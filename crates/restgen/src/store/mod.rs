@@ -537,6 +537,7 @@ async fn open_least<DB: pool::Driver>(
 // After the macro, which they use.
 mod budgets;
 mod idempotency;
+mod logins;
 pub mod outbox;
 #[cfg(test)]
 pub(crate) mod test_database;

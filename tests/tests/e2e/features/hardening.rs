@@ -145,3 +145,47 @@ fn inputs_holding_a_password_show_it_as_stars() {
         assert!(!shown.contains(secret), "{shown}");
     }
 }
+
+backends!(
+    failed_logins_are_budgeted_per_identifier_whatever_the_address,
+    shop::service(),
+    settings = crate::support::harness::manual_clock(1000.0)
+);
+async fn failed_logins_are_budgeted_per_identifier_whatever_the_address(s: Server) {
+    let ann = register(&s, "ann").await;
+    // Each guess from another address, as a botnet sends them through the shop's proxy.
+    let guess = |n: usize, password: &'static str| {
+        let s = &s;
+        let email = ann.email.clone();
+        async move {
+            let from = format!("203.0.113.{}", n % 250 + 1);
+            let body = json!({ "email": email, "password": password });
+            s.send_with("POST", "/api/auth/login", Some(body), &[("x-forwarded-for", &from)]).await
+        }
+    };
+    for n in 0..=restgen::auth::FREE_FAILURES as usize {
+        guess(n, "wrong guess").await.assert_problem(401);
+    }
+    // Past the free failures the identifier waits, even for its right password, and
+    // wherever the request comes from; another instance of the service sees the same.
+    let waiting = guess(100, PASSWORD).await;
+    waiting.assert_problem(429);
+    assert_eq!(waiting.header("retry-after"), Some("2"), "{}", waiting.text);
+    let twin = s.twin(shop::service()).await;
+    let body = json!({ "email": ann.email, "password": PASSWORD });
+    twin.post("/api/auth/login", body.clone()).await.assert_problem(429);
+    // Another account is not slowed.
+    let bob = register(&s, "bob").await;
+    assert!(!bob.token.is_empty());
+    // Each further failure waits twice as long.
+    s.settings.clock.advance(std::time::Duration::from_secs(2));
+    guess(101, "wrong again").await.assert_problem(401);
+    assert_eq!(guess(102, PASSWORD).await.header("retry-after"), Some("4"));
+    // Never locked out for good: once the wait is over the right password opens the
+    // account, and the count starts again.
+    s.settings.clock.advance(std::time::Duration::from_secs(4));
+    let r = s.post("/api/auth/login", body).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    guess(103, "one slip").await.assert_problem(401);
+    assert_eq!(guess(104, PASSWORD).await.status, 200, "a slip after a success costs nothing");
+}
