@@ -114,6 +114,8 @@ pub(crate) struct FieldAttrs {
     pub max_length: Option<Sp<u64>>,
     pub pattern: Option<Sp<String>>,
     pub unique: Option<Sp<bool>>,
+    /// `unique = "global"`: one value across every owner's records.
+    pub unique_global: bool,
     pub renamed_from: Option<Sp<String>>,
     pub filter: Option<Sp<bool>>,
     pub sort: Option<Sp<bool>>,
@@ -230,6 +232,19 @@ fn number(meta: &ParseNestedMeta) -> syn::Result<Sp<f64>> {
 }
 
 /// `flag` or `flag = true|false`.
+/// `unique`, `unique = true|false` or `unique = "global"`: whether the field is unique,
+/// and whether across owners.
+fn unique(meta: &ParseNestedMeta) -> syn::Result<(Sp<bool>, bool)> {
+    if meta.input.peek(Token![=]) && meta.input.peek2(syn::LitStr) {
+        let s: syn::LitStr = meta.value()?.parse()?;
+        if s.value() != restgen_core::vocabulary::UNIQUE_GLOBAL {
+            return Err(syn::Error::new(s.span(), "`unique` is a flag, `= true`/`= false`, or `= \"global\"`"));
+        }
+        return Ok((Sp::new(true, s.span()), true));
+    }
+    Ok((flag(meta)?, false))
+}
+
 fn flag(meta: &ParseNestedMeta) -> syn::Result<Sp<bool>> {
     if meta.input.peek(Token![=]) {
         let b: syn::LitBool = meta.value()?.parse()?;
@@ -497,7 +512,11 @@ fn field_key(meta: &ParseNestedMeta, out: &mut FieldAttrs, errors: &mut Errors) 
             "min_length" => once(&mut out.min_length, integer(meta)?, meta, errors),
             "max_length" => once(&mut out.max_length, integer(meta)?, meta, errors),
             "pattern" => once(&mut out.pattern, string(meta)?, meta, errors),
-            "unique" => once(&mut out.unique, flag(meta)?, meta, errors),
+            "unique" => {
+                let (unique, global) = unique(meta)?;
+                out.unique_global |= global;
+                once(&mut out.unique, unique, meta, errors)
+            }
             "renamed_from" => once(&mut out.renamed_from, string(meta)?, meta, errors),
             "filter" => once(&mut out.filter, flag(meta)?, meta, errors),
             "sort" => once(&mut out.sort, flag(meta)?, meta, errors),

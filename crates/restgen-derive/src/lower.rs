@@ -665,6 +665,7 @@ fn field(
         write_only: fa.write_only.as_ref().is_some_and(|w| w.value) || is_password,
         read_only: fa.read_only.as_ref().is_some_and(|r| r.value),
         unique: flag(&fa.unique),
+        unique_global: fa.unique_global,
         min: fa.min.clone().map(located),
         max: fa.max.clone().map(located),
         min_length: fa.min_length.clone().map(located),

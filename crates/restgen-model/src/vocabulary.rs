@@ -198,6 +198,9 @@ impl Key {
     }
 }
 
+/// The word `unique` takes for a table-wide constraint on an owned resource.
+pub const UNIQUE_GLOBAL: &str = "global";
+
 pub const SERVICE: Table = Table {
     name: "service",
     about: "One HTTP JSON service: its resources, who may call it, and how it behaves.",
@@ -728,7 +731,13 @@ pub const FIELD: Table = Table {
         key("write_only", "boolean", Default::Text("`false` (`true` for `password`)"), "never in a response").json(r##"{"type":"boolean"}"##),
         key("read_only", "boolean", Default::Bool(false), "rejected from every input").json(r##"{"type":"boolean"}"##),
         key("renamed_from", "field name", Default::None, "its name in the schema generated before: the next migration renames its column, values kept (see docs/evolution.md)").json(r##"{"type":"string"}"##),
-        key("unique", "boolean", Default::Bool(false), "a second record with the same value gives 409").json(r##"{"type":"boolean"}"##),
+        key(
+            "unique",
+            "boolean or `global`",
+            Default::Bool(false),
+            "a second record with the same value gives 409; on an owned resource per owner, unless `global` (which discloses values across accounts)",
+        )
+        .json(r##"{"anyOf":[{"type":"boolean"},{"const":"global"}]}"##),
         key("min", "number", Default::None, "lower bound of integer, number and decimal fields").json(r##"{"type":"number"}"##),
         key("max", "number", Default::None, "upper bound of integer, number and decimal fields").json(r##"{"type":"number"}"##),
         key(

@@ -205,7 +205,10 @@ pub struct FieldSpec {
     pub patch: bool,
     /// Never in a response.
     pub write_only: bool,
+    /// On an owned resource, unique per owner (the database's constraint includes
+    /// `owner_id`) unless `unique_global` (`unique: global`): across every record.
     pub unique: bool,
+    pub unique_global: bool,
     pub min: Option<f64>,
     pub max: Option<f64>,
     pub min_length: Option<u64>,
@@ -239,6 +242,7 @@ impl FieldSpec {
         patch: false,
         write_only: false,
         unique: false,
+        unique_global: false,
         min: None,
         max: None,
         min_length: None,

@@ -24,7 +24,28 @@ pub(super) fn resource(service: &Service, resource: &Resource, diags: &mut Diagn
         settable_only_when_client_controlled(resource, field, diags);
         required_is_settable(resource, field, diags);
         flags_agree(field, diags);
+        unique_within_owner(resource, field, diags);
     }
+}
+
+/// A warning: a value unique across every owner's records tells one account what another
+/// holds (its create is refused 409 "exists already"), and lets an account claim values
+/// first to block another. Unique per owner (`unique: true`) keeps accounts apart.
+///   customer: { owner: user, fields: { email: { type: email, unique: global } } }   # warned
+fn unique_within_owner(resource: &Resource, field: &Field, diags: &mut Diagnostics) {
+    if !(field.unique_global && resource.owner.is_some()) {
+        return;
+    }
+    diags
+        .warning(
+            codes::DISCLOSING_UNIQUE,
+            &field.unique.origin,
+            format!(
+                "`unique: global` on `{}.{}` discloses values across accounts: one account's create is refused when another's record holds the value",
+                resource.name.value, field.name.value
+            ),
+        )
+        .hint("use `unique: true` (unique per owner) unless the value must be one across every account's records");
 }
 
 /// An `enum` needs at least one value, each written once.

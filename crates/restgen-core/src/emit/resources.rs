@@ -405,6 +405,7 @@ pub(crate) fn field(service: &Service, r: &Resource, f: &Field, refer: Option<&R
     let patch = r.settable_in(f, WriteOp::Patch);
     let write_only = f.write_only;
     let unique = f.unique.value;
+    let unique_global = f.unique.value && f.unique_global;
     let float = |v: &Option<crate::Located<f64>>| match v {
         Some(v) => {
             let lit = Literal::f64_unsuffixed(v.value);
@@ -478,6 +479,7 @@ pub(crate) fn field(service: &Service, r: &Resource, f: &Field, refer: Option<&R
         ("patch", flag(patch)),
         ("write_only", flag(write_only)),
         ("unique", flag(unique)),
+        ("unique_global", flag(unique_global)),
         ("min", some(min)),
         ("max", some(max)),
         ("min_length", some(min_length)),

@@ -635,14 +635,34 @@ fn field(cx: &mut Cx, (or, o): (&Resource, &Field), (nr, n): (&Resource, &Field)
             &n.name.origin,
         );
     }
-    if !o.unique.value && n.unique.value {
-        push(
+    // Per owner (on an owned resource, unless `global`), or across the whole table.
+    let scope = |r: &Resource, f: &Field| f.unique.value.then_some(r.owner.is_some() && !f.unique_global);
+    match (scope(or, o), scope(nr, n)) {
+        (None, Some(_)) => push(
             Class::Breaking,
             "unique-added",
             "a value another record holds is now refused (409)".into(),
             &o.unique.origin,
             &n.unique.origin,
-        );
+        ),
+        (Some(true), Some(false)) => push(
+            Class::Breaking,
+            "unique-across-owners",
+            "unique across owners, where it was per owner: a value another account's record holds is now refused \
+             (409), which discloses it to the caller"
+                .into(),
+            &o.unique.origin,
+            &n.unique.origin,
+        ),
+        (Some(false), Some(true)) => push(
+            Class::Compatible,
+            "unique-per-owner",
+            "unique per owner, where it was across owners: a value only another account's record holds is now taken"
+                .into(),
+            &o.unique.origin,
+            &n.unique.origin,
+        ),
+        _ => {}
     }
     if ot.kind() == nt.kind() {
         bounds(&mut push, o, n);

@@ -112,7 +112,7 @@ pub(crate) fn create_table(
         columns.push(column_def(storage, c, dialect));
     }
     for c in table.columns.iter().filter(|c| c.unique) {
-        columns.push(format!("CONSTRAINT {} UNIQUE ({})", q(&unique_name(&table.name, &c.name)), q(&c.name)));
+        columns.push(format!("CONSTRAINT {} UNIQUE ({})", q(&unique_name(&table.name, &c.name)), c.unique_columns()));
     }
     for c in &table.columns {
         match dialect {

@@ -481,9 +481,15 @@ impl Planner<'_> {
             if c.old.nullable != c.new.nullable {
                 what.push(if c.new.nullable { "may be null".into() } else { "not null".into() });
             }
-            if c.old.unique != c.new.unique {
-                what.push(if c.new.unique { "unique".into() } else { "no longer unique".into() });
-                if c.new.unique {
+            if c.old.uniqueness() != c.new.uniqueness() {
+                what.push(match c.new.uniqueness() {
+                    None => "no longer unique".into(),
+                    Some(true) => "unique per owner".into(),
+                    Some(false) if c.old.unique => "unique across owners".into(),
+                    Some(false) => "unique".into(),
+                });
+                // Per owner after table-wide only lets in more: nothing stored can break it.
+                if c.new.unique && !(c.old.unique && c.new.per_owner) {
                     self.risks.push(format!(
                         "`{nn}.{}` becomes unique: the migration fails at start, changing nothing, if stored rows share a value",
                         c.new.name
@@ -563,17 +569,23 @@ impl Planner<'_> {
                     ));
                 }
             };
-            match (c.old.unique, c.new.unique) {
-                (true, true) => rename_constraint(p, ddl::unique_name(on, oc), ddl::unique_name(nn, nc)),
-                (true, false) => {
-                    p.drops.push_str(&format!("ALTER TABLE {t} DROP CONSTRAINT {};\n", q(&ddl::unique_name(on, oc))))
+            match (c.old.uniqueness(), c.new.uniqueness()) {
+                (Some(was), Some(is)) if was == is => {
+                    rename_constraint(p, ddl::unique_name(on, oc), ddl::unique_name(nn, nc))
                 }
-                (false, true) => p.constraints.push_str(&format!(
-                    "ALTER TABLE {t} ADD CONSTRAINT {} UNIQUE ({});\n",
-                    q(&ddl::unique_name(nn, nc)),
-                    q(nc)
-                )),
-                (false, false) => {}
+                (was, is) => {
+                    if was.is_some() {
+                        p.drops
+                            .push_str(&format!("ALTER TABLE {t} DROP CONSTRAINT {};\n", q(&ddl::unique_name(on, oc))));
+                    }
+                    if is.is_some() {
+                        p.constraints.push_str(&format!(
+                            "ALTER TABLE {t} ADD CONSTRAINT {} UNIQUE ({});\n",
+                            q(&ddl::unique_name(nn, nc)),
+                            c.new.unique_columns()
+                        ));
+                    }
+                }
             }
             if same_reference(c.old, c.new, renamed) {
                 if c.old.references.is_some() {
@@ -624,7 +636,7 @@ impl Planner<'_> {
                 p.constraints.push_str(&format!(
                     "ALTER TABLE {t} ADD CONSTRAINT {} UNIQUE ({});\n",
                     q(&ddl::unique_name(nn, &c.name)),
-                    q(&c.name)
+                    c.unique_columns()
                 ));
             }
             p.foreign_keys.extend(ddl::add_foreign_key(nn, c));
@@ -649,7 +661,7 @@ impl Planner<'_> {
             || continued.iter().any(|c| {
                 c.cast != Cast::Keep
                     || c.old.nullable != c.new.nullable
-                    || c.old.unique != c.new.unique
+                    || c.old.uniqueness() != c.new.uniqueness()
                     || !same_reference(c.old, c.new, renamed)
             });
         let p = &mut self.sqlite;

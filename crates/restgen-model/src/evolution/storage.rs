@@ -37,6 +37,10 @@ pub struct Column {
     pub nullable: bool,
     #[serde(default, skip_serializing_if = "is_false")]
     pub unique: bool,
+    /// The unique constraint is on the owner and the value (`owner_id`, column): unique
+    /// per owner. A record of an earlier generation without it was table-wide.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub per_owner: bool,
     /// An enum's values: a value a row may hold.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<String>,
@@ -103,6 +107,7 @@ impl Table {
                 kind: FieldKind::Ref.word().into(),
                 nullable: false,
                 unique: false,
+                per_owner: false,
                 values: Vec::new(),
                 references: Some(Reference { table: owner.value.clone(), on_delete: OnDelete::Cascade }),
             });
@@ -124,6 +129,7 @@ impl Table {
                 kind: f.ty.value.keyword().into(),
                 nullable: f.optional(),
                 unique: f.unique.value,
+                per_owner: f.unique.value && r.owner.is_some() && !f.unique_global,
                 values,
                 references,
             });
@@ -135,6 +141,7 @@ impl Table {
                     kind: FieldKind::DateTime.word().into(),
                     nullable: false,
                     unique: false,
+                    per_owner: false,
                     values: Vec::new(),
                     references: None,
                 });
@@ -170,5 +177,16 @@ impl Table {
 impl Column {
     pub fn kind(&self) -> FieldKind {
         FieldKind::from_word(&self.kind).unwrap_or(FieldKind::String)
+    }
+
+    /// Its unique constraint, if it has one: whether it is per owner.
+    pub fn uniqueness(&self) -> Option<bool> {
+        self.unique.then_some(self.per_owner)
+    }
+
+    /// The columns its unique constraint is on, quoted: `"owner_id", "email"` per owner.
+    pub fn unique_columns(&self) -> String {
+        let column = format!("\"{}\"", self.name.replace('"', "\"\""));
+        if self.per_owner { format!("\"owner_id\", {column}") } else { column }
     }
 }

@@ -22,7 +22,11 @@ pub struct Field {
     pub write_only: bool,
     /// Rejected from every input.
     pub read_only: bool,
+    /// `unique`: on an owned resource unique per owner, unless `unique_global`.
     pub unique: Located<bool>,
+    /// `unique: global`: unique across the whole table, owners or not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unique_global: bool,
     pub min: Option<Located<f64>>,
     pub max: Option<Located<f64>>,
     pub min_length: Option<Located<u64>>,

@@ -72,6 +72,13 @@ pub(super) fn field(cx: &mut Cx, name: Located<String>, node: &Node) -> Option<F
     let number = |cx: &mut Cx, key: &str| m.get(key).and_then(|n| cx.number(n, &format!("`{key}`")));
     let length = |cx: &mut Cx, key: &str| m.get(key).and_then(|n| cx.uint(n, &format!("`{key}`")));
     let is_password = ty.value == FieldType::Password;
+    // `unique: true`, or `unique: global` for one value across every owner's records.
+    let (unique, unique_global) = match m.get("unique") {
+        Some(n) if matches!(&n.kind, NodeKind::Scalar { text, .. } if text == keys::UNIQUE_GLOBAL) => {
+            (Located::new(true, n.origin.clone()), true)
+        }
+        _ => (flag(cx, "unique"), false),
+    };
     Some(Field {
         renamed_from: m.get("renamed_from").and_then(|n| cx.string(n, "`renamed_from`")),
         description: m.get("description").and_then(|n| cx.string(n, "`description`")).map(|d| d.value),
@@ -81,7 +88,8 @@ pub(super) fn field(cx: &mut Cx, name: Located<String>, node: &Node) -> Option<F
         settable,
         write_only: flag(cx, "write_only").value || is_password,
         read_only: flag(cx, "read_only").value,
-        unique: flag(cx, "unique"),
+        unique,
+        unique_global,
         min: number(cx, "min"),
         max: number(cx, "max"),
         min_length: length(cx, "min_length"),

@@ -1404,16 +1404,17 @@ fn classify(spec: &ResourceSpec, e: sqlx::Error) -> StoreError {
         let constraint = db.constraint().unwrap_or_default().to_owned();
         let named = |suffix: &str| -> Option<String> {
             // PostgreSQL names constraints `<table>_<column>_key` / `_fkey`; SQLite puts
-            // `<table>.<column>` in the message.
+            // `<table>.<column>` in the message, the owner's first where the value is
+            // unique per owner (`<table>.owner_id, <table>.<column>`): the last is the field.
             let from_constraint = constraint
                 .strip_prefix(&format!("{}_", spec.name))
                 .and_then(|rest| rest.strip_suffix(suffix))
                 .map(str::to_owned);
             from_constraint.or_else(|| {
-                message
-                    .split(&format!("{}.", spec.name))
-                    .nth(1)
-                    .map(|rest| rest.split([',', ' ']).next().unwrap_or("").to_owned())
+                let prefix = format!("{}.", spec.name);
+                message.contains(&prefix).then(|| {
+                    message.rsplit(&prefix).next().unwrap_or("").split([',', ' ']).next().unwrap_or("").to_owned()
+                })
             })
         };
         match db.kind() {

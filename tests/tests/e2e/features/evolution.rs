@@ -2,7 +2,8 @@
 //! (`tests/fixtures/evolution/shop-before.yaml`, served by `tests/services/shop_before`)
 //! takes records; then the shop of today starts on the same database and applies its
 //! second migration, `0002` (a resource and a field renamed, fields and a resource added,
-//! a field made optional, a unique constraint and indexes added and dropped). The records
+//! a field made optional, a unique constraint and indexes added and dropped), and its third,
+//! `0003` (a customer's e-mail unique per owner instead of across accounts). The records
 //! come through whole, in the new shape.
 
 use crate::backends;
@@ -20,7 +21,7 @@ fn shop_migrations() -> &'static [restgen::store::MigrationSpec] {
 fn the_shop_history_starts_where_the_earlier_generation_did() {
     let (before, now) = (shop_before::generated::migrations::MIGRATIONS, shop_migrations());
     assert_eq!(before.len(), 1);
-    assert_eq!(now.len(), 2, "the shop's history: the earlier generation's migration, then 0002");
+    assert_eq!(now.len(), 3, "the shop's history: the earlier generation's migration, then 0002 and 0003");
     let body = restgen_core::migration::body;
     assert_eq!(body(before[0].sqlite), body(now[0].sqlite));
     assert_eq!(body(before[0].postgres), body(now[0].postgres));
@@ -72,7 +73,7 @@ async fn a_populated_shop_keeps_every_record_across_its_schema_change(old: Serve
     // The shop of today starts on the same database, and migrates it.
     let new = old.twin(shop::service()).await;
     drop(old);
-    assert_eq!(applied(new.database_url()).await, [1, 2]);
+    assert_eq!(applied(new.database_url()).await, [1, 2, 3]);
 
     // The customer, renamed from client, with `town` now `city`: every value kept.
     let got = call(&new, &ann, "GET", &format!("/api/customers/{id}"), None).await;
@@ -152,7 +153,7 @@ async fn a_migration_that_fails_at_start_changes_nothing_and_names_itself(old: S
     let dup = listed.body[1]["id"].as_str().unwrap().to_owned();
     assert_eq!(call(&old, &ann, "DELETE", &format!("/api/customers/{dup}"), None).await.status, 204);
     let new = old.twin(shop::service()).await;
-    assert_eq!(applied(new.database_url()).await, [1, 2]);
+    assert_eq!(applied(new.database_url()).await, [1, 2, 3]);
     let one = call(&new, &ann, "GET", "/api/customers", None).await;
     assert_eq!(one.body.as_array().map(Vec::len), Some(1), "{}", one.text);
 }
@@ -161,14 +162,17 @@ backends!(a_database_of_another_history_is_refused_with_the_reason, shop::servic
 async fn a_database_of_another_history_is_refused_with_the_reason(new: Server) {
     use restgen::store::MigrationSpec;
     let store = Store::connect(new.database_url()).await.unwrap();
-    // Today's shop applied 0001 and 0002; the earlier one, started on it again, carries
-    // 0001 alone.
+    // Today's shop applied all of its migrations; the earlier one, started on it again,
+    // carries 0001 alone.
     let back = store.migrate(shop_before::generated::migrations::MIGRATIONS).await.expect_err("no going back");
-    assert!(back.to_string().contains("migration 0002") && back.to_string().contains("only go forward"), "{back}");
+    let lacked =
+        shop_migrations()[1..].iter().any(|m| back.to_string().contains(&format!("migration {:04}", m.version)));
+    assert!(lacked && back.to_string().contains("only go forward"), "{back}");
     // A migration edited after it was applied.
     let edited = [
         MigrationSpec { version: 1, description: "initial", sqlite: "SELECT 1;", postgres: "SELECT 1;" },
         MigrationSpec { ..shop_migrations()[1] },
+        MigrationSpec { ..shop_migrations()[2] },
     ];
     let changed = store.migrate(&edited).await.expect_err("an applied migration never changes");
     assert!(changed.to_string().contains("0001_initial was applied to this database with other contents"), "{changed}");

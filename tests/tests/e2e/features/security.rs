@@ -9,7 +9,9 @@
 //!   nothing, and nothing is written;
 //! - forged credentials: every token forgery of the identity issue gives 401;
 //! - duplicate keys: every field settable in a write, named twice in one body, is
-//!   refused naming it, and nothing is written.
+//!   refused naming it, and nothing is written;
+//! - unique values per owner: every unique field of an owned resource takes a value
+//!   another account's record holds (nothing disclosed), and refuses the owner's second.
 
 use crate::backends;
 use crate::support::accounts::{self, Account, call, register};
@@ -34,12 +36,14 @@ async fn security_suite_bola_mass_assignment_and_forged_tokens(s: Server) {
     let refs = foreign_refs(&s, &ann, &bob).await;
     let forged = forged_tokens(&s, &ann).await;
     let duplicates = duplicate_keys(&s, &ann, &bob).await;
-    let total = bola + mass + refs + forged + duplicates;
+    let unique = unique_values_per_owner(&s, &ann, &bob).await;
+    let total = bola + mass + refs + forged + duplicates + unique;
     eprintln!(
-        "security suite: {bola} BOLA, {mass} mass-assignment, {refs} foreign-ref, {forged} forged-credential \
-         and {duplicates} duplicate-key cases"
+        "security suite: {bola} BOLA, {mass} mass-assignment, {refs} foreign-ref, {forged} forged-credential, \
+         {duplicates} duplicate-key and {unique} unique-per-owner cases"
     );
     assert!(duplicates > 0, "every write names some field: none was tried twice");
+    assert!(unique > 0, "the shop has a unique field on an owned resource: none was tried");
     assert!(refs > 0, "the shop has refs to owned records: none was tried");
     assert!(total >= MIN_CASES, "only {total} cases: the suite no longer covers the model");
 }
@@ -408,6 +412,35 @@ async fn duplicate_keys(s: &Server, ann: &Account, bob: &Account) -> usize {
                 assert_eq!(after.body, before.body, "{what}: something was written");
                 cases += 1;
             }
+        }
+    }
+    cases
+}
+
+/// Every unique field of an owned resource (not `unique: global`) that a create sets:
+/// a value Ann's record holds is Bob's to use too (201: nothing about Ann's records is
+/// disclosed to him, and he cannot claim her values first), and his own second record with
+/// it is the 409 naming the field.
+async fn unique_values_per_owner(s: &Server, ann: &Account, bob: &Account) -> usize {
+    let mut cases = 0;
+    for &spec in RESOURCES.iter().filter(|r| r.owner.is_some() && r.has(Operation::Create)) {
+        for f in spec.fields.iter().filter(|f| f.unique && !f.unique_global && f.create) {
+            let what = format!("`{}.{}`", spec.name, f.name);
+            let collection = format!("{BASE}{}", spec.path);
+            let anns = body_for(s, ann, spec, Operation::Create).await;
+            let value = anns[f.name].clone();
+            let r = call(s, ann, "POST", &collection, Some(Value::Object(anns.clone()))).await;
+            assert_eq!(r.status, 201, "{what}: {}", r.text);
+            let mut bobs = body_for(s, bob, spec, Operation::Create).await;
+            bobs.insert(f.name.into(), value.clone());
+            let r = call(s, bob, "POST", &collection, Some(Value::Object(bobs.clone()))).await;
+            assert_eq!(r.status, 201, "{what}: Bob is refused a value only Ann's record holds: {}", r.text);
+            let mut again = body_for(s, bob, spec, Operation::Create).await;
+            again.insert(f.name.into(), value);
+            let r = call(s, bob, "POST", &collection, Some(Value::Object(again))).await;
+            r.assert_problem(409);
+            assert_eq!(r.error_fields(), [f.name], "{what}: {}", r.text);
+            cases += 1;
         }
     }
     cases

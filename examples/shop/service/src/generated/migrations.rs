@@ -18,4 +18,10 @@ pub static MIGRATIONS: &[::restgen::store::MigrationSpec] = &[
             "../../migrations/postgres/0002_add_invoice_and_9_more.sql"
         ),
     },
+    ::restgen::store::MigrationSpec {
+        version: 3,
+        description: "alter customer email",
+        sqlite: include_str!("../../migrations/sqlite/0003_alter_customer_email.sql"),
+        postgres: include_str!("../../migrations/postgres/0003_alter_customer_email.sql"),
+    },
 ];
