@@ -13,6 +13,7 @@ mod connections;
 mod cors;
 mod deadlines;
 mod derived;
+pub mod email;
 mod frame;
 pub mod idempotency;
 pub mod lifecycle;

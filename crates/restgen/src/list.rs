@@ -234,6 +234,11 @@ fn filter_value(f: &FieldSpec, text: &str) -> Result<SqlValue, String> {
         }
         FieldKind::String | FieldKind::Text | FieldKind::Email | FieldKind::Url => {
             crate::validate::value(f, &Value::String(text.to_owned()))?;
+            // Addresses are stored in canonical form: `Ann@EXAMPLE.com` finds `ann@example.com`.
+            if kind == FieldKind::Email {
+                let canonical = crate::email::canonical(text).ok_or("is not an e-mail address")?;
+                return Ok(SqlValue::Text(Some(canonical)));
+            }
             Ok(SqlValue::Text(Some(text.into())))
         }
         FieldKind::Boolean => match text {

@@ -736,6 +736,14 @@ fn default_of(f: &FieldSpec, now: &str) -> Value {
 async fn stored(f: &FieldSpec, v: Value) -> Result<SqlValue, Problem> {
     match (f.kind, v) {
         (FieldKind::Password, Value::String(p)) => Ok(SqlValue::Text(Some(crate::password::hash_bounded(p).await?))),
+        // One form per address, so the unique index and every lookup see one account.
+        (FieldKind::Email, Value::String(e)) => match crate::email::canonical(&e) {
+            Some(canonical) => Ok(SqlValue::Text(Some(canonical))),
+            None => Err(Problem::validation(vec![FieldError {
+                field: f.name.into(),
+                message: "is not an e-mail address: its domain is not a valid domain name".into(),
+            }])),
+        },
         (FieldKind::DateTime, Value::String(t)) => {
             let parsed = chrono::DateTime::parse_from_rfc3339(&t).map_err(|_| {
                 Problem::validation(vec![FieldError {

@@ -496,6 +496,17 @@ impl Planner<'_> {
                     ));
                 }
             }
+            if canonicalized(c) {
+                what.push("e-mail addresses in canonical form".into());
+                if c.new.unique {
+                    self.risks.push(format!(
+                        "`{nn}.{}` holds addresses in canonical form: the migration fails at start, changing nothing and \
+                         naming them, if stored addresses differ only in case{}",
+                        c.new.name,
+                        if c.new.per_owner { " within one owner's records" } else { "" }
+                    ));
+                }
+            }
             if !same_reference(c.old, c.new, renamed) && c.cast == Cast::Keep && c.old.kind == c.new.kind {
                 what.push("foreign key".into());
             }
@@ -618,6 +629,13 @@ impl Planner<'_> {
                 }
                 _ => {}
             }
+            if canonicalized(c) {
+                // After the old constraint is dropped (`drops`), before a new one is added.
+                p.alters.push_str(&canonical_clashes(nn, c.new, nc, d));
+                p.alters.push_str(&format!(
+                    "UPDATE {t} SET {column} = lower({column}) WHERE {column} <> lower({column});\n"
+                ));
+            }
         }
         for c in dropped {
             p.column_drops.push_str(&format!("ALTER TABLE {t} DROP COLUMN {};\n", q(&c.name)));
@@ -665,12 +683,24 @@ impl Planner<'_> {
                     || !same_reference(c.old, c.new, renamed)
             });
         let p = &mut self.sqlite;
+        // Stored addresses that become one in canonical form are named before anything
+        // changes; the rename, if any, has happened unless the table is rebuilt.
+        for c in continued.iter().filter(|c| canonicalized(c)) {
+            let column = if rebuild { &c.old.name } else { &c.new.name };
+            p.alters.push_str(&canonical_clashes(nn, c.new, column, d));
+        }
         if !rebuild {
             for c in continued.iter().filter(|c| c.old.name != c.new.name) {
                 p.renames.push_str(&format!(
                     "ALTER TABLE {t} RENAME COLUMN {} TO {};\n",
                     q(&c.old.name),
                     q(&c.new.name)
+                ));
+            }
+            for c in continued.iter().filter(|c| canonicalized(c)) {
+                let column = q(&c.new.name);
+                p.alters.push_str(&format!(
+                    "UPDATE {t} SET {column} = lower({column}) WHERE {column} <> lower({column});\n"
                 ));
             }
             for c in added {
@@ -702,6 +732,7 @@ impl Planner<'_> {
                 Some(k) => {
                     let column = q(&k.old.name);
                     let value = match k.cast {
+                        Cast::Keep if canonicalized(k) => format!("lower({column})"),
                         Cast::Keep => column,
                         Cast::Real => format!("CAST({column} AS REAL)"),
                         Cast::Text => format!("CAST({column} AS TEXT)"),
@@ -724,6 +755,43 @@ impl Planner<'_> {
             q(&staging),
         ));
         ddl::create_indexes(new, d, &mut p.rebuilds);
+    }
+}
+
+/// Whether a column's stored e-mail addresses are put in canonical form now: it holds
+/// addresses, and the last generation wrote them as they were sent.
+fn canonicalized(c: &Continued) -> bool {
+    c.new.canonical && !c.old.canonical && c.old.kind() == FieldKind::Email
+}
+
+/// A statement that fails, naming them, where stored addresses of `column` (the unique
+/// `new`, as the table names it now) are one address once lower-cased: among one owner's
+/// records when the constraint is per owner. Nothing where the column is not unique.
+/// PostgreSQL raises the error; SQLite, which has no way to raise one outside a trigger,
+/// is handed the list as a JSON path, and its error quotes the path.
+fn canonical_clashes(table: &str, new: &Column, column: &str, d: Dialect) -> String {
+    if !new.unique {
+        return String::new();
+    }
+    let (t, c) = (q(table), q(column));
+    let group = if new.per_owner { format!("{}, lower({c})", q("owner_id")) } else { format!("lower({c})") };
+    let what = format!("addresses of {table}.{} that are one address in canonical form: ", new.name);
+    match d {
+        Dialect::Postgres => format!(
+            "DO $$ DECLARE clashes TEXT; BEGIN\n\
+             SELECT string_agg(one, '; ') INTO clashes FROM (SELECT lower({c}) || ' (ids ' || string_agg({id}::TEXT, ', ' ORDER BY {id}::TEXT) || ')' AS one \
+             FROM {t} WHERE {c} IS NOT NULL GROUP BY {group} HAVING count(*) > 1) AS clash;\n\
+             IF clashes IS NOT NULL THEN RAISE EXCEPTION '%', {what} || clashes; END IF;\n\
+             END $$;\n",
+            id = q("id"),
+            what = text(&what),
+        ),
+        Dialect::Sqlite => format!(
+            "SELECT json_extract('{{}}', {what} || group_concat(one, '; ')) FROM (SELECT lower({c}) || ' (ids ' || group_concat({id}, ', ') || ')' AS one \
+             FROM {t} WHERE {c} IS NOT NULL GROUP BY {group} HAVING count(*) > 1) HAVING count(*) > 0;\n",
+            id = q("id"),
+            what = text(&what),
+        ),
     }
 }
 

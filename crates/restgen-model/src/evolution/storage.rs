@@ -41,6 +41,10 @@ pub struct Column {
     /// per owner. A record of an earlier generation without it was table-wide.
     #[serde(default, skip_serializing_if = "is_false")]
     pub per_owner: bool,
+    /// The column holds e-mail addresses in canonical form (lower case; the service writes
+    /// them so). A record of an earlier generation without it holds them as they were sent.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub canonical: bool,
     /// An enum's values: a value a row may hold.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<String>,
@@ -108,6 +112,7 @@ impl Table {
                 nullable: false,
                 unique: false,
                 per_owner: false,
+                canonical: false,
                 values: Vec::new(),
                 references: Some(Reference { table: owner.value.clone(), on_delete: OnDelete::Cascade }),
             });
@@ -130,6 +135,7 @@ impl Table {
                 nullable: f.optional(),
                 unique: f.unique.value,
                 per_owner: f.unique.value && r.owner.is_some() && !f.unique_global,
+                canonical: f.ty.value == FieldType::Email,
                 values,
                 references,
             });
@@ -142,6 +148,7 @@ impl Table {
                     nullable: false,
                     unique: false,
                     per_owner: false,
+                    canonical: false,
                     values: Vec::new(),
                     references: None,
                 });

@@ -31,8 +31,9 @@ pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str)
         .ok_or_else(|| format!("needs `{}`", principal.identifier))?
         .to_owned();
     let field = resource.field(principal.identifier).ok_or("the identifier field is missing")?;
+    let stored = super::principal_identifier(field, &identifier);
     let existing = store
-        .find_by(resource, principal.identifier, SqlValue::from_owned_json(field, Value::from(identifier.as_str())))
+        .find_by(resource, principal.identifier, SqlValue::from_owned_json(field, Value::from(stored)))
         .await
         .map_err(|e| e.to_string())?;
     let admin_roles = Value::from(vec![role]);

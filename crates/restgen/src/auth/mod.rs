@@ -287,6 +287,10 @@ impl Authenticator {
         if too_long(principal.identifier, identifier) || too_long(principal.password, password) {
             return Ok(None);
         }
+        // An address is stored and compared in one form: any spelling of it signs in, and
+        // counts against one budget of guesses.
+        let identifier = principal_identifier(field, identifier);
+        let identifier = identifier.as_str();
         let admitted = self.guesses.admit(identifier).await?;
         let record = self
             .store
@@ -327,6 +331,15 @@ impl Authenticator {
         let mut p = unauthorized(Some(self.spec), error);
         p.detail = detail.to_owned();
         p
+    }
+}
+
+/// `identifier` as the identifier field stores it: an e-mail address in canonical form
+/// (one that has none is looked up as given, and finds nothing).
+pub(crate) fn principal_identifier(field: &crate::spec::FieldSpec, identifier: &str) -> String {
+    match field.kind {
+        crate::spec::FieldKind::Email => crate::email::canonical(identifier).unwrap_or_else(|| identifier.to_owned()),
+        _ => identifier.to_owned(),
     }
 }
 

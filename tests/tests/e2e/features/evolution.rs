@@ -2,9 +2,10 @@
 //! (`tests/fixtures/evolution/shop-before.yaml`, served by `tests/services/shop_before`)
 //! takes records; then the shop of today starts on the same database and applies its
 //! second migration, `0002` (a resource and a field renamed, fields and a resource added,
-//! a field made optional, a unique constraint and indexes added and dropped), and its third,
-//! `0003` (a customer's e-mail unique per owner instead of across accounts). The records
-//! come through whole, in the new shape.
+//! a field made optional, a unique constraint and indexes added and dropped), its third,
+//! `0003` (a customer's e-mail unique per owner instead of across accounts), and its fourth,
+//! `0004` (e-mail addresses stored in canonical form). The records come through whole, in
+//! the new shape.
 
 use crate::backends;
 use crate::support::accounts::{call, register};
@@ -21,7 +22,7 @@ fn shop_migrations() -> &'static [restgen::store::MigrationSpec] {
 fn the_shop_history_starts_where_the_earlier_generation_did() {
     let (before, now) = (shop_before::generated::migrations::MIGRATIONS, shop_migrations());
     assert_eq!(before.len(), 1);
-    assert_eq!(now.len(), 3, "the shop's history: the earlier generation's migration, then 0002 and 0003");
+    assert_eq!(now.len(), 4, "the shop's history: the earlier generation's migration, then 0002 to 0004");
     let body = restgen_core::migration::body;
     assert_eq!(body(before[0].sqlite), body(now[0].sqlite));
     assert_eq!(body(before[0].postgres), body(now[0].postgres));
@@ -73,7 +74,7 @@ async fn a_populated_shop_keeps_every_record_across_its_schema_change(old: Serve
     // The shop of today starts on the same database, and migrates it.
     let new = old.twin(shop::service()).await;
     drop(old);
-    assert_eq!(applied(new.database_url()).await, [1, 2, 3]);
+    assert_eq!(applied(new.database_url()).await, [1, 2, 3, 4]);
 
     // The customer, renamed from client, with `town` now `city`: every value kept.
     let got = call(&new, &ann, "GET", &format!("/api/customers/{id}"), None).await;
@@ -153,7 +154,7 @@ async fn a_migration_that_fails_at_start_changes_nothing_and_names_itself(old: S
     let dup = listed.body[1]["id"].as_str().unwrap().to_owned();
     assert_eq!(call(&old, &ann, "DELETE", &format!("/api/customers/{dup}"), None).await.status, 204);
     let new = old.twin(shop::service()).await;
-    assert_eq!(applied(new.database_url()).await, [1, 2, 3]);
+    assert_eq!(applied(new.database_url()).await, [1, 2, 3, 4]);
     let one = call(&new, &ann, "GET", "/api/customers", None).await;
     assert_eq!(one.body.as_array().map(Vec::len), Some(1), "{}", one.text);
 }
@@ -173,9 +174,65 @@ async fn a_database_of_another_history_is_refused_with_the_reason(new: Server) {
         MigrationSpec { version: 1, description: "initial", sqlite: "SELECT 1;", postgres: "SELECT 1;" },
         MigrationSpec { ..shop_migrations()[1] },
         MigrationSpec { ..shop_migrations()[2] },
+        MigrationSpec { ..shop_migrations()[3] },
     ];
     let changed = store.migrate(&edited).await.expect_err("an applied migration never changes");
     assert!(changed.to_string().contains("0001_initial was applied to this database with other contents"), "{changed}");
     // The shop itself still starts on it.
     store.migrate(shop_migrations()).await.expect("nothing to apply");
+}
+
+/// An account as an earlier runtime stored it: its address as it was sent.
+async fn stored_as_sent(store: &Store, email: &str) -> String {
+    use restgen::store::SqlValue;
+    let spec = shop_before::generated::resources::RESOURCES.iter().find(|r| r.name == "user").unwrap();
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let id = format!("0190b6a4-0000-7000-8000-{:012x}", N.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1);
+    let at = "2026-01-01T00:00:00.000000Z";
+    let values = vec![
+        ("id", SqlValue::Text(Some(id.clone()))),
+        ("name", SqlValue::Text(Some("Early".into()))),
+        ("email", SqlValue::Text(Some(email.into()))),
+        ("password", SqlValue::Text(Some(restgen::password::hash(crate::support::accounts::PASSWORD).unwrap()))),
+        ("is_admin", SqlValue::Bool(Some(false))),
+        ("roles", SqlValue::Text(Some("[]".into()))),
+        ("created_at", SqlValue::Text(Some(at.into()))),
+        ("updated_at", SqlValue::Text(Some(at.into()))),
+    ];
+    store.insert(spec, values, None).await.unwrap();
+    id
+}
+
+backends!(stored_addresses_are_put_in_canonical_form_by_a_migration, shop_before::service());
+async fn stored_addresses_are_put_in_canonical_form_by_a_migration(old: Server) {
+    stored_as_sent(&old.store, "Bob@Example.COM").await;
+    let new = old.twin(shop::service()).await;
+    assert_eq!(applied(new.database_url()).await, (1..=shop_migrations().len() as i64).collect::<Vec<_>>());
+    // Any spelling signs in; the account shows its one form; a second spelling is taken.
+    let token = crate::support::accounts::login(&new, "bob@example.com").await;
+    assert!(!token.is_empty());
+    crate::support::accounts::login(&new, "BOB@example.com").await;
+    let r = new
+        .post("/api/users", json!({ "name": "Bob 2", "email": "bob@EXAMPLE.com", "password": "another password" }))
+        .await;
+    r.assert_problem(409);
+    assert_eq!(r.error_fields(), ["email"], "{}", r.text);
+}
+
+backends!(addresses_that_become_one_refuse_the_migration_naming_them, shop_before::service());
+async fn addresses_that_become_one_refuse_the_migration_naming_them(old: Server) {
+    let first = stored_as_sent(&old.store, "dup@example.com").await;
+    let second = stored_as_sent(&old.store, "DUP@Example.com").await;
+    let store = Store::connect(old.database_url()).await.unwrap();
+    let err = store.migrate(shop_migrations()).await.expect_err("two accounts become one address").to_string();
+    assert!(err.contains("dup@example.com") && err.contains(&first) && err.contains(&second), "{err}");
+    assert!(err.contains("rolled back"), "{err}");
+    // The migrations before it are applied; the refused one left nothing behind.
+    let applied = applied(old.database_url()).await;
+    assert!(!applied.contains(&(shop_migrations().len() as i64)), "{applied:?}");
+    let both = numbers(
+        old.database_url(),
+        "SELECT count(*) FROM \"user\" WHERE email IN ('dup@example.com', 'DUP@Example.com')",
+    );
+    assert_eq!(both.await.unwrap(), [2], "both accounts as they were");
 }

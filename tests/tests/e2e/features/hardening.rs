@@ -189,3 +189,34 @@ async fn failed_logins_are_budgeted_per_identifier_whatever_the_address(s: Serve
     guess(103, "one slip").await.assert_problem(401);
     assert_eq!(guess(104, PASSWORD).await.status, 200, "a slip after a success costs nothing");
 }
+
+backends!(one_address_is_one_account_whatever_its_spelling, shop::service());
+async fn one_address_is_one_account_whatever_its_spelling(s: Server) {
+    let ann = register(&s, "ann").await;
+    for spelling in ["Ann@EXAMPLE.com", "ANN@example.COM"] {
+        let r =
+            s.post("/api/users", json!({ "name": "Ann 2", "email": spelling, "password": "another password" })).await;
+        r.assert_problem(409);
+        assert_eq!(r.error_fields(), ["email"], "{spelling}: {}", r.text);
+        let token = accounts::login(&s, spelling).await;
+        assert_eq!(accounts::claims(&token)["sub"], ann.id.as_str(), "{spelling} signs in as Ann");
+    }
+    let made =
+        s.post("/api/users", json!({ "name": "Jürgen", "email": "JÜRGEN@Bücher.DE", "password": PASSWORD })).await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    assert_eq!(made.body["email"], "jürgen@xn--bcher-kva.de", "stored and shown in one form");
+    // A filter finds the address however it is spelled.
+    let c = accounts::call(
+        &s,
+        &ann,
+        "POST",
+        "/api/customers",
+        Some(json!({ "name": "Acme", "email": "Sales@Acme.EXAMPLE" })),
+    )
+    .await;
+    assert_eq!(c.status, 201, "{}", c.text);
+    assert_eq!(c.body["email"], "sales@acme.example");
+    let found = accounts::call(&s, &ann, "GET", "/api/customers?email=SALES@acme.example", None).await;
+    assert_eq!(found.status, 200, "{}", found.text);
+    assert!(found.text.contains(c.body["id"].as_str().unwrap()), "{}", found.text);
+}

@@ -24,4 +24,14 @@ pub static MIGRATIONS: &[::restgen::store::MigrationSpec] = &[
         sqlite: include_str!("../../migrations/sqlite/0003_alter_customer_email.sql"),
         postgres: include_str!("../../migrations/postgres/0003_alter_customer_email.sql"),
     },
+    ::restgen::store::MigrationSpec {
+        version: 4,
+        description: "alter user email and 1 more",
+        sqlite: include_str!(
+            "../../migrations/sqlite/0004_alter_user_email_and_1_more.sql"
+        ),
+        postgres: include_str!(
+            "../../migrations/postgres/0004_alter_user_email_and_1_more.sql"
+        ),
+    },
 ];

@@ -10,4 +10,10 @@ pub static MIGRATIONS: &[::restgen::store::MigrationSpec] = &[
         sqlite: include_str!("../../migrations/sqlite/0001_initial.sql"),
         postgres: include_str!("../../migrations/postgres/0001_initial.sql"),
     },
+    ::restgen::store::MigrationSpec {
+        version: 2,
+        description: "alter driver email",
+        sqlite: include_str!("../../migrations/sqlite/0002_alter_driver_email.sql"),
+        postgres: include_str!("../../migrations/postgres/0002_alter_driver_email.sql"),
+    },
 ];
