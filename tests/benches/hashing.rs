@@ -152,10 +152,16 @@ async fn run(client: &reqwest::Client, base: &str, load: Load, serial: &AtomicUs
                         let r = match load {
                             Load::Bounded => {
                                 let email = format!("bench{n}-{}@example.com", std::process::id());
-                                let body = json!({ "name": "Bench", "email": email, "password": "correct horse battery" });
+                                let body =
+                                    json!({ "name": "Bench", "email": email, "password": "correct horse battery" });
                                 client.post(format!("{base}/api/users")).json(&body).send().await.unwrap()
                             }
-                            _ => client.post(format!("{base}/inline-hash")).body("correct horse battery").send().await.unwrap(),
+                            _ => client
+                                .post(format!("{base}/inline-hash"))
+                                .body("correct horse battery")
+                                .send()
+                                .await
+                                .unwrap(),
                         };
                         assert!(r.status().is_success() || r.status() == 409, "{}", r.status());
                     }

@@ -3,7 +3,7 @@
 //! twice. The table is the runtime's own, created by [`Store::migrate`] on both
 //! databases: it must outlive the process and be shared by every instance.
 
-use super::{Pool, SqlValue, Store, StoreError, bind, leased};
+use super::{Pool, Store, StoreError, bind, int, leased, text};
 use sqlx::Row;
 
 const CREATE: &str = "CREATE TABLE IF NOT EXISTS \"restgen_idempotency\" (\
@@ -28,14 +28,6 @@ pub(crate) struct KeyRecord {
     pub body: Option<String>,
     pub started_at: i64,
     pub expires_at: i64,
-}
-
-fn text(s: &str) -> SqlValue {
-    SqlValue::Text(Some(s.to_owned()))
-}
-
-fn int(n: i64) -> SqlValue {
-    SqlValue::Int(Some(n))
 }
 
 impl Store {

@@ -3,7 +3,7 @@
 //! which no password for it is checked. The table is the runtime's own, created by
 //! [`Store::migrate`] on both databases.
 
-use super::{Pool, SqlValue, Store, StoreError, bind, leased};
+use super::{Pool, Store, StoreError, bind, int, leased, text};
 use sqlx::Row;
 
 const CREATE: &str = "CREATE TABLE IF NOT EXISTS \"restgen_login_failure\" (\
@@ -19,14 +19,6 @@ pub(crate) struct Failures {
     pub count: i64,
     /// Unix microseconds before which no password for the identifier is checked.
     pub blocked_until: i64,
-}
-
-fn text(s: &str) -> SqlValue {
-    SqlValue::Text(Some(s.to_owned()))
-}
-
-fn int(n: i64) -> SqlValue {
-    SqlValue::Int(Some(n))
 }
 
 impl Store {

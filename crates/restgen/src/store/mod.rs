@@ -424,6 +424,39 @@ impl StoreError {
 /// request is answered 503.
 const WRITE_RETRIES: u32 = 3;
 
+/// `once(sql, args)`, and on PostgreSQL again, up to [`WRITE_RETRIES`] times a few
+/// milliseconds apart, while the database ends it for another transaction's sake
+/// ([`StoreError::is_retryable`]). SQLite writes one at a time, so nothing is ended there,
+/// and nothing is kept for a retry.
+async fn retried<T, Once, Run>(
+    dialect: Dialect,
+    sql: impl Statement,
+    args: Vec<SqlValue>,
+    mut once: Once,
+) -> Result<T, StoreError>
+where
+    Once: FnMut(SqlStr, Vec<SqlValue>) -> Run,
+    Run: Future<Output = Result<T, StoreError>>,
+{
+    let (mut sql, mut args) = (sql.text(), args);
+    if dialect == Dialect::Sqlite {
+        return once(sql, args).await;
+    }
+    let mut tries = 0;
+    loop {
+        let again = (tries < WRITE_RETRIES).then(|| (sql.clone(), args.clone()));
+        match once(sql, args).await {
+            Err(e) if e.is_retryable() && again.is_some() => {
+                tries += 1;
+                tracing::debug!(error = %e, tries, "a write ended for another transaction's sake: run again");
+                tokio::time::sleep(retry_wait(tries)).await;
+                (sql, args) = again.expect("kept for a retry");
+            }
+            done => return done,
+        }
+    }
+}
+
 /// The wait before the `n`th retry of a write (from 1): a few milliseconds, doubled each
 /// time and varied, so that the transactions that collided do not collide again.
 fn retry_wait(n: u32) -> Duration {
@@ -918,24 +951,7 @@ impl Store {
         args: Vec<SqlValue>,
         event: Option<&str>,
     ) -> Result<Option<Rows>, StoreError> {
-        if self.dialect == Dialect::Sqlite {
-            // SQLite writes one at a time: no transaction is ever ended for another's sake.
-            return self.write_once(spec, sql, args, event).await;
-        }
-        let (mut sql, mut args) = (sql.text(), args);
-        let mut tries = 0;
-        loop {
-            let again = (tries < WRITE_RETRIES).then(|| (sql.clone(), args.clone()));
-            match self.write_once(spec, sql, args, event).await {
-                Err(e) if e.is_retryable() && again.is_some() => {
-                    tries += 1;
-                    tracing::debug!(error = %e, tries, "a write ended for another transaction's sake: run again");
-                    tokio::time::sleep(retry_wait(tries)).await;
-                    (sql, args) = again.expect("kept for a retry");
-                }
-                done => return done,
-            }
-        }
+        retried(self.dialect, sql, args, |sql, args| self.write_once(spec, sql, args, event)).await
     }
 
     /// [`Store::write`], once.
@@ -1058,23 +1074,7 @@ impl Store {
         args: Vec<SqlValue>,
         event: Option<&str>,
     ) -> Result<Option<Record>, StoreError> {
-        if self.dialect == Dialect::Sqlite {
-            return self.write_if_once(spec, id, admit, sql, args, event).await;
-        }
-        let (mut sql, mut args) = (sql.text(), args);
-        let mut tries = 0;
-        loop {
-            let again = (tries < WRITE_RETRIES).then(|| (sql.clone(), args.clone()));
-            match self.write_if_once(spec, id, admit, sql, args, event).await {
-                Err(e) if e.is_retryable() && again.is_some() => {
-                    tries += 1;
-                    tracing::debug!(error = %e, tries, "a write ended for another transaction's sake: run again");
-                    tokio::time::sleep(retry_wait(tries)).await;
-                    (sql, args) = again.expect("kept for a retry");
-                }
-                done => return done,
-            }
-        }
+        retried(self.dialect, sql, args, |sql, args| self.write_if_once(spec, id, admit, sql, args, event)).await
     }
 
     /// [`Store::write_if`], once.
@@ -1374,6 +1374,16 @@ impl Statement for std::borrow::Cow<'static, str> {
     fn text(self) -> SqlStr {
         AssertSqlSafe(self).into_sql_str()
     }
+}
+
+/// A text parameter.
+pub(super) fn text(s: &str) -> SqlValue {
+    SqlValue::Text(Some(s.to_owned()))
+}
+
+/// An integer parameter.
+pub(super) fn int(n: i64) -> SqlValue {
+    SqlValue::Int(Some(n))
 }
 
 /// A query with its parameters bound, for either driver.

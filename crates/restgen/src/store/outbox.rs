@@ -6,7 +6,7 @@
 //! delivery is made by one of them. The tables are the runtime's own, created by
 //! [`Store::migrate`] on both databases.
 
-use super::{Pool, Record, SqlValue, Store, StoreError, begin, bind, leased};
+use super::{Pool, Record, SqlValue, Store, StoreError, begin, bind, int, leased, text};
 use crate::spec::ResourceSpec;
 use serde_json::{Map, Value, json};
 use sqlx::Row;
@@ -122,14 +122,6 @@ pub struct DeliveryRow {
     pub updated_at: i64,
     /// The event's type, for listing.
     pub kind: String,
-}
-
-fn text(s: &str) -> SqlValue {
-    SqlValue::Text(Some(s.to_owned()))
-}
-
-fn int(n: i64) -> SqlValue {
-    SqlValue::Int(Some(n))
 }
 
 /// The statement that writes `event` of `spec` about `record` into the outbox, made in

@@ -47,25 +47,25 @@ fn the_shop_refuses_to_start_when_shop_admin_names_an_account_it_cannot_prove() 
     let url = format!("sqlite://{}", dir.path().join("admin.db").display());
     let admin = |password: &str| json!({ "name": "Root", "email": ROOT, "password": password }).to_string();
     // The first start creates the account; stopped once it listens.
-    let mut first = shop_command(&url);
-    first.env("SHOP_ADMIN", admin(PASSWORD)).stdout(Stdio::piped()).stderr(Stdio::null());
-    let mut first = Process(first.spawn().unwrap());
-    let out = std::io::BufReader::new(first.0.stdout.take().unwrap());
-    let started = std::io::BufRead::lines(out).map_while(Result::ok).any(|l| l.contains("listening on "));
-    assert!(started, "the first start creates the admin and serves");
-    first.kill();
+    serves_with_admin(&url, &admin(PASSWORD));
     // The same identifier with another password: no start.
     let out = shop_command(&url).env("SHOP_ADMIN", admin(SQUATTERS)).stdout(Stdio::null()).output().unwrap();
     assert!(!out.status.success(), "started with an admin it could not prove");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("SHOP_ADMIN: an account root@example.com exists already"), "{err}");
     // The right password starts it again, as every restart of a deployment does.
-    let mut again = shop_command(&url);
-    again.env("SHOP_ADMIN", admin(PASSWORD)).stdout(Stdio::piped()).stderr(Stdio::null());
-    let mut again = Process(again.spawn().unwrap());
-    let out = std::io::BufReader::new(again.0.stdout.take().unwrap());
-    assert!(std::io::BufRead::lines(out).map_while(Result::ok).any(|l| l.contains("listening on ")));
-    again.kill();
+    serves_with_admin(&url, &admin(PASSWORD));
+}
+
+/// Starts the shop on `url` with `SHOP_ADMIN` set to `admin`, until it serves; then stops it.
+fn serves_with_admin(url: &str, admin: &str) {
+    let mut command = shop_command(url);
+    command.env("SHOP_ADMIN", admin).stdout(Stdio::piped()).stderr(Stdio::null());
+    let mut shop = Process(command.spawn().unwrap());
+    let out = std::io::BufReader::new(shop.0.stdout.take().unwrap());
+    let served = std::io::BufRead::lines(out).map_while(Result::ok).any(|l| l.contains("listening on "));
+    assert!(served, "the shop serves with SHOP_ADMIN={admin}");
+    shop.kill();
 }
 
 backends!(tokens_without_the_declared_issuer_or_audience_are_refused, shop::service());
@@ -97,29 +97,29 @@ async fn tokens_without_the_declared_issuer_or_audience_are_refused(s: Server) {
 
 backends!(per_owner_limits_hold_under_concurrent_requests, shop::service());
 async fn per_owner_limits_hold_under_concurrent_requests(s: Server) {
-    use futures_util::future::join_all;
     let ann = register(&s, "ann").await;
-    let (keys, hooks) = (restgen::auth::MAX_API_KEYS as usize, restgen::webhooks::MAX_WEBHOOKS as usize);
     let key = || accounts::call(&s, &ann, "POST", "/api/auth/api-keys", Some(json!({ "name": "k" })));
-    for _ in 0..keys - 1 {
-        assert_eq!(key().await.status, 201);
-    }
-    // One place left, twenty asking at once: one gets it.
-    let answers = join_all((0..20).map(|_| key())).await;
-    let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
-    assert_eq!(statuses.iter().filter(|s| **s == 201).count(), 1, "{statuses:?}");
-    assert!(statuses.iter().all(|s| matches!(s, 201 | 409)), "{statuses:?}");
+    last_place_taken_once(restgen::auth::MAX_API_KEYS as usize, key).await;
     let listed = accounts::call(&s, &ann, "GET", "/api/auth/api-keys", None).await;
-    assert_eq!(listed.body["data"].as_array().map(Vec::len), Some(keys), "{}", listed.text);
-
+    let keys = listed.body["data"].as_array().map(Vec::len);
+    assert_eq!(keys, Some(restgen::auth::MAX_API_KEYS as usize), "{}", listed.text);
     let hook = || {
         let body = json!({ "url": "http://127.0.0.1:9/hooks", "events": ["order.created"] });
         accounts::call(&s, &ann, "POST", "/api/webhooks", Some(body))
     };
-    for _ in 0..hooks - 1 {
-        assert_eq!(hook().await.status, 201);
+    last_place_taken_once(restgen::webhooks::MAX_WEBHOOKS as usize, hook).await;
+}
+
+/// `limit - 1` made one at a time, then twenty asking at once for the one place left:
+/// exactly one gets it, the others are 409.
+async fn last_place_taken_once<F: std::future::Future<Output = crate::support::harness::Reply>>(
+    limit: usize,
+    make: impl Fn() -> F,
+) {
+    for _ in 0..limit - 1 {
+        assert_eq!(make().await.status, 201);
     }
-    let answers = join_all((0..20).map(|_| hook())).await;
+    let answers = futures_util::future::join_all((0..20).map(|_| make())).await;
     let statuses: Vec<u16> = answers.iter().map(|r| r.status).collect();
     assert_eq!(statuses.iter().filter(|s| **s == 201).count(), 1, "{statuses:?}");
     assert!(statuses.iter().all(|s| matches!(s, 201 | 409)), "{statuses:?}");
