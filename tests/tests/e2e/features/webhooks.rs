@@ -116,8 +116,11 @@ async fn a_receiver_failing_three_times_gets_the_event_once_it_answers(s: Server
     let sub = subscribe(&s, &ann, &receiver.url, &["order.created"]).await;
     order(&s, &ann).await;
     receiver.wait_for(1).await;
+    let id = sub["id"].as_str().unwrap();
     for n in 2..=4 {
-        // Past the schedule's next wait, whatever its jitter.
+        // The last attempt recorded (a task of its own records it once answered), then
+        // past the schedule's next wait, whatever its jitter.
+        deliveries_when(&s, &ann, id, |d| d.first().is_some_and(|x| x["attempts"] == n - 1)).await;
         s.settings.clock.advance(std::time::Duration::from_secs(3600));
         receiver.wait_for(n).await;
     }
@@ -162,8 +165,12 @@ async fn an_endpoint_that_keeps_failing_or_answers_410_is_disabled_and_says_why(
     let failing = Receiver::start(&[500; 8]).await;
     let sub = subscribe(&s, &ann, &failing.url, &["order.created"]).await;
     order(&s, &ann).await;
+    let id = sub["id"].as_str().unwrap();
     for n in 1..=8 {
         failing.wait_for(n).await;
+        // Recorded before the clock moves: each attempt is a task of its own, which
+        // records it after the receiver has answered.
+        deliveries_when(&s, &ann, id, |d| d.first().is_some_and(|x| x["attempts"] == n)).await;
         s.settings.clock.advance(std::time::Duration::from_secs(25 * 3600));
     }
     let list = deliveries_when(&s, &ann, sub["id"].as_str().unwrap(), |d| d[0]["status"] == "failed").await;
