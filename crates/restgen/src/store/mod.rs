@@ -6,6 +6,7 @@
 //! parameter; identifiers come from the validated schema and are always quoted.
 
 mod busy;
+mod error;
 mod lease;
 mod pool;
 mod record;
@@ -13,12 +14,15 @@ mod sql;
 mod typed;
 mod value;
 
+pub use api_keys::ApiKeyRow;
+pub use error::{MigrateError, StoreError};
+use error::{classify, retried};
 pub use pool::{Connections, Lease, PgConnections, PgLease, SqliteConnections, SqliteLease};
 pub use record::Record;
 pub use sql::{Filter, ListQuery, Page, SortKey, Statements};
 pub use value::SqlValue;
 
-use crate::spec::{IdKind, ResourceSpec};
+use crate::spec::ResourceSpec;
 use lease::{begin, leased};
 use sql::Columns;
 use sqlx::encode::Encode;
@@ -141,50 +145,11 @@ impl serde::Serialize for RowsJson<'_> {
     }
 }
 
-/// One row of the API key table.
-#[derive(Clone)]
-pub struct ApiKeyRow {
-    pub id: String,
-    pub owner_id: SqlValue,
-    pub name: String,
-    /// The first characters of the key, to tell keys apart in a list.
-    pub prefix: String,
-    /// SHA-256 of the secret part, lower-case hex.
-    pub secret_hash: String,
-    pub created_at: String,
-}
-
-/// The secret's hash stays out of logs: the prefix tells the key.
-impl std::fmt::Debug for ApiKeyRow {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ApiKeyRow")
-            .field("id", &self.id)
-            .field("owner_id", &self.owner_id)
-            .field("name", &self.name)
-            .field("prefix", &self.prefix)
-            .field("secret_hash", &restgen_wire::redact::Redacted)
-            .field("created_at", &self.created_at)
-            .finish()
-    }
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dialect {
     Sqlite,
     Postgres,
 }
-
-/// A migration that could not be applied, naming it.
-#[derive(Debug)]
-pub struct MigrateError(pub String);
-
-impl std::fmt::Display for MigrateError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for MigrateError {}
 
 /// How the service uses its database, beside the URL (`DATABASE_MAX_CONNECTIONS`,
 /// `DATABASE_MIN_CONNECTIONS`, `DATABASE_POOL_TIMEOUT`, `DATABASE_IDLE_TIMEOUT`,
@@ -312,164 +277,9 @@ pub struct MigrationSpec {
     pub postgres: &'static str,
 }
 
-#[derive(Debug)]
-pub enum StoreError {
-    NotFound,
-    /// A unique constraint on `field` refused the write.
-    Unique {
-        field: String,
-    },
-    /// A ref field names a record that does not exist.
-    MissingRef {
-        field: String,
-    },
-    /// The record cannot go: another refers to it by a required ref (`RESTRICT`), named
-    /// `<resource>.<field>` where the database or a look at the referring tables tells.
-    Referenced {
-        by: Option<String>,
-    },
-    /// A conditional write found the record otherwise than its condition asks: here is
-    /// the record as it stands.
-    Changed(Box<Record>),
-    /// A SQLite write was given no turn to write within the pool's timeout: the writes
-    /// before it held the database's write lock, or waited for another process's.
-    NoTurn,
-    Database(sqlx::Error),
-}
-
 /// The condition of a conditional write: whether it may go ahead on the record as it
 /// stands (held while the condition is judged).
 pub type Admit<'a> = &'a (dyn Fn(&Record) -> bool + Send + Sync);
-
-impl std::fmt::Display for StoreError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            StoreError::NotFound => f.write_str("no such record"),
-            StoreError::Unique { field } => write!(f, "`{field}` is taken"),
-            StoreError::MissingRef { field } => write!(f, "`{field}` refers to a missing record"),
-            StoreError::Referenced { by: Some(by) } => write!(f, "`{by}` still refers to the record"),
-            StoreError::Referenced { by: None } => f.write_str("another record still refers to the record"),
-            StoreError::Changed(_) => f.write_str("the record changed"),
-            StoreError::NoTurn => {
-                f.write_str("no turn to write within the pool timeout: the writes queued before it held SQLite's lock")
-            }
-            StoreError::Database(e) => write!(f, "database: {e}"),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {}
-
-impl StoreError {
-    /// Whether the database turned the request away for now and may take it shortly: a
-    /// lock waited for in vain (SQLite's busy or locked, PostgreSQL's `lock_not_available`),
-    /// a transaction PostgreSQL ended so that others could go on (`serialization_failure`,
-    /// `deadlock_detected`), no pooled connection free within the pool's wait, or the
-    /// database out of reach ([`StoreError::is_unreachable`]).
-    pub fn is_transient(&self) -> bool {
-        if self.is_unreachable() {
-            return true;
-        }
-        match self {
-            StoreError::NoTurn | StoreError::Database(sqlx::Error::PoolTimedOut) => true,
-            StoreError::Database(sqlx::Error::Database(db)) => {
-                let code = db.code();
-                let code = code.as_deref().unwrap_or_default();
-                if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
-                    // Extended codes (`SQLITE_BUSY_SNAPSHOT`, ...) carry the primary one in
-                    // their low byte.
-                    let primary = code.parse::<std::ffi::c_int>().map_or(0, |c| c & 0xff);
-                    primary == libsqlite3_sys::SQLITE_BUSY || primary == libsqlite3_sys::SQLITE_LOCKED
-                } else {
-                    matches!(code, "40001" | "40P01" | "55P03")
-                }
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether the database cannot be reached now: the connection refused, reset or cut
-    /// (a restart, a failover, the network), or PostgreSQL ending sessions or refusing new
-    /// ones as it shuts down, starts, or runs out of connections (SQLSTATE class 08,
-    /// `57P01`-`57P03`, `53300`), or a primary turned read-only replica in a failover
-    /// (`25006`). Nothing the request did: it may be sent again.
-    pub fn is_unreachable(&self) -> bool {
-        match self {
-            StoreError::Database(
-                sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed,
-            ) => true,
-            StoreError::Database(sqlx::Error::Database(db))
-                if db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some() =>
-            {
-                let code = db.code();
-                let code = code.as_deref().unwrap_or_default();
-                code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300" | "25006")
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether the database ended the transaction so that another could go on
-    /// (`serialization_failure`, `deadlock_detected`): nothing of it was written, and the
-    /// same transaction run again may well pass.
-    fn is_retryable(&self) -> bool {
-        match self {
-            StoreError::Database(sqlx::Error::Database(db)) => matches!(db.code().as_deref(), Some("40001" | "40P01")),
-            _ => false,
-        }
-    }
-}
-
-/// How many times a write the database ended for another's sake is run again before the
-/// request is answered 503.
-const WRITE_RETRIES: u32 = 3;
-
-/// `once(sql, args)`, and on PostgreSQL again, up to [`WRITE_RETRIES`] times a few
-/// milliseconds apart, while the database ends it for another transaction's sake
-/// ([`StoreError::is_retryable`]). SQLite writes one at a time, so nothing is ended there,
-/// and nothing is kept for a retry.
-async fn retried<T, Once, Run>(
-    dialect: Dialect,
-    sql: impl Statement,
-    args: Vec<SqlValue>,
-    mut once: Once,
-) -> Result<T, StoreError>
-where
-    Once: FnMut(SqlStr, Vec<SqlValue>) -> Run,
-    Run: Future<Output = Result<T, StoreError>>,
-{
-    let (mut sql, mut args) = (sql.text(), args);
-    if dialect == Dialect::Sqlite {
-        return once(sql, args).await;
-    }
-    let mut tries = 0;
-    loop {
-        let again = (tries < WRITE_RETRIES).then(|| (sql.clone(), args.clone()));
-        match once(sql, args).await {
-            Err(e) if e.is_retryable() && again.is_some() => {
-                tries += 1;
-                tracing::debug!(error = %e, tries, "a write ended for another transaction's sake: run again");
-                tokio::time::sleep(retry_wait(tries)).await;
-                (sql, args) = again.expect("kept for a retry");
-            }
-            done => return done,
-        }
-    }
-}
-
-/// The wait before the `n`th retry of a write (from 1): a few milliseconds, doubled each
-/// time and varied, so that the transactions that collided do not collide again.
-fn retry_wait(n: u32) -> Duration {
-    let mut byte = [0u8; 1];
-    let _ = getrandom::fill(&mut byte);
-    Duration::from_micros((2_000u64 << n.min(8)) + u64::from(byte[0]) * 20)
-}
-
-impl From<sqlx::Error> for StoreError {
-    fn from(e: sqlx::Error) -> Self {
-        StoreError::Database(e)
-    }
-}
 
 /// The database of one service.
 #[derive(Clone, Debug)]
@@ -568,6 +378,7 @@ async fn open_least<DB: pool::Driver>(
 }
 
 // After the macro, which they use.
+mod api_keys;
 mod budgets;
 mod idempotency;
 mod logins;
@@ -1194,97 +1005,6 @@ impl Store {
         })
     }
 
-    /// Runs `sql`, an `INSERT ... SELECT ... WHERE` that counts what `scope` (an owner's
-    /// keys, say) holds already and inserts only below a limit, so that no two such
-    /// statements of one scope run at once; the rows it inserted. On PostgreSQL it runs in
-    /// a transaction holding an advisory lock on `scope`: under READ COMMITTED two
-    /// concurrent statements would each count the rows before the other's insert, both
-    /// find room for one more, and pass the limit together. SQLite runs one write at a
-    /// time, so the count and the insert are one step there as they are.
-    pub(crate) async fn insert_below_limit(
-        &self,
-        scope: &str,
-        sql: String,
-        args: Vec<SqlValue>,
-    ) -> Result<u64, sqlx::Error> {
-        let _turn = self.turn().await.map_err(|e| match e {
-            StoreError::Database(e) => e,
-            other => sqlx::Error::Protocol(other.to_string()),
-        })?;
-        match &self.pool {
-            Pool::Sqlite(pool) => Ok(leased!(pool, c => bind(sql, args).execute(c))?.rows_affected()),
-            Pool::Postgres(pool) => {
-                let mut lease = pool.acquire().await?;
-                let mut tx = begin(&mut lease, None).await?;
-                let lock = "SELECT pg_advisory_xact_lock(hashtextextended($1, 0))";
-                bind(lock, vec![SqlValue::Text(Some(scope.to_owned()))]).execute(&mut *tx).await?;
-                let inserted = bind(sql, args).execute(&mut *tx).await?.rows_affected();
-                tx.commit().await?;
-                lease.settle();
-                Ok(inserted)
-            }
-        }
-    }
-
-    /// Stores a new API key (its secret only as a hash) unless its owner has `max` keys
-    /// already; `false` then.
-    pub async fn insert_api_key(&self, key: &ApiKeyRow, max: u32) -> Result<bool, StoreError> {
-        let sql = format!(
-            "INSERT INTO \"restgen_api_key\" (\"id\", \"owner_id\", \"name\", \"prefix\", \"secret_hash\", \"created_at\") \
-             SELECT $1, $2, $3, $4, $5, $6 \
-             WHERE (SELECT COUNT(*) FROM \"restgen_api_key\" WHERE \"owner_id\" = $2) < {max}"
-        );
-        let args = vec![
-            SqlValue::Text(Some(key.id.clone())),
-            key.owner_id.clone(),
-            SqlValue::Text(Some(key.name.clone())),
-            SqlValue::Text(Some(key.prefix.clone())),
-            SqlValue::Text(Some(key.secret_hash.clone())),
-            SqlValue::Text(Some(key.created_at.clone())),
-        ];
-        let scope = format!("restgen_api_key:{}", key.owner_id.to_json());
-        let inserted = self.insert_below_limit(&scope, sql, args).await.map_err(|e| match e {
-            sqlx::Error::Database(db) if db.kind() == sqlx::error::ErrorKind::ForeignKeyViolation => {
-                StoreError::MissingRef { field: "owner_id".into() }
-            }
-            e => StoreError::Database(e),
-        })?;
-        Ok(inserted == 1)
-    }
-
-    /// The API key with this id.
-    pub async fn api_key(&self, id: &str, owner: IdKind) -> Result<Option<ApiKeyRow>, StoreError> {
-        let sql = "SELECT * FROM \"restgen_api_key\" WHERE \"id\" = $1";
-        let rows = on_pool!(self, pool => {
-            let rows = leased!(pool, c => bind(sql, vec![SqlValue::Text(Some(id.to_owned()))]).fetch_all(c))?;
-            rows.iter().map(|r| value::api_key(r, owner)).collect::<Result<Vec<_>, _>>()?
-        });
-        Ok(rows.into_iter().next())
-    }
-
-    /// The API keys of one principal, newest first, at most `max`.
-    pub async fn api_keys_of(&self, owner_id: SqlValue, owner: IdKind, max: u32) -> Result<Vec<ApiKeyRow>, StoreError> {
-        let sql = format!(
-            "SELECT * FROM \"restgen_api_key\" WHERE \"owner_id\" = $1 ORDER BY \"created_at\" DESC, \"id\" DESC LIMIT {max}"
-        );
-        Ok(on_pool!(self, pool => {
-            let rows = leased!(pool, c => bind(sql, vec![owner_id]).fetch_all(c))?;
-            rows.iter().map(|r| value::api_key(r, owner)).collect::<Result<Vec<_>, _>>()?
-        }))
-    }
-
-    /// Revokes one API key of `owner_id`; `NotFound` when it has no such key.
-    pub async fn delete_api_key(&self, id: &str, owner_id: Option<SqlValue>) -> Result<(), StoreError> {
-        let mut sql = "DELETE FROM \"restgen_api_key\" WHERE \"id\" = $1".to_owned();
-        let mut args = vec![SqlValue::Text(Some(id.to_owned()))];
-        if let Some(owner) = owner_id {
-            sql.push_str(" AND \"owner_id\" = $2");
-            args.push(owner);
-        }
-        let affected = writing!(self, pool => leased!(pool, c => bind(sql, args).execute(c))?.rows_affected());
-        if affected == 0 { Err(StoreError::NotFound) } else { Ok(()) }
-    }
-
     /// Whether a record with this id exists in `table` (for ref checks).
     pub async fn exists(&self, table: &str, id: &SqlValue) -> Result<bool, StoreError> {
         self.exists_owned(table, id, None).await
@@ -1406,73 +1126,13 @@ where
     q
 }
 
-/// Turns constraint violations into the answers they mean (409, 400); the rest stays a
-/// database fault.
-fn classify(spec: &ResourceSpec, e: sqlx::Error) -> StoreError {
-    if let sqlx::Error::Database(db) = &e {
-        let message = db.message().to_owned();
-        let constraint = db.constraint().unwrap_or_default().to_owned();
-        let named = |suffix: &str| -> Option<String> {
-            // PostgreSQL names constraints `<table>_<column>_key` / `_fkey`; SQLite puts
-            // `<table>.<column>` in the message, the owner's first where the value is
-            // unique per owner (`<table>.owner_id, <table>.<column>`): the last is the field.
-            let from_constraint = constraint
-                .strip_prefix(&format!("{}_", spec.name))
-                .and_then(|rest| rest.strip_suffix(suffix))
-                .map(str::to_owned);
-            from_constraint.or_else(|| {
-                let prefix = format!("{}.", spec.name);
-                message.contains(&prefix).then(|| {
-                    message.rsplit(&prefix).next().unwrap_or("").split([',', ' ']).next().unwrap_or("").to_owned()
-                })
-            })
-        };
-        match db.kind() {
-            sqlx::error::ErrorKind::UniqueViolation => {
-                return StoreError::Unique { field: named("_key").unwrap_or_else(|| "id".into()) };
-            }
-            // PostgreSQL names the referring table, which is another's when a delete
-            // would leave it referring to nothing.
-            sqlx::error::ErrorKind::ForeignKeyViolation => match db.table() {
-                Some(table) if table != spec.name => {
-                    let field = constraint.strip_prefix(&format!("{table}_")).and_then(|c| c.strip_suffix("_fkey"));
-                    return StoreError::Referenced { by: field.map(|f| format!("{table}.{f}")) };
-                }
-                _ => return StoreError::MissingRef { field: named("_fkey").unwrap_or_default() },
-            },
-            // SQLite's `RESTRICT` refuses a delete as a trigger would
-            // (SQLITE_CONSTRAINT_TRIGGER), naming nothing.
-            _ if db.code().as_deref() == Some("1811") && message.contains("FOREIGN KEY") => {
-                return StoreError::Referenced { by: None };
-            }
-            _ => {}
-        }
-    }
-    StoreError::Database(e)
-}
-
 #[cfg(test)]
 mod tests {
     //! A page written straight from its rows is the page its records make, byte for byte.
 
     use super::*;
-    use crate::spec::{FieldKind, FieldSpec};
+    use crate::spec::{FieldKind, FieldSpec, IdKind};
     use serde_json::{Value, json};
-
-    /// An API key's row shown for debugging hides the hash of its secret.
-    #[test]
-    fn an_api_key_row_shown_hides_its_secrets_hash() {
-        let row = super::ApiKeyRow {
-            id: "k1".into(),
-            owner_id: super::SqlValue::Text(Some("u1".into())),
-            name: "ci".into(),
-            prefix: "rk_abcd".into(),
-            secret_hash: "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08".into(),
-            created_at: "2026-11-28T00:00:00Z".into(),
-        };
-        let shown = format!("{row:?}");
-        assert!(shown.contains("***") && shown.contains("rk_abcd") && !shown.contains("9f86d08"), "{shown}");
-    }
 
     /// Every kind a column can be read as, a write-only field, an owner, and times.
     static KINDS: ResourceSpec = ResourceSpec {
