@@ -8,8 +8,10 @@
 mod busy;
 mod error;
 mod lease;
+mod options;
 mod pool;
 mod record;
+mod rows;
 mod sql;
 mod typed;
 mod value;
@@ -17,8 +19,12 @@ mod value;
 pub use api_keys::ApiKeyRow;
 pub use error::{MigrateError, StoreError};
 use error::{classify, retried};
+pub use migrate::MigrationSpec;
+pub use options::{StoreOptions, Synchronous};
 pub use pool::{Connections, Lease, PgConnections, PgLease, SqliteConnections, SqliteLease};
 pub use record::Record;
+pub(crate) use rows::Rows;
+use rows::one;
 pub use sql::{Filter, ListQuery, Page, SortKey, Statements};
 pub use value::SqlValue;
 
@@ -26,255 +32,14 @@ use crate::spec::ResourceSpec;
 use lease::{begin, leased};
 use sql::Columns;
 use sqlx::encode::Encode;
-use sqlx::migrate::{Migration, MigrationType, Migrator};
-use sqlx::postgres::PgConnectOptions;
 use sqlx::query::Query;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use sqlx::{AssertSqlSafe, Database, Row, SqlSafeStr, SqlStr, Type};
-use std::str::FromStr;
-use std::time::{Duration, Instant};
-
-/// Rows of records as the driver read them: read into [`Record`]s, or written as JSON
-/// straight from the rows ([`Rows::json`]), which a page of a list is.
-pub(crate) enum Rows {
-    Sqlite(Vec<sqlx::sqlite::SqliteRow>),
-    Postgres(Vec<sqlx::postgres::PgRow>),
-}
-
-/// Runs `$body` with `$rows` bound to the rows of whichever driver read them and `$dialect`
-/// to its dialect; compiled once per driver, as `on_pool!` is.
-macro_rules! on_rows {
-    ($rows:expr, $bound:ident, $dialect:ident => $body:expr) => {
-        match $rows {
-            Rows::Sqlite($bound) => {
-                let $dialect = Dialect::Sqlite;
-                $body
-            }
-            Rows::Postgres($bound) => {
-                let $dialect = Dialect::Postgres;
-                $body
-            }
-        }
-    };
-}
-
-impl Rows {
-    /// The records of the rows.
-    pub(crate) fn records(&self, spec: &ResourceSpec) -> Result<Vec<Record>, sqlx::Error> {
-        on_rows!(self, rows, dialect => value::records(dialect, spec, rows))
-    }
-
-    /// The record of the (first and only) row of a write or a read by id.
-    pub(crate) fn record(&self, spec: &ResourceSpec) -> Result<Record, StoreError> {
-        self.last(spec)?.ok_or(StoreError::NotFound)
-    }
-
-    /// The id of the first row, as text: read alone, not with the record.
-    pub(crate) fn id_text(&self, spec: &ResourceSpec) -> Result<String, StoreError> {
-        let id = on_rows!(self, rows, _dialect => rows.first().map(|r| value::id(spec, r)).transpose()?);
-        match id {
-            Some(value::Column::Int(Some(n))) => Ok(n.to_string()),
-            Some(value::Column::Text(Some(t))) => Ok(t.to_owned()),
-            _ => Err(StoreError::NotFound),
-        }
-    }
-
-    /// The record of the last row.
-    pub(crate) fn last(&self, spec: &ResourceSpec) -> Result<Option<Record>, sqlx::Error> {
-        on_rows!(self, rows, dialect => rows.last().map(|r| value::record(dialect, spec, r)).transpose())
-    }
-
-    /// The first row as the JSON object of its record's representation, as [`Rows::json`]
-    /// writes each.
-    pub(crate) fn first_json<'a>(&'a self, spec: &'a ResourceSpec, shown: &'a [bool]) -> impl serde::Serialize + 'a {
-        FirstJson(RowsJson { rows: self, spec, shown })
-    }
-
-    /// The rows as a JSON array of their records' representations, the fields `shown`
-    /// leaves out skipped (see [`value::Shown`]).
-    pub(crate) fn json<'a>(&'a self, spec: &'a ResourceSpec, shown: &'a [bool]) -> impl serde::Serialize + 'a {
-        RowsJson { rows: self, spec, shown }
-    }
-}
-
-impl From<Vec<sqlx::sqlite::SqliteRow>> for Rows {
-    fn from(rows: Vec<sqlx::sqlite::SqliteRow>) -> Rows {
-        Rows::Sqlite(rows)
-    }
-}
-
-impl From<Vec<sqlx::postgres::PgRow>> for Rows {
-    fn from(rows: Vec<sqlx::postgres::PgRow>) -> Rows {
-        Rows::Postgres(rows)
-    }
-}
-
-/// The one row of a write or a read by id.
-fn one<R>(row: R) -> Rows
-where
-    Rows: From<Vec<R>>,
-{
-    Rows::from(vec![row])
-}
-
-#[derive(Clone, Copy)]
-struct RowsJson<'a> {
-    rows: &'a Rows,
-    spec: &'a ResourceSpec,
-    shown: &'a [bool],
-}
-
-struct FirstJson<'a>(RowsJson<'a>);
-
-impl serde::Serialize for FirstJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let RowsJson { rows, spec, shown } = self.0;
-        on_rows!(rows, rows, dialect => match rows.first() {
-            Some(row) => value::Shown { dialect, spec, shown, row }.serialize(serializer),
-            None => Err(serde::ser::Error::custom("no row")),
-        })
-    }
-}
-
-impl serde::Serialize for RowsJson<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let (spec, shown) = (self.spec, self.shown);
-        on_rows!(self.rows, rows, dialect => {
-            serializer.collect_seq(rows.iter().map(|row| value::Shown { dialect, spec, shown, row }))
-        })
-    }
-}
+use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dialect {
     Sqlite,
     Postgres,
-}
-
-/// How the service uses its database, beside the URL (`DATABASE_MAX_CONNECTIONS`,
-/// `DATABASE_MIN_CONNECTIONS`, `DATABASE_POOL_TIMEOUT`, `DATABASE_IDLE_TIMEOUT`,
-/// `DATABASE_MAX_LIFETIME`, `SQLITE_SYNCHRONOUS`; docs/service.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct StoreOptions {
-    /// Connections each instance keeps at most; `None`: 2 per core on SQLite (one writer
-    /// at a time, readers beside it), 4 per core on PostgreSQL (queries wait on the network).
-    pub max_connections: Option<u32>,
-    /// Connections each instance opens at start and keeps open, so that the first requests
-    /// after a start (or a quiet spell) wait for no login; 0 opens them as requests need
-    /// them. At most the pool's maximum, or the start fails saying so.
-    pub min_connections: u32,
-    /// How long a query waits for a connection (one to come free, or a new one the
-    /// database takes) before it is refused as transient: 503 with `Retry-After`.
-    pub pool_timeout: Duration,
-    /// How long a connection may sit unused in the pool before it is closed (at the pool's
-    /// next sweep, which comes every `idle_timeout` or `max_lifetime`, whichever is
-    /// shorter), the least kept open by opening others.
-    pub idle_timeout: Duration,
-    /// How long a connection is used at most: one older is closed when it is given back,
-    /// and a new one opened when needed. Below any limit a proxy, firewall or the database
-    /// puts on a connection's life, so that the pool closes it before they do.
-    pub max_lifetime: Duration,
-    /// SQLite only: whether a commit waits for the disk.
-    pub synchronous: Synchronous,
-}
-
-/// The default [`StoreOptions::pool_timeout`]: Rails' `checkout_timeout`, and SQLite's wait
-/// for the write lock ([`busy`]). sqlx's own is as long as a request may run at all by
-/// default ([`restgen_model::model::Limits::REQUEST_TIMEOUT`]), so the request would be cut
-/// off before the pool said why; behind a load balancer a refusal in seconds lets the
-/// client go elsewhere.
-const POOL_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// The default [`StoreOptions::idle_timeout`] and [`StoreOptions::max_lifetime`]: sqlx's,
-/// named here so that the docs and the settings say the same.
-const IDLE_TIMEOUT: Duration = Duration::from_secs(10 * 60);
-const MAX_LIFETIME: Duration = Duration::from_secs(30 * 60);
-
-/// How many connections of one SQLite store write at once ([`Store::turn`]).
-const WRITERS: usize = 2;
-
-/// One write's turn ([`Store::turn`]). Its end rings the writer waiting on the lock
-/// (`busy`): a write that failed, or a transaction rolled back, lets the lock go without
-/// the commit that rings otherwise.
-struct Turn<'a> {
-    _permit: tokio::sync::SemaphorePermit<'a>,
-}
-
-impl Drop for Turn<'_> {
-    fn drop(&mut self) {
-        busy::ring();
-    }
-}
-
-/// How long a start waits for the database to take its first connection, retrying one
-/// that refuses: a database started beside the service (a container, say) may take some
-/// seconds to listen.
-const START_WITHIN: Duration = Duration::from_secs(30);
-
-impl Default for StoreOptions {
-    fn default() -> StoreOptions {
-        StoreOptions {
-            max_connections: None,
-            min_connections: 0,
-            pool_timeout: POOL_TIMEOUT,
-            idle_timeout: IDLE_TIMEOUT,
-            max_lifetime: MAX_LIFETIME,
-            synchronous: Synchronous::default(),
-        }
-    }
-}
-
-/// When a SQLite commit is on disk (`PRAGMA synchronous`, in WAL mode).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Synchronous {
-    /// The write-ahead log is synced at checkpoints, not at each commit: no crash
-    /// corrupts the database and a process crash loses nothing committed; a power loss
-    /// or kernel crash may lose the last commits. SQLite's advice for WAL, and Rails'.
-    #[default]
-    Normal,
-    /// Every commit waits until it is on disk: nothing committed is lost even to a power
-    /// loss, at the cost of a sync per write.
-    Full,
-}
-
-impl StoreOptions {
-    /// The options from the environment: `DATABASE_MAX_CONNECTIONS` (a positive number),
-    /// `DATABASE_MIN_CONNECTIONS` (a whole number), `DATABASE_POOL_TIMEOUT`,
-    /// `DATABASE_IDLE_TIMEOUT` and `DATABASE_MAX_LIFETIME` (positive seconds, fractions
-    /// allowed) and `SQLITE_SYNCHRONOUS` (`normal` or `full`).
-    pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<StoreOptions, String> {
-        let max_connections = crate::serve::positive_var("DATABASE_MAX_CONNECTIONS", &var, |n: &u32| *n > 0)?;
-        let min_connections =
-            crate::serve::number_var("DATABASE_MIN_CONNECTIONS", &var, "a whole number", |_: &u32| true)?.unwrap_or(0);
-        let seconds = |name: &str, default: Duration| {
-            let seconds = crate::serve::positive_var(name, &var, |s: &f64| {
-                Duration::try_from_secs_f64(*s).is_ok_and(|d| !d.is_zero())
-            })?;
-            Ok::<_, String>(seconds.map_or(default, Duration::from_secs_f64))
-        };
-        let pool_timeout = seconds("DATABASE_POOL_TIMEOUT", POOL_TIMEOUT)?;
-        let idle_timeout = seconds("DATABASE_IDLE_TIMEOUT", IDLE_TIMEOUT)?;
-        let max_lifetime = seconds("DATABASE_MAX_LIFETIME", MAX_LIFETIME)?;
-        let synchronous = match var("SQLITE_SYNCHRONOUS").as_deref().map(str::trim) {
-            None | Some("normal") => Synchronous::Normal,
-            Some("full") => Synchronous::Full,
-            Some(other) => return Err(format!("SQLITE_SYNCHRONOUS must be `normal` or `full`, not `{other}`")),
-        };
-        Ok(StoreOptions { max_connections, min_connections, pool_timeout, idle_timeout, max_lifetime, synchronous })
-    }
-}
-
-fn cores() -> u32 {
-    std::thread::available_parallelism().map_or(2, |n| u32::try_from(n.get()).unwrap_or(u32::MAX))
-}
-
-/// One migration, in both dialects.
-#[derive(Debug)]
-pub struct MigrationSpec {
-    pub version: i64,
-    pub description: &'static str,
-    pub sqlite: &'static str,
-    pub postgres: &'static str,
 }
 
 /// The condition of a conditional write: whether it may go ahead on the record as it
@@ -303,11 +68,6 @@ enum Pool {
 
 /// Runs `$body` with `$pool` bound to whichever native pool the store has; the body is
 /// compiled once per driver.
-/// The migration lock's key: two 32-bit halves, the first restgen's, the second the
-/// schema's, so services on other schemas of one database do not wait for each other.
-const LOCK: &str = "SELECT pg_advisory_lock(hashtext('restgen migrate'), hashtext(current_schema()))";
-const UNLOCK: &str = "SELECT pg_advisory_unlock(hashtext('restgen migrate'), hashtext(current_schema()))";
-
 macro_rules! on_pool {
     ($store:expr, $pool:ident => $body:expr) => {
         match &$store.pool {
@@ -326,62 +86,12 @@ macro_rules! writing {
     }};
 }
 
-/// Opens `pool`'s first connection, as sqlx's `connect` would, but waiting up to
-/// [`START_WITHIN`] for a database that refuses connections (still starting), where each
-/// query waits only its `pool_timeout`.
-async fn first_connection<DB: pool::Driver>(pool: &Connections<DB>) -> Result<Lease<DB>, sqlx::Error> {
-    let started = Instant::now();
-    loop {
-        match pool.acquire().await {
-            Ok(first) => return Ok(first),
-            Err(sqlx::Error::PoolTimedOut) if started.elapsed() < START_WITHIN => {}
-            Err(e) => return Err(e),
-        }
-    }
-}
-
-/// The most connections a pool of `options` holds (`default`, described as `said`, when
-/// unset), refused when it is fewer than the least it keeps.
-fn most(options: &StoreOptions, default: u32, said: &str) -> Result<u32, sqlx::Error> {
-    let most = options.max_connections.unwrap_or(default);
-    if options.min_connections <= most {
-        return Ok(most);
-    }
-    let whence = match options.max_connections {
-        Some(_) => "DATABASE_MAX_CONNECTIONS".to_owned(),
-        None => format!("DATABASE_MAX_CONNECTIONS's default, {said}"),
-    };
-    Err(sqlx::Error::Configuration(
-        format!("DATABASE_MIN_CONNECTIONS is {}, more than the pool holds: {most} ({whence})", options.min_connections)
-            .into(),
-    ))
-}
-
-/// Opens the `least` connections `pool` keeps, at start: the pool's sweep would open them
-/// only at its first round, an idle timeout on. Held all at once, so that
-/// each is a connection of its own, the `first` among them; one the database refuses stops
-/// the start, where under load it would refuse a request.
-async fn open_least<DB: pool::Driver>(
-    pool: &Connections<DB>,
-    mut first: Lease<DB>,
-    least: u32,
-) -> Result<(), sqlx::Error> {
-    let more = least.saturating_sub(1);
-    let opened = futures_util::future::try_join_all((0..more).map(|_| pool.acquire())).await;
-    // Each was opened, and nothing done on it.
-    first.settle();
-    opened.map(|leases| leases.into_iter().for_each(|mut l| l.settle())).map_err(|e| {
-        sqlx::Error::Configuration(
-            format!("DATABASE_MIN_CONNECTIONS is {least}, and opening as many connections failed: {e}").into(),
-        )
-    })
-}
-
-// After the macro, which they use.
 mod api_keys;
 mod budgets;
+mod connect;
 mod idempotency;
 mod logins;
+mod migrate;
 pub mod outbox;
 #[cfg(test)]
 pub(crate) mod test_database;
@@ -410,83 +120,6 @@ pub(crate) fn sweep(
 }
 
 impl Store {
-    /// Connects to `url` (`sqlite://file.db` or `postgres://...`) with the default
-    /// [`StoreOptions`]. SQLite files are created when missing and put in WAL mode with
-    /// foreign keys enforced.
-    pub async fn connect(url: &str) -> Result<Store, sqlx::Error> {
-        Store::connect_with(url, StoreOptions::default()).await
-    }
-
-    /// Connects to `url` with these options.
-    ///
-    /// A connection in steady use is checked neither as it is taken nor as it is given back
-    /// ([`Connections`]): either would be a round trip more per query. A connection the
-    /// server dropped fails the one query that finds out and is then discarded; `/readyz`
-    /// tells a load balancer while the database is away. The store's SQLite writes take turns, two at a time (see
-    /// `turn`); one that finds the lock held tries again whenever a connection of this
-    /// process lets it go, or every millisecond, for up to 5 s, then fails as busy: 503
-    /// with `Retry-After`.
-    pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, sqlx::Error> {
-        if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            let most = most(&options, 4 * cores(), "4 per core on PostgreSQL")?;
-            let pool = PgConnections::new(PgConnectOptions::from_str(url)?, &options, most);
-            let first = first_connection(&pool).await?;
-            open_least(&pool, first, options.min_connections).await?;
-            Ok(Store {
-                pool: Pool::Postgres(pool),
-                dialect: Dialect::Postgres,
-                outbox: Default::default(),
-                writers: None,
-            })
-        } else if url.starts_with("sqlite:") {
-            let synchronous = match options.synchronous {
-                Synchronous::Normal => SqliteSynchronous::Normal,
-                Synchronous::Full => SqliteSynchronous::Full,
-            };
-            let connect = SqliteConnectOptions::from_str(url)?
-                .create_if_missing(true)
-                .journal_mode(SqliteJournalMode::Wal)
-                .synchronous(synchronous)
-                .foreign_keys(true);
-            let most = most(&options, 2 * cores(), "2 per core on SQLite")?;
-            let pool = SqliteConnections::new(connect, &options, most);
-            let first = first_connection(&pool).await?;
-            open_least(&pool, first, options.min_connections).await?;
-            let writers = Some(std::sync::Arc::new(tokio::sync::Semaphore::new(WRITERS)));
-            Ok(Store { pool: Pool::Sqlite(pool), dialect: Dialect::Sqlite, outbox: Default::default(), writers })
-        } else {
-            Err(sqlx::Error::Configuration("DATABASE_URL must start with sqlite: or postgres:".into()))
-        }
-    }
-
-    /// This instance's turn to write to SQLite, waited for in the order the writers came
-    /// and holding no connection meanwhile; `None` on PostgreSQL, whose writers lock only
-    /// the rows they write.
-    ///
-    /// SQLite lets one connection write at a time. Left to race for its lock, every
-    /// connection of the pool may be waiting on it, each trying again at every commit or
-    /// millisecond ([`busy`]), while reads find no connection free. Here two writers go at
-    /// a time: one holds the lock, the other waits on it to take it the moment it is free,
-    /// and the rest wait here, in order, each try spent on a lock about to be free (under
-    /// the service bench's 16 concurrent creates, 0.92x the CPU of a hand-written
-    /// service's writes and 1.2x its throughput, where racing cost 1.08x and 0.96x). A
-    /// lock another process holds is still waited for by the busy handler. The wait here
-    /// is bounded as the wait for a connection is (`pool_timeout`), and refused the same
-    /// way: transient, 503 with `Retry-After`.
-    async fn turn(&self) -> Result<Option<Turn<'_>>, StoreError> {
-        let Some(writers) = &self.writers else { return Ok(None) };
-        // A free turn is taken without building the timed wait (a waiter queued before
-        // keeps its place: the semaphore hands a released turn to the first waiter).
-        if let Ok(turn) = writers.try_acquire() {
-            return Ok(Some(Turn { _permit: turn }));
-        }
-        let within = on_pool!(self, pool => pool.within());
-        match tokio::time::timeout(within, writers.acquire()).await {
-            Ok(turn) => Ok(Some(Turn { _permit: turn.expect("the semaphore is never closed") })),
-            Err(_) => Err(StoreError::NoTurn),
-        }
-    }
-
     pub fn dialect(&self) -> Dialect {
         self.dialect
     }
@@ -508,203 +141,6 @@ impl Store {
             Pool::Postgres(pool) => Some(pool),
             Pool::Sqlite(_) => None,
         }
-    }
-
-    /// Applies the migrations not yet applied, in order, each in a transaction, then
-    /// creates the runtime's own tables that are missing. A migration that fails rolls
-    /// back whole, and the error names it.
-    ///
-    /// On SQLite, foreign keys are off while migrations run (on the one connection that
-    /// runs them), as rebuilding a table needs: dropping the old table must not cascade to
-    /// the rows that refer to it. A rebuilding migration checks the references itself
-    /// before it commits.
-    ///
-    /// Instances started together on one PostgreSQL take turns, holding a session-level
-    /// advisory lock on a connection of its own (so it goes if the process dies): the first
-    /// migrates, the others find it done.
-    pub async fn migrate(&self, migrations: &[MigrationSpec]) -> Result<(), MigrateError> {
-        self.exclusively(self.migrate_unlocked(migrations)).await
-    }
-
-    async fn migrate_unlocked(&self, migrations: &[MigrationSpec]) -> Result<(), MigrateError> {
-        self.run_migrations(migrations, false).await?;
-        self.create_runtime_tables().await.map_err(|e| MigrateError(e.to_string()))
-    }
-
-    /// Runs `work` holding, on PostgreSQL, a session lock that every instance of a service
-    /// on the same schema takes before it changes tables. sqlx's migrator locks around
-    /// the migrations alone; the runtime's own tables and a derived service's record are
-    /// made after it, and PostgreSQL's `CREATE TABLE IF NOT EXISTS` run at once by two
-    /// sessions fails in one of them. The lock is held by a connection of its own, so it
-    /// goes with the connection if this process dies.
-    async fn exclusively<T>(&self, work: impl Future<Output = Result<T, MigrateError>>) -> Result<T, MigrateError> {
-        let Pool::Postgres(pool) = &self.pool else { return work.await };
-        let failed = |e: sqlx::Error| MigrateError(format!("cannot take the migration lock: {e}"));
-        let mut holder = pool.acquire().await.map_err(failed)?;
-        sqlx::query(LOCK).execute(&mut *holder).await.map_err(failed)?;
-        let done = work.await;
-        match sqlx::query(UNLOCK).execute(&mut *holder).await {
-            Ok(_) => holder.settle(),
-            // Closed rather than returned to the pool still holding the lock.
-            Err(_) => holder.discard(),
-        }
-        done
-    }
-
-    /// Applies `migrations` not yet applied; with `only_these`, migrations applied before
-    /// and not among them are not asked for (a derived service hands over its new one).
-    async fn run_migrations(&self, migrations: &[MigrationSpec], only_these: bool) -> Result<(), MigrateError> {
-        let list = migrations
-            .iter()
-            .map(|m| {
-                let sql = match self.dialect {
-                    Dialect::Sqlite => m.sqlite,
-                    Dialect::Postgres => m.postgres,
-                };
-                Migration::new(
-                    m.version,
-                    m.description.into(),
-                    MigrationType::Simple,
-                    sqlx::SqlStr::from_static(restgen_model::migration::body(sql)),
-                    false,
-                )
-            })
-            .collect();
-        let mut migrator = Migrator::with_migrations(list);
-        migrator.set_ignore_missing(only_these);
-        let name = |version: i64| {
-            migrations
-                .iter()
-                .find(|m| m.version == version)
-                .map_or(format!("{version:04}"), |m| restgen_model::evolution::stem(m.version, m.description))
-        };
-        let named = |e: sqlx::migrate::MigrateError| match &e {
-            sqlx::migrate::MigrateError::ExecuteMigration(inner, version) => MigrateError(format!(
-                "migration {} failed and was rolled back, nothing of it applied: {inner}",
-                name(*version)
-            )),
-            sqlx::migrate::MigrateError::VersionMismatch(version) => MigrateError(format!(
-                "migration {} was applied to this database with other contents: a migration never changes once \
-                 applied. Restore it as it was (a generated service's migrations/ from version control); a service \
-                 written with the derive macros cannot change its tables yet (docs/evolution.md)",
-                name(*version)
-            )),
-            sqlx::migrate::MigrateError::VersionMissing(version) => MigrateError(format!(
-                "this database has migration {version:04}, which this service does not carry: a newer version of \
-                 the service migrated it, and migrations only go forward"
-            )),
-            _ => MigrateError(e.to_string()),
-        };
-        match &self.pool {
-            Pool::Sqlite(pool) => {
-                let mut conn = pool.acquire().await.map_err(|e| MigrateError(e.to_string()))?;
-                sqlx::query("PRAGMA foreign_keys = OFF")
-                    .execute(&mut *conn)
-                    .await
-                    .map_err(|e| MigrateError(e.to_string()))?;
-                let ran = migrator.run(&mut *conn).await.map_err(named);
-                // Whatever happened, the connection goes back to the pool enforcing them, or
-                // is closed.
-                let on = sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *conn).await;
-                match on {
-                    Ok(_) => conn.settle(),
-                    Err(_) => conn.discard(),
-                }
-                ran?;
-                on.map_err(|e| MigrateError(e.to_string()))?;
-            }
-            Pool::Postgres(pool) => {
-                let mut conn = pool.acquire().await.map_err(|e| MigrateError(e.to_string()))?;
-                if let Err(e) = migrator.run(&mut *conn).await {
-                    // A failed run keeps its advisory lock on the connection: closing the
-                    // connection lets another instance migrate.
-                    conn.discard();
-                    return Err(named(e));
-                }
-                conn.settle();
-            }
-        }
-        Ok(())
-    }
-
-    /// A derived service's migrations: the first (`first`, its tables as its derives
-    /// make them) when the database has no record yet, then, whenever `model`'s storage
-    /// differs from the record the database keeps, the migration `restgen generate` would
-    /// plan for it, with the new record in the same transaction. A change that loses data
-    /// is refused, naming what and what to do; nothing is applied then.
-    pub async fn evolve(
-        &self,
-        first: &[MigrationSpec],
-        model: &restgen_model::model::Service,
-    ) -> Result<(), MigrateError> {
-        self.exclusively(self.evolve_unlocked(first, model)).await
-    }
-
-    async fn evolve_unlocked(
-        &self,
-        first: &[MigrationSpec],
-        model: &restgen_model::model::Service,
-    ) -> Result<(), MigrateError> {
-        use restgen_model::evolution::{plan, storage::Storage};
-        let failed = |e: sqlx::Error| MigrateError(e.to_string());
-        let create = "CREATE TABLE IF NOT EXISTS \"restgen_storage\" (\"version\" BIGINT PRIMARY KEY NOT NULL, \"record\" TEXT NOT NULL)";
-        on_pool!(self, pool => async { leased!(pool, c => sqlx::query(create).execute(c)).map(drop) }.await)
-            .map_err(failed)?;
-        let latest = "SELECT \"version\", \"record\" FROM \"restgen_storage\" ORDER BY \"version\" DESC LIMIT 1";
-        let last: Option<(i64, String)> =
-            on_pool!(self, pool => async { leased!(pool, c => sqlx::query_as(latest).fetch_optional(c)) }.await)
-                .map_err(failed)?;
-        let storage = Storage::of(model);
-        let record = |s: &Storage| serde_json::to_string(s).expect("storage serializes");
-        let Some((version, text)) = last else {
-            // The first start, or a database made before the record was kept: its first
-            // migration must be the one these derives make.
-            self.migrate_unlocked(first).await?;
-            let insert = "INSERT INTO \"restgen_storage\" (\"version\", \"record\") VALUES ($1, $2)";
-            let version = first.last().map_or(1, |m| m.version);
-            let stored = record(&storage);
-            on_pool!(self, pool => async {
-                leased!(pool, c => sqlx::query(insert).bind(version).bind(&stored).execute(c)).map(drop)
-            }.await)
-            .map_err(failed)?;
-            return Ok(());
-        };
-        let before: Storage = serde_json::from_str(&text)
-            .map_err(|e| MigrateError(format!("the storage record of migration {version} does not read: {e}")))?;
-        let mut diags = restgen_model::diagnostics::Diagnostics::new();
-        let planned = plan::plan(&before, model, false, &mut diags);
-        if diags.has_errors() {
-            let reasons: Vec<String> = diags
-                .into_sorted()
-                .into_iter()
-                .filter(|d| d.severity == restgen_model::diagnostics::Severity::Error)
-                .map(|d| format!("{} [{}]{}", d.message, d.code.id, d.hint.map_or(String::new(), |h| format!("; {h}"))))
-                .collect();
-            return Err(MigrateError(format!(
-                "the model changes what the database holds in ways no migration keeps: {}",
-                reasons.join("; ")
-            )));
-        }
-        let Some(migration) = planned else {
-            self.create_runtime_tables().await.map_err(failed)?;
-            return Ok(());
-        };
-        let next = version + 1;
-        let keep = format!(
-            "INSERT INTO \"restgen_storage\" (\"version\", \"record\") VALUES ({next}, '{}');\n",
-            record(&storage).replace('\'', "''")
-        );
-        let sql = match self.dialect {
-            Dialect::Sqlite => migration.sqlite,
-            Dialect::Postgres => migration.postgres,
-        };
-        let stem = restgen_model::evolution::stem(next, &migration.slug);
-        let description: &'static str = Box::leak(restgen_model::evolution::description_of(&stem).into_boxed_str());
-        let sql: &'static str = Box::leak(format!("{sql}{keep}").into_boxed_str());
-        // Only the new migration is handed over: those applied before are the record's.
-        let spec = [MigrationSpec { version: next, description, sqlite: sql, postgres: sql }];
-        self.run_migrations(&spec, true).await?;
-        self.create_runtime_tables().await.map_err(failed)
     }
 
     /// Whether the database answers. A connection that did not answer is closed, never
@@ -1133,6 +569,9 @@ mod tests {
     use super::*;
     use crate::spec::{FieldKind, FieldSpec, IdKind};
     use serde_json::{Value, json};
+    use sqlx::sqlite::SqliteConnectOptions;
+    use std::str::FromStr;
+    use std::time::Instant;
 
     /// Every kind a column can be read as, a write-only field, an owner, and times.
     static KINDS: ResourceSpec = ResourceSpec {
