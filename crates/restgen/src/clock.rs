@@ -89,6 +89,11 @@ impl Clock {
         }
     }
 
+    /// This clock's time as the runtime writes times: RFC 3339 in UTC, to the microsecond.
+    pub fn timestamp(&self) -> String {
+        chrono::DateTime::from_timestamp_micros(self.now()).map_or_else(String::new, format_time)
+    }
+
     /// Waits until `n` requests sleep on a manual clock (a test's way to know that
     /// requests it sent are held, without waiting for time); at once on the system clock.
     pub async fn sleepers(&self, n: usize) {
@@ -96,4 +101,10 @@ impl Clock {
             m.until(|m| m.waiting.load(Ordering::SeqCst) >= n).await;
         }
     }
+}
+
+/// A time as the runtime writes it, in records, events and answers: RFC 3339 in UTC, to
+/// the microsecond, so that times written in order also sort in order as text.
+pub fn format_time(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
 }

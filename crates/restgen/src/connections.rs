@@ -77,13 +77,13 @@ impl HttpLimits {
         let defaults = HttpLimits::default();
         let seconds = |name: &str, default: Duration| -> Result<Duration, String> {
             let positive = |s: &f64| s.is_finite() && *s > 0.0 && *s < 1e9;
-            Ok(crate::serve::positive_var(name, &var, positive)?.map_or(default, Duration::from_secs_f64))
+            Ok(crate::settings::positive_var(name, &var, positive)?.map_or(default, Duration::from_secs_f64))
         };
         Ok(HttpLimits {
             header_timeout: seconds("HTTP_HEADER_TIMEOUT", defaults.header_timeout)?,
             body_timeout: seconds("HTTP_BODY_TIMEOUT", defaults.body_timeout)?,
             keep_alive_timeout: seconds("HTTP_KEEP_ALIVE_TIMEOUT", defaults.keep_alive_timeout)?,
-            max_connections: crate::serve::positive_var("HTTP_MAX_CONNECTIONS", &var, |n: &usize| *n > 0)?
+            max_connections: crate::settings::positive_var("HTTP_MAX_CONNECTIONS", &var, |n: &usize| *n > 0)?
                 .unwrap_or(defaults.max_connections),
         })
     }

@@ -5,6 +5,7 @@
 //! Generated code reaches third-party crates only through [`__private`], so a service
 //! depends on `restgen` alone and always gets the versions restgen was built with.
 
+mod accept;
 pub mod auth;
 mod body;
 pub mod clock;
@@ -28,6 +29,7 @@ pub mod rate;
 pub mod routes;
 pub mod serve;
 mod settable;
+mod settings;
 pub mod spec;
 pub mod store;
 mod table;

@@ -253,7 +253,7 @@ fn filter_value(f: &FieldSpec, text: &str) -> Result<SqlValue, String> {
             .map(|d| SqlValue::Text(Some(d.format("%Y-%m-%d").to_string())))
             .map_err(|_| "is not a date (YYYY-MM-DD)".into()),
         FieldKind::DateTime => chrono::DateTime::parse_from_rfc3339(text)
-            .map(|t| SqlValue::Text(Some(crate::operations::format_time(t.with_timezone(&chrono::Utc)))))
+            .map(|t| SqlValue::Text(Some(crate::clock::format_time(t.with_timezone(&chrono::Utc)))))
             .map_err(|_| "is not an RFC 3339 datetime".into()),
         _ => Ok(SqlValue::Text(Some(text.into()))),
     }

@@ -113,7 +113,7 @@ impl Range {
             let (name, value) = (name.as_str().to_ascii_lowercase(), value.unquoted_str().to_ascii_lowercase());
             // Parameters after the weight are extensions of the weight, not of the type.
             if name == "q" {
-                q = thousandths(&value)?;
+                q = crate::accept::thousandths(&value)?;
                 break;
             }
             params.push((name, value));
@@ -163,28 +163,6 @@ fn weight(ranges: &[Range], offer: &Offer) -> u16 {
 fn vendor_weight(ranges: &[Range], media: &str) -> u16 {
     let Some((ty, subtype)) = media.split_once('/') else { return 0 };
     ranges.iter().filter(|r| r.ty == ty && r.subtype == subtype && r.params.is_empty()).map(|r| r.q).max().unwrap_or(0)
-}
-
-/// The weight of one member of `Accept`: 1 without `q`, `None` when `q` is not a weight.
-pub(crate) fn weight_of(m: &MediaType<'_>) -> Option<u16> {
-    match m.params.iter().find(|(name, _)| name.as_str().eq_ignore_ascii_case("q")) {
-        Some((_, value)) => thousandths(&value.unquoted_str()),
-        None => Some(1000),
-    }
-}
-
-/// A weight (`0`, `0.5`, `1.000`; RFC 9110 §12.4.2) in thousandths.
-fn thousandths(text: &str) -> Option<u16> {
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    if fraction.len() > 3 || !fraction.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let digits = format!("{fraction:0<3}");
-    match whole {
-        "0" => digits.parse().ok(),
-        "1" if digits == "000" => Some(1000),
-        _ => None,
-    }
 }
 
 #[cfg(test)]
@@ -243,17 +221,5 @@ mod tests {
         assert_eq!(p.status, StatusCode::NOT_ACCEPTABLE);
         assert!(p.detail.contains("application/json, text/csv"), "{}", p.detail);
         assert!(p.headers.iter().any(|(n, v)| n == header::VARY && v == "accept"));
-    }
-
-    #[test]
-    fn weights_read_as_rfc_9110_writes_them() {
-        for (text, want) in
-            [("1", Some(1000)), ("1.0", Some(1000)), ("0.5", Some(500)), ("0", Some(0)), ("0.001", Some(1))]
-        {
-            assert_eq!(thousandths(text), want, "{text}");
-        }
-        for bad in ["1.5", "2", "-0", ".5", "0.5000", "0.x", "", "01"] {
-            assert_eq!(thousandths(bad), None, "{bad}");
-        }
     }
 }

@@ -2,6 +2,7 @@
 //! the resource's spec and input types.
 
 use crate::auth::Caller;
+use crate::clock::Clock;
 use crate::auth::access::{self, Scope};
 use crate::conditional::{self, Precondition};
 use crate::list;
@@ -751,7 +752,7 @@ async fn stored(f: &FieldSpec, v: Value) -> Result<SqlValue, Problem> {
                     message: "is not an RFC 3339 datetime".into(),
                 }])
             })?;
-            Ok(SqlValue::Text(Some(format_time(parsed.with_timezone(&chrono::Utc)))))
+            Ok(SqlValue::Text(Some(crate::clock::format_time(parsed.with_timezone(&chrono::Utc)))))
         }
         (_, v) => Ok(SqlValue::from_owned_json(f, v)),
     }
@@ -760,12 +761,10 @@ async fn stored(f: &FieldSpec, v: Value) -> Result<SqlValue, Problem> {
 /// `2026-11-22T16:55:09.123456Z`: fixed width, so text order is time order. Written by
 /// chrono's RFC 3339 writer, not a format string, which is parsed on every call (a
 /// tenth of a write's instructions went to it).
-pub(crate) fn format_time(t: chrono::DateTime<chrono::Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
-}
-
+/// The time a record is written at. Records are stamped by the system clock, not a test's
+/// manual one: a store carries no clock.
 pub(crate) fn now() -> String {
-    format_time(chrono::Utc::now())
+    Clock::System.timestamp()
 }
 
 pub(crate) fn parse_id(spec: &ResourceSpec, text: &str) -> Result<SqlValue, Problem> {
@@ -818,7 +817,7 @@ mod tests {
     #[test]
     fn times_are_written_fixed_width_to_the_microsecond_in_utc() {
         use chrono::{TimeZone, Utc};
-        let at = |secs: i64, nanos: u32| super::format_time(Utc.timestamp_opt(secs, nanos).unwrap());
+        let at = |secs: i64, nanos: u32| crate::clock::format_time(Utc.timestamp_opt(secs, nanos).unwrap());
         assert_eq!(at(1_795_366_509, 123_456_789), "2026-11-22T16:55:09.123456Z");
         assert_eq!(at(0, 0), "1970-01-01T00:00:00.000000Z");
         assert_eq!(at(1_795_366_509, 999), "2026-11-22T16:55:09.000000Z", "truncated, not rounded");

@@ -163,49 +163,6 @@ impl IntoResponse for Problem {
     }
 }
 
-/// The answer to a database that turned the request away for now ([`StoreError::is_transient`]).
-///
-/// [`StoreError::is_transient`]: crate::store::StoreError::is_transient
-fn busy(e: &crate::store::StoreError) -> Problem {
-    if e.is_unreachable() {
-        tracing::warn!(error = %e, "database unreachable: answered 503");
-        return Problem::unavailable("the database cannot be reached now; retry shortly");
-    }
-    tracing::warn!(error = %e, "database busy: answered 503");
-    Problem::unavailable("the database is busy; retry shortly")
-}
-
-impl From<crate::store::StoreError> for Problem {
-    fn from(e: crate::store::StoreError) -> Self {
-        use crate::store::StoreError;
-        match e {
-            StoreError::NotFound => Problem::not_found("no such record"),
-            StoreError::Changed(_) => crate::conditional::failed(None),
-            StoreError::Unique { field } => {
-                let mut p = Problem::conflict(format!("a record with this `{field}` exists already"));
-                p.errors.push(FieldError { field, message: "is taken".into() });
-                p
-            }
-            StoreError::MissingRef { field } => Problem::validation(vec![FieldError {
-                field,
-                message: "refers to a record that does not exist".into(),
-            }]),
-            StoreError::Referenced { by } => Problem::conflict(match by {
-                Some(by) => {
-                    format!("a record still refers to this one by `{by}`: delete it, or point it elsewhere, first")
-                }
-                None => "another record still refers to this one: delete it, or point it elsewhere, first".into(),
-            }),
-            StoreError::NoTurn => busy(&e),
-            StoreError::Database(_) if e.is_transient() => busy(&e),
-            StoreError::Database(e) => {
-                tracing::error!(error = %e, "database error");
-                Problem::internal()
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #[test]

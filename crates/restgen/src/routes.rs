@@ -6,7 +6,7 @@ use crate::body::Sent;
 use crate::idempotency::{self, Keeper};
 use crate::operations;
 use crate::problem::Problem;
-use crate::spec::{Operation, ParentSpec, ResourceSpec};
+use crate::spec::{Operation, ResourceSpec};
 use crate::store::{Record, Store};
 use axum::Router;
 use axum::extract::{OriginalUri, Path, Request};
@@ -275,10 +275,10 @@ pub fn resource<C: Input, R: Input, P: Input>(
     let mut router = lifecycle_routes(spec, base, before_transition);
     let lists = spec.has(Operation::List);
     if lists || spec.has(Operation::Create) {
-        router = router.route(&collection_path(spec, base), collection);
+        router = router.route(&spec.collection_path(base), collection);
     }
     if [Operation::Get, Operation::Replace, Operation::Patch, Operation::Delete].iter().any(|op| spec.has(*op)) {
-        router = router.route(&item_path(spec, base), item);
+        router = router.route(&spec.item_path(base), item);
     }
     for former in spec.former_paths {
         let redirect = move |caller: Caller, OriginalUri(uri): OriginalUri, method: Method| async move {
@@ -312,7 +312,7 @@ pub fn resource<C: Input, R: Input, P: Input>(
     if lists {
         for parent in spec.parents {
             router = router.route(
-                &nested_path(spec, parent, base),
+                &spec.nested_path(parent, base),
                 axum::routing::get(
                     move |cx: operations::Asked,
                           Path(parent_id): Path<String>,
@@ -340,7 +340,7 @@ fn lifecycle_routes(
     for t in lifecycle.transitions {
         let hook = hook.clone();
         router = router.route(
-            &format!("{}/{}", item_path(spec, base), t.name),
+            &format!("{}/{}", spec.item_path(base), t.name),
             axum::routing::post(
                 move |cx: operations::Asked,
                       keeper: Keeper,
@@ -358,7 +358,7 @@ fn lifecycle_routes(
     }
     if lifecycle.status_endpoint {
         router = router.route(
-            &format!("{}/status", item_path(spec, base)),
+            &format!("{}/status", spec.item_path(base)),
             axum::routing::get(move |cx: operations::Asked, Path(id): Path<String>, request: Request| async move {
                 let cx = cx.under(base);
                 crate::lifecycle::status(spec, &cx, &id, request.headers()).await
@@ -366,25 +366,6 @@ fn lifecycle_routes(
         );
     }
     router
-}
-
-/// Every route pattern of `spec` under `base`, as axum matches it: the collection, the
-/// item, its transitions and status, the list under each parent, and the former paths.
-pub(crate) fn paths(spec: &ResourceSpec, base: &str) -> Vec<String> {
-    let mut out = vec![collection_path(spec, base), item_path(spec, base)];
-    if let Some(lifecycle) = &spec.lifecycle {
-        out.extend(lifecycle.transitions.iter().map(|t| format!("{}/{}", item_path(spec, base), t.name)));
-        if lifecycle.status_endpoint {
-            out.push(format!("{}/status", item_path(spec, base)));
-        }
-    }
-    out.extend(spec.parents.iter().map(|parent| nested_path(spec, parent, base)));
-    for former in spec.former_paths {
-        out.push(format!("{base}{former}"));
-        out.push(format!("{base}{former}/{{id}}"));
-        out.push(format!("{base}{former}/{{id}}/{{*rest}}"));
-    }
-    out
 }
 
 /// What the request path holds before `former`: the base path the route was mounted
@@ -448,16 +429,4 @@ fn moved(
         response.headers_mut().insert(header::LOCATION, v);
     }
     response
-}
-
-fn collection_path(spec: &ResourceSpec, base: &str) -> String {
-    format!("{base}{}", spec.path)
-}
-
-fn item_path(spec: &ResourceSpec, base: &str) -> String {
-    format!("{base}{}/{{id}}", spec.path)
-}
-
-fn nested_path(spec: &ResourceSpec, parent: &ParentSpec, base: &str) -> String {
-    format!("{base}{}/{{parent_id}}{}", parent.path, spec.path)
 }

@@ -5,6 +5,9 @@
 //! here: the model and the runtime share one definition. What holds text holds it as
 //! `&'static str` here ([`Rule`], [`Envelope`], [`DefaultValue`]), so specs can be statics.
 
+use once_cell::race::OnceRef;
+use std::any::Any;
+
 pub use restgen_model::model::{
     FieldKind, Format, IdKind, JwtAlgorithm, Operation, PageStyle, ProxyHeader, RateAlgorithm, RateKey, Scheme,
 };
@@ -56,10 +59,10 @@ pub struct ResourceSpec {
     pub formats: &'static [Format],
     /// The API versions that have it (`since`, `until`); outside them its paths are 404.
     pub gate: Gate,
-    /// The store's statements for it, written when first used: not part of what a spec
-    /// says, always `..ResourceSpec::DEFAULT`'s (empty).
+    /// What the store derives from this spec, made when first used: not part of what a
+    /// spec says, always `..ResourceSpec::DEFAULT`'s (empty).
     #[doc(hidden)]
-    pub statements: crate::store::Statements,
+    pub statements: StoreCache,
 }
 
 impl ResourceSpec {
@@ -97,8 +100,42 @@ impl ResourceSpec {
         require_if_match: false,
         formats: &[Format::Json],
         gate: Gate::ALWAYS,
-        statements: crate::store::Statements::new(),
+        statements: StoreCache::new(),
     };
+
+    /// The collection's route pattern under `base`, as axum matches it.
+    pub(crate) fn collection_path(&self, base: &str) -> String {
+        format!("{base}{}", self.path)
+    }
+
+    /// The item's route pattern under `base`.
+    pub(crate) fn item_path(&self, base: &str) -> String {
+        format!("{base}{}/{{id}}", self.path)
+    }
+
+    /// The pattern of the list under `parent`.
+    pub(crate) fn nested_path(&self, parent: &ParentSpec, base: &str) -> String {
+        format!("{base}{}/{{parent_id}}{}", parent.path, self.path)
+    }
+
+    /// Every route pattern of the resource under `base`: the collection, the item, its
+    /// transitions and status, the list under each parent, and the former paths.
+    pub(crate) fn route_paths(&self, base: &str) -> Vec<String> {
+        let mut out = vec![self.collection_path(base), self.item_path(base)];
+        if let Some(lifecycle) = &self.lifecycle {
+            out.extend(lifecycle.transitions.iter().map(|t| format!("{}/{}", self.item_path(base), t.name)));
+            if lifecycle.status_endpoint {
+                out.push(format!("{}/status", self.item_path(base)));
+            }
+        }
+        out.extend(self.parents.iter().map(|parent| self.nested_path(parent, base)));
+        for former in self.former_paths {
+            out.push(format!("{base}{former}"));
+            out.push(format!("{base}{former}/{{id}}"));
+            out.push(format!("{base}{former}/{{id}}/{{*rest}}"));
+        }
+        out
+    }
 
     pub fn field(&self, name: &str) -> Option<&'static FieldSpec> {
         self.fields.iter().find(|f| f.name == name)
@@ -408,4 +445,35 @@ pub struct VersionSpec {
     pub sunset: Option<i64>,
     /// `application/vnd.{vendor}.v{n}+json`: its media type.
     pub media_type: &'static str,
+}
+
+/// A cell the store fills, the first time it uses a resource, with what it derives from the
+/// spec alone (the text of its statements), kept for the life of the process. Opaque here,
+/// so the spec stays plain data that knows nothing of the store. `OnceRef` has no
+/// destructor, so a spec holding one can still be a static made from
+/// `ResourceSpec::DEFAULT`.
+#[derive(Default)]
+pub struct StoreCache(OnceRef<'static, Box<dyn Any + Send + Sync>>);
+
+impl StoreCache {
+    /// Empty.
+    pub const fn new() -> StoreCache {
+        StoreCache(OnceRef::new())
+    }
+
+    /// What the cell holds, made by `make` the first time. Threads that race to fill it
+    /// each make one, and all but one are kept unused (a few, once).
+    pub(crate) fn get_or_init<T: Any + Send + Sync>(&self, make: impl FnOnce() -> T) -> &'static T {
+        let held = self.0.get_or_init(|| {
+            let made: Box<dyn Any + Send + Sync> = Box::new(make());
+            Box::leak(Box::new(made))
+        });
+        held.downcast_ref().expect("a store cache holds one type")
+    }
+}
+
+impl std::fmt::Debug for StoreCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StoreCache")
+    }
 }

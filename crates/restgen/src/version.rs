@@ -223,7 +223,7 @@ fn media_version(versions: &Versions, headers: &HeaderMap) -> Result<Option<u32>
             };
             let Some(n) = version_of_media_type(versions.spec.vendor, &essence) else { continue };
             vendor_members += 1;
-            let q = crate::negotiate::weight_of(&range).unwrap_or(0);
+            let q = crate::accept::weight_of(&range).unwrap_or(0);
             let Some(v) = versions.spec.version(n) else { continue };
             if q > 0 && best.is_none_or(|(bq, bn)| q > bq || (q == bq && v.number > bn)) {
                 best = Some((q, v.number));

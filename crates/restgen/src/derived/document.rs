@@ -120,7 +120,7 @@ fn auth(service: &str, a: &Accounts) -> model::Auth {
         },
         jwt: model::Jwt {
             algorithm: bare(model::JwtAlgorithm::Hs256),
-            secret_env: bare(format!("{}_JWT_SECRET", crate::serve::env_prefix(service))),
+            secret_env: bare(format!("{}_JWT_SECRET", crate::settings::env_prefix(service))),
             private_key_env: None,
             public_key_env: None,
             ttl: bare(a.ttl),

@@ -139,7 +139,7 @@ impl Accounts {
     /// and kept for the life of the process.
     fn spec(self, service: &'static str, base_path: &str) -> &'static AuthSpec {
         let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
-        let prefix = crate::serve::env_prefix(service);
+        let prefix = crate::settings::env_prefix(service);
         Box::leak(Box::new(AuthSpec {
             schemes: Box::leak(self.schemes.into_boxed_slice()),
             principal: Some(PrincipalSpec {

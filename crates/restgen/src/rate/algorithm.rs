@@ -3,22 +3,9 @@
 //! limits alike on either database. Times are microseconds since the Unix epoch.
 
 use crate::spec::RateAlgorithm;
+use crate::store::Budget;
 
 const SECOND: i64 = 1_000_000;
-
-/// One budget's state. What the numbers mean depends on the algorithm:
-/// - token bucket (GCRA): `start` is the theoretical arrival time, the moment the bucket
-///   is full again;
-/// - leaky bucket: `start` is the moment the last request admitted leaves (is served);
-/// - fixed window: `start` of the window and the `count` of requests in it;
-/// - sliding window: `start` of the current window, the `count` in it and the count of
-///   the window before (`previous`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct State {
-    pub start: i64,
-    pub count: i64,
-    pub previous: i64,
-}
 
 /// A limit with the deployment's scale applied: what one budget allows.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -110,7 +97,7 @@ pub(crate) struct Verdict {
     /// When refused: microseconds until a request would pass.
     pub retry_after: i64,
     /// The state to keep; only an allowed request changes it.
-    pub state: State,
+    pub state: Budget,
     /// From this moment the state means the same as no state: it may be dropped.
     pub expires_at: i64,
     /// Microseconds an admitted request waits for its turn before it is served (a leaky
@@ -119,7 +106,7 @@ pub(crate) struct Verdict {
 }
 
 /// Whether one more request fits the budget `state` describes at `now`.
-pub(crate) fn decide(quota: Quota, state: Option<State>, now: i64) -> Verdict {
+pub(crate) fn decide(quota: Quota, state: Option<Budget>, now: i64) -> Verdict {
     match quota {
         Quota::Bucket { capacity, interval } => bucket(capacity, interval, state, now),
         Quota::Leaky { capacity, interval } => leaky(capacity, interval, state, now),
@@ -131,7 +118,7 @@ pub(crate) fn decide(quota: Quota, state: Option<State>, now: i64) -> Verdict {
 /// GCRA: the bucket holds `capacity` requests; each request moves the theoretical
 /// arrival time one `interval` on, and a request that would move it more than the whole
 /// bucket ahead of now is refused.
-fn bucket(capacity: i64, interval: i64, state: Option<State>, now: i64) -> Verdict {
+fn bucket(capacity: i64, interval: i64, state: Option<Budget>, now: i64) -> Verdict {
     let burst = capacity.saturating_mul(interval);
     let tat = state.map_or(now, |s| s.start).max(now);
     let next = tat + interval;
@@ -142,7 +129,7 @@ fn bucket(capacity: i64, interval: i64, state: Option<State>, now: i64) -> Verdi
             remaining: 0,
             reset: tat - now,
             retry_after,
-            state: State { start: tat, ..State::default() },
+            state: Budget { start: tat, ..Budget::default() },
             expires_at: tat,
             delay: 0,
         };
@@ -152,7 +139,7 @@ fn bucket(capacity: i64, interval: i64, state: Option<State>, now: i64) -> Verdi
         remaining: (burst - (next - now)) / interval,
         reset: next - now,
         retry_after: 0,
-        state: State { start: next, ..State::default() },
+        state: Budget { start: next, ..Budget::default() },
         expires_at: next,
         delay: 0,
     }
@@ -163,7 +150,7 @@ fn bucket(capacity: i64, interval: i64, state: Option<State>, now: i64) -> Verdi
 /// wait is admitted with a delay until its turn, and refused when `capacity` requests are
 /// already in the bucket (waiting, or leaving now). Unlike the token bucket, a burst is
 /// never served at once: what the service sees is a constant rate.
-fn leaky(capacity: i64, interval: i64, state: Option<State>, now: i64) -> Verdict {
+fn leaky(capacity: i64, interval: i64, state: Option<Budget>, now: i64) -> Verdict {
     // The turn of this request: now when the bucket is empty, else one interval after
     // the last request admitted.
     let turn = state.map_or(now, |s| s.start + interval).max(now);
@@ -180,7 +167,7 @@ fn leaky(capacity: i64, interval: i64, state: Option<State>, now: i64) -> Verdic
             reset: (last + interval - now).max(0),
             // Once the oldest waiting request has left, a place is free.
             retry_after: (turn - (capacity - 1) * interval - now).max(1),
-            state: State { start: last, ..State::default() },
+            state: Budget { start: last, ..Budget::default() },
             expires_at: last + interval,
             delay: 0,
         };
@@ -190,7 +177,7 @@ fn leaky(capacity: i64, interval: i64, state: Option<State>, now: i64) -> Verdic
         remaining: capacity - depth,
         reset: empty_at - now,
         retry_after: 0,
-        state: State { start: turn, ..State::default() },
+        state: Budget { start: turn, ..Budget::default() },
         expires_at: empty_at,
         delay,
     }
@@ -198,7 +185,7 @@ fn leaky(capacity: i64, interval: i64, state: Option<State>, now: i64) -> Verdic
 
 /// At most `limit` requests per window; windows start at multiples of `window` since
 /// the epoch, so every instance agrees on them.
-fn fixed(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
+fn fixed(limit: i64, window: i64, state: Option<Budget>, now: i64) -> Verdict {
     let start = now - now.rem_euclid(window);
     let end = start + window;
     let count = state.filter(|s| s.start == start).map_or(0, |s| s.count);
@@ -208,7 +195,7 @@ fn fixed(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
             remaining: 0,
             reset: end - now,
             retry_after: end - now,
-            state: State { start, count, previous: 0 },
+            state: Budget { start, count, previous: 0 },
             expires_at: end,
             delay: 0,
         };
@@ -218,7 +205,7 @@ fn fixed(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
         remaining: limit - count - 1,
         reset: end - now,
         retry_after: 0,
-        state: State { start, count: count + 1, previous: 0 },
+        state: Budget { start, count: count + 1, previous: 0 },
         expires_at: end,
         delay: 0,
     }
@@ -228,7 +215,7 @@ fn fixed(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
 /// as the current window's count plus the previous window's, weighted by how much of
 /// it the span still covers. Memory stays constant per budget, unlike a log of every
 /// request, at the price of assuming the previous window's requests were evenly spread.
-fn sliding(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
+fn sliding(limit: i64, window: i64, state: Option<Budget>, now: i64) -> Verdict {
     let start = now - now.rem_euclid(window);
     let (previous, count) = match state {
         Some(s) if s.start == start => (s.previous, s.count),
@@ -239,7 +226,7 @@ fn sliding(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
     // The previous window's requests still inside the span, rounded up: never fewer
     // than the estimate.
     let carried = ceil_div(previous * (window - elapsed), window);
-    let state = State { start, count, previous };
+    let state = Budget { start, count, previous };
     if carried + count + 1 > limit {
         let pass_at = if count < limit {
             // In this window, once enough of the previous one has slid out.
@@ -264,7 +251,7 @@ fn sliding(limit: i64, window: i64, state: Option<State>, now: i64) -> Verdict {
         remaining: limit - (carried + count + 1),
         reset: start + 2 * window - now,
         retry_after: 0,
-        state: State { count: count + 1, ..state },
+        state: Budget { count: count + 1, ..state },
         expires_at: start + 2 * window,
         delay: 0,
     }
@@ -281,7 +268,7 @@ mod tests {
     const T0: i64 = 1_800_000_000 * SECOND;
 
     /// Runs `n` requests at `now` against `state`, returning how many passed.
-    fn burst(quota: Quota, state: &mut Option<State>, now: i64, n: usize) -> (usize, Verdict) {
+    fn burst(quota: Quota, state: &mut Option<Budget>, now: i64, n: usize) -> (usize, Verdict) {
         let mut passed = 0;
         let mut last = None;
         for _ in 0..n {

@@ -12,13 +12,12 @@
 mod address;
 mod algorithm;
 
-pub(crate) use algorithm::State;
 
 use crate::auth::Caller;
 use crate::clock::Clock;
 use crate::problem::Problem;
 use crate::spec::{RateKey, RateSpec, ResourceSpec};
-use crate::store::{Dialect, Store};
+use crate::store::{Budget, Dialect, Store};
 use address::Proxies;
 use algorithm::{Quota, Verdict};
 use axum::extract::{ConnectInfo, MatchedPath, Request};
@@ -58,23 +57,23 @@ impl Default for RateSettings {
 impl RateSettings {
     /// `<SERVICE>_RATE_LIMIT_SCALE` as [`RateSettings::scale`]: a positive number.
     pub fn from_lookup(service: &str, var: impl Fn(&str) -> Option<String>) -> Result<RateSettings, String> {
-        let name = format!("{}_RATE_LIMIT_SCALE", crate::serve::env_prefix(service));
-        let scale = crate::serve::positive_var(&name, var, |s: &f64| s.is_finite() && *s > 0.0)?.unwrap_or(1.0);
+        let name = format!("{}_RATE_LIMIT_SCALE", crate::settings::env_prefix(service));
+        let scale = crate::settings::positive_var(&name, var, |s: &f64| s.is_finite() && *s > 0.0)?.unwrap_or(1.0);
         Ok(RateSettings { scale })
     }
 }
 
 /// Budget states by bucket, each with the time it expires.
-type States = Mutex<HashMap<String, (State, i64)>>;
+type States = Mutex<HashMap<String, (Budget, i64)>>;
 
 /// The states, locked: a request that panicked holding them left nothing half-written (each
 /// change is one insert or one sweep), so they are used as they are.
-fn held(states: &States) -> std::sync::MutexGuard<'_, HashMap<String, (State, i64)>> {
+fn held(states: &States) -> std::sync::MutexGuard<'_, HashMap<String, (Budget, i64)>> {
     states.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Drops the states that expired by `now`.
-fn sweep(states: &mut HashMap<String, (State, i64)>, now: i64) {
+fn sweep(states: &mut HashMap<String, (Budget, i64)>, now: i64) {
     states.retain(|_, (_, expires_at)| *expires_at > now);
 }
 
@@ -120,7 +119,7 @@ impl Limiter {
     ) -> Result<Option<Limiter>, String> {
         let mut routes = HashMap::new();
         for spec in limits.resources {
-            for path in crate::routes::paths(spec, limits.base_path) {
+            for path in spec.route_paths(limits.base_path) {
                 routes.insert(path, spec.rate_limit);
             }
         }

@@ -4,9 +4,23 @@
 //! [`Store::migrate`] creates it beside the generated migrations.
 
 use super::{Dialect, Pool, Store, StoreError, bind, leased};
-use crate::rate::State;
 use crate::store::SqlValue;
 use sqlx::Row;
+
+/// One budget's state, as the rate limiter's algorithms decide it (`rate::algorithm`) and
+/// the store keeps it. What the numbers mean depends on the algorithm:
+/// - token bucket (GCRA): `start` is the theoretical arrival time, the moment the bucket
+///   is full again;
+/// - leaky bucket: `start` is the moment the last request admitted leaves (is served);
+/// - fixed window: `start` of the window and the `count` of requests in it;
+/// - sliding window: `start` of the current window, the `count` in it and the count of
+///   the window before (`previous`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Budget {
+    pub start: i64,
+    pub count: i64,
+    pub previous: i64,
+}
 
 /// Unlogged: a budget is worth less than the write-ahead log it would cost on every
 /// request; after a crash PostgreSQL empties the table and every budget starts full.
@@ -59,13 +73,13 @@ impl Store {
     }
 
     /// A budget's state, `None` when it has none.
-    pub(crate) async fn budget(&self, bucket: &str) -> Result<Option<State>, StoreError> {
+    pub(crate) async fn budget(&self, bucket: &str) -> Result<Option<Budget>, StoreError> {
         let sql = "SELECT \"start\", \"count\", \"previous\" FROM \"restgen_rate_limit\" WHERE \"bucket\" = $1";
         let args = vec![SqlValue::Text(Some(bucket.to_owned()))];
         on_pool!(self, pool => {
             let row = leased!(pool, c => bind(sql, args).fetch_optional(c))?;
             Ok(match row {
-                Some(r) => Some(State { start: r.try_get(0)?, count: r.try_get(1)?, previous: r.try_get(2)? }),
+                Some(r) => Some(Budget { start: r.try_get(0)?, count: r.try_get(1)?, previous: r.try_get(2)? }),
                 None => None,
             })
         })
@@ -79,10 +93,10 @@ impl Store {
     pub(crate) async fn swap_budget(
         &self,
         bucket: &str,
-        old: Option<State>,
-        new: State,
+        old: Option<Budget>,
+        new: Budget,
         expires_at: i64,
-    ) -> Result<Result<(), Option<State>>, StoreError> {
+    ) -> Result<Result<(), Option<Budget>>, StoreError> {
         let int = |v: i64| SqlValue::Int(Some(v));
         let mut args = vec![
             SqlValue::Text(Some(bucket.to_owned())),
@@ -105,7 +119,7 @@ impl Store {
             }
             let start: Option<i64> = row.try_get(1)?;
             Ok(Err(match start {
-                Some(start) => Some(State { start, count: row.try_get(2)?, previous: row.try_get(3)? }),
+                Some(start) => Some(Budget { start, count: row.try_get(2)?, previous: row.try_get(3)? }),
                 None => None,
             }))
         })

@@ -1,9 +1,11 @@
 //! What can go wrong in the store, and what each means for the request: a record missing,
 //! a value taken, a ref to nothing, a write refused for now (the database busy, or out of
 //! reach), or a fault. A write the database ended for another transaction's sake is run
-//! again a few times ([`retried`]) before it is a refusal.
+//! again a few times ([`retried`]) before it is a refusal. Each becomes the problem a
+//! client reads (`From<StoreError> for Problem`).
 
 use super::{Dialect, Record, SqlValue, Statement};
+use crate::problem::{FieldError, Problem};
 use crate::spec::ResourceSpec;
 use sqlx::SqlStr;
 use std::time::Duration;
@@ -167,6 +169,48 @@ fn retry_wait(n: u32) -> Duration {
     let mut byte = [0u8; 1];
     let _ = getrandom::fill(&mut byte);
     Duration::from_micros((2_000u64 << n.min(8)) + u64::from(byte[0]) * 20)
+}
+
+/// The answer to a database that turned the request away for now ([`StoreError::is_transient`]).
+///
+/// [`StoreError::is_transient`]: StoreError::is_transient
+fn busy(e: &StoreError) -> Problem {
+    if e.is_unreachable() {
+        tracing::warn!(error = %e, "database unreachable: answered 503");
+        return Problem::unavailable("the database cannot be reached now; retry shortly");
+    }
+    tracing::warn!(error = %e, "database busy: answered 503");
+    Problem::unavailable("the database is busy; retry shortly")
+}
+
+impl From<StoreError> for Problem {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound => Problem::not_found("no such record"),
+            StoreError::Changed(_) => crate::conditional::failed(None),
+            StoreError::Unique { field } => {
+                let mut p = Problem::conflict(format!("a record with this `{field}` exists already"));
+                p.errors.push(FieldError { field, message: "is taken".into() });
+                p
+            }
+            StoreError::MissingRef { field } => Problem::validation(vec![FieldError {
+                field,
+                message: "refers to a record that does not exist".into(),
+            }]),
+            StoreError::Referenced { by } => Problem::conflict(match by {
+                Some(by) => {
+                    format!("a record still refers to this one by `{by}`: delete it, or point it elsewhere, first")
+                }
+                None => "another record still refers to this one: delete it, or point it elsewhere, first".into(),
+            }),
+            StoreError::NoTurn => busy(&e),
+            StoreError::Database(_) if e.is_transient() => busy(&e),
+            StoreError::Database(e) => {
+                tracing::error!(error = %e, "database error");
+                Problem::internal()
+            }
+        }
+    }
 }
 
 impl From<sqlx::Error> for StoreError {

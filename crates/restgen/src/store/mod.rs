@@ -17,6 +17,7 @@ mod typed;
 mod value;
 
 pub use api_keys::ApiKeyRow;
+pub(crate) use budgets::Budget;
 pub use error::{MigrateError, StoreError};
 use error::{classify, retried};
 pub use migrate::MigrationSpec;
@@ -25,7 +26,7 @@ pub use pool::{Connections, Lease, PgConnections, PgLease, SqliteConnections, Sq
 pub use record::Record;
 pub(crate) use rows::Rows;
 use rows::one;
-pub use sql::{Filter, ListQuery, Page, SortKey, Statements};
+pub use sql::{Filter, ListQuery, Page, SortKey};
 pub use value::SqlValue;
 
 use crate::spec::ResourceSpec;
@@ -981,10 +982,9 @@ mod tests {
     /// where there is no row), for the next decision.
     #[tokio::test]
     async fn postgres_budgets_swap_only_from_the_state_decided_on() {
-        use crate::rate::State;
         let Some(store) = postgres_schema("t_budget").await else { return };
         store.create_runtime_tables().await.unwrap();
-        let s = |start, count| State { start, count, previous: 0 };
+        let s = |start, count| Budget { start, count, previous: 0 };
         assert_eq!(store.swap_budget("b", None, s(1, 1), 100).await.unwrap(), Ok(()), "a new budget");
         let twin = store.swap_budget("b", None, s(1, 1), 100).await.unwrap();
         assert_eq!(twin, Err(Some(s(1, 1))), "another instance's first request finds it");

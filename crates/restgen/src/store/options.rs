@@ -74,11 +74,11 @@ impl StoreOptions {
     /// `DATABASE_IDLE_TIMEOUT` and `DATABASE_MAX_LIFETIME` (positive seconds, fractions
     /// allowed) and `SQLITE_SYNCHRONOUS` (`normal` or `full`).
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<StoreOptions, String> {
-        let max_connections = crate::serve::positive_var("DATABASE_MAX_CONNECTIONS", &var, |n: &u32| *n > 0)?;
+        let max_connections = crate::settings::positive_var("DATABASE_MAX_CONNECTIONS", &var, |n: &u32| *n > 0)?;
         let min_connections =
-            crate::serve::number_var("DATABASE_MIN_CONNECTIONS", &var, "a whole number", |_: &u32| true)?.unwrap_or(0);
+            crate::settings::number_var("DATABASE_MIN_CONNECTIONS", &var, "a whole number", |_: &u32| true)?.unwrap_or(0);
         let seconds = |name: &str, default: Duration| {
-            let seconds = crate::serve::positive_var(name, &var, |s: &f64| {
+            let seconds = crate::settings::positive_var(name, &var, |s: &f64| {
                 Duration::try_from_secs_f64(*s).is_ok_and(|d| !d.is_zero())
             })?;
             Ok::<_, String>(seconds.map_or(default, Duration::from_secs_f64))

@@ -143,7 +143,7 @@ pub(super) fn event_insert(
     let kind = format!("{}.{event}", spec.name);
     let payload = json!({
         "type": kind,
-        "timestamp": crate::operations::format_time(now),
+        "timestamp": crate::clock::format_time(now),
         "data": Value::Object(data),
     });
     let id = format!("msg_{}", uuid::Uuid::now_v7().simple());

@@ -32,7 +32,7 @@ pub(crate) struct Columns<'a>(pub &'a ResourceSpec);
 impl std::fmt::Display for Columns<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let spec = self.0;
-        f.write_str(kept(&spec.statements.columns, || {
+        f.write_str(kept(&statements(spec).columns, || {
             let mut list = String::from("\"id\"");
             if spec.owner.is_some() {
                 list.push_str(", \"owner_id\"");
@@ -49,13 +49,12 @@ impl std::fmt::Display for Columns<'_> {
 }
 
 /// The text of a resource's statements that its spec alone decides, written the first
-/// time each is used and kept with the spec (`ResourceSpec::statements`) for the life of
-/// the process: made per request, a read's text cost more instructions than the rest of
-/// its work in the store. `OnceRef` has no destructor, so a spec holding these can still
-/// be a static made from `ResourceSpec::DEFAULT`; threads that race to write one first
-/// each make it, and all but one copy are kept unused (a few, once).
+/// time each is used and kept in the spec's cache (`ResourceSpec::statements`) for the life
+/// of the process: made per request, a read's text cost more than the rest of its work in
+/// the store. Threads that race to write one first each make it, and all but one copy are
+/// kept unused (a few, once).
 #[derive(Debug, Default)]
-pub struct Statements {
+struct Statements {
     columns: OnceRef<'static, String>,
     by_id: OnceRef<'static, String>,
     locked: OnceRef<'static, String>,
@@ -67,7 +66,7 @@ pub struct Statements {
 
 impl Statements {
     /// None written yet.
-    pub const fn new() -> Statements {
+    const fn new() -> Statements {
         Statements {
             columns: OnceRef::new(),
             by_id: OnceRef::new(),
@@ -80,6 +79,11 @@ impl Statements {
     }
 }
 
+/// The statements kept for `spec`.
+fn statements(spec: &ResourceSpec) -> &'static Statements {
+    spec.statements.get_or_init(Statements::new)
+}
+
 /// `cell`'s text, made by `make` the first time.
 fn kept(cell: &OnceRef<'static, String>, make: impl FnOnce() -> String) -> &'static str {
     cell.get_or_init(|| Box::leak(Box::new(make())))
@@ -87,7 +91,7 @@ fn kept(cell: &OnceRef<'static, String>, make: impl FnOnce() -> String) -> &'sta
 
 /// One record by id.
 pub(crate) fn by_id(spec: &ResourceSpec) -> &'static str {
-    kept(&spec.statements.by_id, || format!("SELECT {} FROM {} WHERE \"id\" = $1", Columns(spec), Ident(spec.name)))
+    kept(&statements(spec).by_id, || format!("SELECT {} FROM {} WHERE \"id\" = $1", Columns(spec), Ident(spec.name)))
 }
 
 /// One record by id, read to be written in the same transaction: PostgreSQL locks the
@@ -95,13 +99,13 @@ pub(crate) fn by_id(spec: &ResourceSpec) -> &'static str {
 pub(crate) fn by_id_locked(dialect: Dialect, spec: &ResourceSpec) -> &'static str {
     match dialect {
         Dialect::Sqlite => by_id(spec),
-        Dialect::Postgres => kept(&spec.statements.locked, || format!("{} FOR UPDATE", by_id(spec))),
+        Dialect::Postgres => kept(&statements(spec).locked, || format!("{} FOR UPDATE", by_id(spec))),
     }
 }
 
 /// Deletes one record by id, returning it as it was.
 pub(crate) fn delete(spec: &ResourceSpec) -> &'static str {
-    kept(&spec.statements.delete, || {
+    kept(&statements(spec).delete, || {
         format!("DELETE FROM {} WHERE \"id\" = $1 RETURNING {}", Ident(spec.name), Columns(spec))
     })
 }
@@ -183,7 +187,7 @@ pub struct ListQuery {
 /// kept by the columns it names, as an update's is (a create names the same ones each time).
 pub(crate) fn insert(spec: &ResourceSpec, values: Vec<(&str, SqlValue)>) -> (Cow<'static, str>, Vec<SqlValue>) {
     let columns: Vec<&str> = values.iter().map(|(c, _)| *c).collect();
-    let sql = Texts::of(&spec.statements.inserts).text(
+    let sql = Texts::of(&statements(spec).inserts).text(
         |kept| kept.is(&columns, None),
         || ColumnsSet::of(&columns, None),
         || insert_text(spec, &columns),
@@ -223,7 +227,7 @@ pub(crate) fn update(
 ) -> (Cow<'static, str>, Vec<SqlValue>) {
     let columns: Vec<&str> = values.iter().map(|(c, _)| *c).collect();
     let owner_column = owner.as_ref().map(|(c, _)| *c);
-    let sql = Texts::of(&spec.statements.updates).text(
+    let sql = Texts::of(&statements(spec).updates).text(
         |kept| kept.is(&columns, owner_column),
         || ColumnsSet::of(&columns, owner_column),
         || update_text(spec, &columns, owner_column),
@@ -394,7 +398,7 @@ pub(crate) fn select_page(dialect: Dialect, spec: &ResourceSpec, q: &ListQuery) 
         (Dialect::Sqlite, Page::Offset(1..)) => MAX_KEPT / 2,
         _ => MAX_KEPT,
     };
-    let sql = Texts::of(&spec.statements.pages).text(
+    let sql = Texts::of(&statements(spec).pages).text(
         |kept| kept.is(dialect, q),
         || PageShape::of(dialect, q),
         || page_text(dialect, spec, q),

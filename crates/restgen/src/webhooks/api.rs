@@ -143,7 +143,7 @@ async fn create(
     let (Some(url), Some(events), true) = (url, events, errors.is_empty()) else {
         return Err(Problem::validation(errors));
     };
-    let now = crate::operations::now();
+    let now = crate::clock::Clock::System.timestamp();
     let row = WebhookRow {
         id: format!("wh_{}", uuid::Uuid::now_v7().simple()),
         owner_id: owner,
@@ -210,7 +210,7 @@ async fn update(
     if !errors.is_empty() {
         return Err(Problem::validation(errors));
     }
-    row.updated_at = crate::operations::now();
+    row.updated_at = crate::clock::Clock::System.timestamp();
     store.update_webhook(&row).await?;
     Ok(axum::Json(shown(&row, None)).into_response())
 }
@@ -292,7 +292,7 @@ fn shown(row: &WebhookRow, secret: Option<String>) -> Value {
 }
 
 fn time(micros: i64) -> Value {
-    chrono::DateTime::from_timestamp_micros(micros).map_or(Value::Null, |t| json!(crate::operations::format_time(t)))
+    chrono::DateTime::from_timestamp_micros(micros).map_or(Value::Null, |t| json!(crate::clock::format_time(t)))
 }
 
 fn delivery(row: &DeliveryRow) -> Value {

@@ -59,7 +59,7 @@ const SLACK: Duration = Duration::from_secs(30);
 impl WebhookSettings {
     /// `<SERVICE>_WEBHOOK_ALLOW_HTTP`, `_ALLOW_LOOPBACK` and `_WORKER`, looked up by `var`.
     pub fn from_lookup(service: &str, var: impl Fn(&str) -> Option<String>) -> Result<WebhookSettings, String> {
-        let prefix = crate::serve::env_prefix(service);
+        let prefix = crate::settings::env_prefix(service);
         let flag = |name: &str, default: bool| -> Result<bool, String> {
             let name = format!("{prefix}_WEBHOOK_{name}");
             match var(&name).as_deref().map(str::trim) {

@@ -252,13 +252,13 @@ async fn attempt(
     };
     history.push(json!({
         "attempt": number,
-        "at": chrono::DateTime::from_timestamp_micros(at).map(crate::operations::format_time),
+        "at": chrono::DateTime::from_timestamp_micros(at).map(crate::clock::format_time),
         "status": answer,
         "error": error,
         "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     }));
     let history = Value::Array(history).to_string();
-    let now_text = crate::operations::now();
+    let now_text = crate::clock::Clock::System.timestamp();
     let record = |status: &'static str, next: Option<i64>, error: Option<String>| {
         let history = history.clone();
         async move { store.record_attempt(&delivery.id, status, number, next, answer, error.as_deref(), &history, at).await }
