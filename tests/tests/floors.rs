@@ -2,7 +2,8 @@
 //! back, directly or through others. Read from the crate's own source: every path that
 //! names another top-level module (`crate::store::...`, `super::store` from a top-level
 //! file, or a name the crate root re-exports from a module) is an edge, and the edges must
-//! form no cycle. A failure lists each cycle with the file of every edge in it.
+//! form no cycle. Test code (`#[cfg(test)]`) stands above every floor and is not read. A
+//! failure lists each cycle with the file of every edge in it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -99,11 +100,14 @@ fn walk(trees: &[TokenTree], depth: usize, found: &mut Vec<String>) {
     let mut i = 0;
     while i < trees.len() {
         let tree = &trees[i];
+        if test_only(trees, i) {
+            i = item_end(trees, i + 2);
+            continue;
+        }
         if let TokenTree::Group(g) = tree {
             let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-            let inline_mod = g.delimiter() == Delimiter::Brace
-                && i >= 2
-                && ident(trees.get(i - 2)).as_deref() == Some("mod");
+            let inline_mod =
+                g.delimiter() == Delimiter::Brace && i >= 2 && ident(trees.get(i - 2)).as_deref() == Some("mod");
             walk(&inner, if inline_mod { depth + 1 } else { depth }, found);
             i += 1;
             continue;
@@ -145,16 +149,35 @@ fn walk(trees: &[TokenTree], depth: usize, found: &mut Vec<String>) {
     }
 }
 
+/// Whether `trees[at..]` starts with `#[cfg(test)]`: test code stands above every floor,
+/// so what it imports is no edge.
+fn test_only(trees: &[TokenTree], at: usize) -> bool {
+    matches!((trees.get(at), trees.get(at + 1)),
+        (Some(TokenTree::Punct(p)), Some(TokenTree::Group(g)))
+            if p.as_char() == '#' && g.delimiter() == Delimiter::Bracket
+                && g.stream().to_string().replace(' ', "") == "cfg(test)")
+}
+
+/// Where the item starting at `trees[at]` ends: after its body or its `;`.
+fn item_end(trees: &[TokenTree], mut at: usize) -> usize {
+    while let Some(tree) = trees.get(at) {
+        at += 1;
+        match tree {
+            TokenTree::Group(g) if g.delimiter() == Delimiter::Brace => break,
+            TokenTree::Punct(p) if p.as_char() == ';' => break,
+            _ => {}
+        }
+    }
+    at
+}
+
 fn read_crate(dir: &Path) -> Option<Crate> {
     let src = dir.join("src");
     let root = ["lib.rs", "main.rs"].iter().map(|f| src.join(f)).find(|p| p.exists())?;
     let mut files = Vec::new();
     rust_files(&src, &mut files);
-    let modules: BTreeSet<String> = files
-        .iter()
-        .filter_map(|f| place(&src, f).0)
-        .filter(|m| !["bin"].contains(&m.as_str()))
-        .collect();
+    let modules: BTreeSet<String> =
+        files.iter().filter_map(|f| place(&src, f).0).filter(|m| !["bin"].contains(&m.as_str())).collect();
 
     // `pub use store::{Store, Row};` at the root: `crate::Store` is a use of `store`.
     let mut reexports = BTreeMap::new();
@@ -277,11 +300,7 @@ fn cycles(modules: &BTreeSet<String>, edges: &[Edge]) -> Vec<BTreeSet<String>> {
             visit(v, &next, &mut s);
         }
     }
-    s.out
-        .into_iter()
-        .filter(|c| c.len() > 1)
-        .map(|c| c.into_iter().map(|i| names[i].clone()).collect())
-        .collect()
+    s.out.into_iter().filter(|c| c.len() > 1).map(|c| c.into_iter().map(|i| names[i].clone()).collect()).collect()
 }
 
 fn crate_dirs() -> Vec<PathBuf> {
@@ -322,7 +341,8 @@ fn the_reader_finds_each_form_of_use() {
 
     let mut found = Vec::new();
     let sample = "use crate::{alpha, beta::x};\nfn f() { crate::gamma::g(); super::delta::d(); }\n\
-                  mod tests { use super::*; fn t() { super::super::epsilon::e(); } }";
+                  mod inner { use super::*; fn t() { super::super::epsilon::e(); } }\n\
+                  #[cfg(test)] mod tests { use crate::zeta; }";
     let trees: Vec<TokenTree> = TokenStream::from_str(sample).unwrap().into_iter().collect();
     walk(&trees, 1, &mut found);
     let names: Vec<&str> = found.iter().map(String::as_str).collect();

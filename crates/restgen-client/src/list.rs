@@ -59,6 +59,13 @@ pub struct Page<T> {
     pub next_cursor: Option<String>,
 }
 
+impl Transport {
+    /// A list request on `path`; see [`List`].
+    pub fn list<T>(&self, path: String, paging: Paging) -> List<T> {
+        List::new(self.clone(), path, paging)
+    }
+}
+
 impl<T> List<T> {
     pub(crate) fn new(transport: Transport, path: String, paging: Paging) -> List<T> {
         List { transport, path, paging, query: Vec::new(), record: PhantomData }

@@ -2,7 +2,6 @@
 
 use crate::auth::{Auth, Session};
 use crate::error::{Error, Problem};
-use crate::list::{List, Paging};
 use crate::retry::{Retry, retry_after};
 use crate::tagged::Tagged;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, ETAG, HeaderName, HeaderValue, IF_MATCH};
@@ -363,11 +362,6 @@ impl Transport {
         let mut call = self.call(Method::POST, path, None, true);
         call.if_match = Some(etag.to_owned());
         self.tagged(&call).await
-    }
-
-    /// A list request on `path`; see [`List`].
-    pub fn list<T>(&self, path: String, paging: Paging) -> List<T> {
-        List::new(self.clone(), path, paging)
     }
 
     /// Logs in with `identifier` and `password` and returns the token (a client built

@@ -2,9 +2,8 @@
 //! endpoint (`GET {item}/status`).
 
 use crate::headers::{conditional_status, idempotency_key, if_match, write_errors};
-use crate::paths::path_param;
 use crate::problems::responses;
-use crate::schemas::schema_name;
+use crate::schemas::{path_param, schema_name};
 use crate::security::security;
 use crate::{json_response, schema_ref};
 use heck::{ToLowerCamelCase, ToUpperCamelCase};

@@ -3,7 +3,7 @@
 
 use crate::headers::{conditional, idempotency_key, if_match, write_errors};
 use crate::problems::responses;
-use crate::schemas::{field_schema, id_schema, input, list_schema, representation, schema_name};
+use crate::schemas::{field_schema, id_schema, input, list_schema, path_param, representation, schema_name};
 use crate::security::{security, signed_in, token_max};
 use crate::{NO_NUL, json_body, json_response, schema_ref};
 use heck::ToUpperCamelCase;
@@ -297,10 +297,6 @@ pub(crate) fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
         }
     }
     out
-}
-
-pub(crate) fn path_param(name: &str, kind: IdKind) -> Value {
-    json!({ "name": name, "in": "path", "required": true, "schema": id_schema(kind) })
 }
 
 /// Adds the paths and schemas of `r`; returns the paths added.

@@ -229,3 +229,8 @@ pub(crate) fn list_schema(service: &Service, r: &Resource, item: Value) -> Value
     let required: Vec<&String> = props.keys().collect();
     json!({ "type": "object", "required": required, "properties": props })
 }
+
+/// A path parameter holding an id of `kind`.
+pub(crate) fn path_param(name: &str, kind: IdKind) -> Value {
+    json!({ "name": name, "in": "path", "required": true, "schema": id_schema(kind) })
+}

@@ -20,7 +20,6 @@
 //! A tokio timer per request cost a request more than the rest of its framing
 //! ([`crate::deadlines`] says why); a watchdog costs a connection one wake-up per period.
 
-use crate::serve::Application;
 use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{ConnectInfo, Request};
 use axum::response::Response;
@@ -38,6 +37,22 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
+
+/// What `serve::app` builds: the service as hyper serves it, one clone per request (clones
+/// share everything but a few reference counts).
+pub trait Application:
+    tower::Service<Request, Response = Response, Error = Infallible, Future: Send + 'static> + Clone + Send + Sync + 'static
+{
+}
+
+impl<T> Application for T where
+    T: tower::Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
+        + Clone
+        + Send
+        + Sync
+        + 'static
+{
+}
 
 /// How long a client may take, and how many connections are open at once.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

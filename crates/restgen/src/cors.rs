@@ -4,10 +4,18 @@
 //! so `Access-Control-Allow-Credentials` is never sent and `*` is safe where the schema
 //! allows every origin.
 
-use crate::serve::CorsSpec;
 use crate::spec::{AuthSpec, Scheme};
 use axum::http::{HeaderName, HeaderValue, Method, header};
 use tower_http::cors::{AllowOrigin, CorsLayer};
+
+/// Which browser origins may call the service (`cors` in the schema).
+#[derive(Clone, Copy, Debug)]
+pub struct CorsSpec {
+    /// `["*"]`, or exact origins such as `https://shop.example.com`.
+    pub allowed_origins: &'static [&'static str],
+    /// How long a browser may cache a preflight answer.
+    pub max_age: Option<std::time::Duration>,
+}
 
 /// Request headers a browser may send: the ones the service reads.
 const REQUEST_HEADERS: [HeaderName; 6] = [

@@ -7,7 +7,7 @@
 //! request. Answers are kept in the database (both kinds), so they survive a restart
 //! and every instance gives the same one.
 
-use crate::auth::Caller;
+use crate::caller::Caller;
 use crate::clock::Clock;
 use crate::problem::{FieldError, Problem};
 use crate::store::{KeyRecord, Store};

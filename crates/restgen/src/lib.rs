@@ -6,16 +6,20 @@
 //! depends on `restgen` alone and always gets the versions restgen was built with.
 
 mod accept;
+pub mod access;
 pub mod auth;
 mod body;
+mod caller;
 pub mod clock;
 pub mod conditional;
 mod connections;
+mod context;
 mod cors;
 mod deadlines;
 mod derived;
 pub mod email;
 mod frame;
+pub mod hooks;
 pub mod idempotency;
 pub mod lifecycle;
 mod linger;

@@ -12,17 +12,17 @@
 //!
 //! Links stay in the request's version (`/api/v1/...` where it named the version by path).
 
-use crate::auth::access;
+use crate::access;
+use crate::context::RequestContext;
 use crate::lifecycle;
-use crate::operations::{Context, id_text};
 use crate::spec::{Operation, ResourceSpec};
 use crate::store::Record;
 use serde_json::{Map, Value, json};
 
 /// Adds `_links` to `record` as `cx`'s caller sees it.
-pub(crate) fn add(spec: &ResourceSpec, cx: &Context, record: &mut Record) {
+pub(crate) fn add(spec: &ResourceSpec, cx: &RequestContext, record: &mut Record) {
     let prefix = cx.prefix();
-    let item = format!("{prefix}{}/{}", spec.path, id_text(record));
+    let item = format!("{prefix}{}/{}", spec.path, record.id_text());
     let mut links = Map::new();
     links.insert("self".into(), json!({ "href": item }));
     if spec.has(Operation::List) {
@@ -49,7 +49,7 @@ pub(crate) fn add(spec: &ResourceSpec, cx: &Context, record: &mut Record) {
 }
 
 /// Whether the caller may change `record`, as a transition would ask.
-fn may_write(spec: &ResourceSpec, cx: &Context, record: &Record) -> bool {
+fn may_write(spec: &ResourceSpec, cx: &RequestContext, record: &Record) -> bool {
     access::collection(spec.access.write, &cx.caller)
         .is_ok_and(|scope| access::record(spec, scope, &cx.caller, record).is_ok())
 }

@@ -3,7 +3,8 @@
 
 use crate::auth::{Authenticator, Secrets};
 use crate::clock::Clock;
-pub use crate::connections::HttpLimits;
+pub use crate::connections::{Application, HttpLimits};
+pub use crate::cors::CorsSpec;
 use crate::idempotency::Keeper;
 use crate::problem::Problem;
 use crate::rate::{Limiter, Limits, RateSettings};
@@ -11,10 +12,8 @@ use crate::spec::{AuthSpec, RateSpec, ResourceSpec, VersioningSpec, WebhooksSpec
 use crate::store::{MigrationSpec, Store, StoreOptions};
 use crate::webhooks::WebhookSettings;
 use axum::Router;
-use axum::extract::Request;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use std::convert::Infallible;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -69,15 +68,6 @@ pub struct Settings {
     pub rate: RateSettings,
     pub clock: Clock,
     pub webhooks: WebhookSettings,
-}
-
-/// Which browser origins may call the service (`cors` in the schema).
-#[derive(Clone, Copy, Debug)]
-pub struct CorsSpec {
-    /// `["*"]`, or exact origins such as `https://shop.example.com`.
-    pub allowed_origins: &'static [&'static str],
-    /// How long a browser may cache a preflight answer.
-    pub max_age: Option<Duration>,
 }
 
 /// Settings read from the environment.
@@ -258,22 +248,6 @@ async fn bootstrap_from_env(store: &Store, spec: &'static AuthSpec) -> Result<()
         tracing::info!("{var}: {done}");
     }
     Ok(())
-}
-
-/// What [`app`] builds: the service as hyper serves it, one clone per request (clones
-/// share everything but a few reference counts).
-pub trait Application:
-    tower::Service<Request, Response = Response, Error = Infallible, Future: Send + 'static> + Clone + Send + Sync + 'static
-{
-}
-
-impl<T> Application for T where
-    T: tower::Service<Request, Response = Response, Error = Infallible, Future: Send + 'static>
-        + Clone
-        + Send
-        + Sync
-        + 'static
-{
 }
 
 /// The whole application: resource routes under the base path, the auth endpoints,

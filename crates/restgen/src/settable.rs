@@ -9,8 +9,8 @@
 //! a replace's unchanged server-controlled fields ignored), and wherever the straight way
 //! fails, so that every refusal is the one the object way gives.
 
-use crate::auth::Caller;
 use crate::body;
+use crate::caller::Caller;
 use crate::problem::{FieldError, Problem};
 use crate::spec::{FieldKind, FieldSpec, ResourceSpec};
 use crate::store::Record;

@@ -56,8 +56,7 @@ pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str)
             return Ok(format!("admin account {identifier} already exists"));
         }
         roles.push(Value::from(role));
-        let id =
-            SqlValue::id(resource.id, &crate::operations::id_text(&record)).ok_or("the account's id is unreadable")?;
+        let id = SqlValue::id(resource.id, &record.id_text()).ok_or("the account's id is unreadable")?;
         let f = resource.field(roles_field).ok_or("the roles field is missing")?;
         store
             .update(resource, &id, vec![(f.name, SqlValue::from_owned_json(f, Value::Array(roles)))], Some("updated"))

@@ -2,90 +2,30 @@
 //! what they may do (`access`). A middleware turns credentials into a [`Caller`] before any
 //! handler runs; invalid credentials are refused there with 401, whatever the route.
 
-pub mod access;
 mod api_keys;
 mod bootstrap;
 mod guesses;
 mod jwt;
 mod login;
 
+pub use crate::caller::{Caller, Principal};
+pub(crate) use crate::caller::{account_gone, unauthorized};
 pub use api_keys::MAX_KEYS as MAX_API_KEYS;
 pub use bootstrap::bootstrap_admin;
 pub use guesses::{FORGET_AFTER, FREE_FAILURES, MAX_BLOCK};
 
 use crate::problem::Problem;
-use crate::spec::{AuthSpec, IdKind, Scheme};
+use crate::spec::{AuthSpec, Scheme};
 use crate::store::{Record, SqlValue, Store};
 use axum::Router;
-use axum::extract::{FromRequestParts, Request};
+use axum::extract::Request;
+use axum::http::header;
 use axum::http::request::Parts;
-use axum::http::{HeaderValue, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use serde_json::Value;
 use std::sync::Arc;
-
-/// Who is calling: anonymous, or a verified principal.
-#[derive(Clone, Debug, Default)]
-pub struct Caller {
-    pub principal: Option<Principal>,
-    /// The service's auth settings, for the challenges of a 401.
-    auth: Option<&'static AuthSpec>,
-}
-
-/// A verified account.
-#[derive(Clone, Debug)]
-pub struct Principal {
-    /// The id of the principal's record, as text.
-    pub id: String,
-    pub roles: Vec<String>,
-    /// Holds one of `admin_roles`: sees and changes every record.
-    pub admin: bool,
-    /// The id of the API key the request was signed with, when it was one.
-    pub api_key: Option<String>,
-}
-
-impl Caller {
-    pub fn is_authenticated(&self) -> bool {
-        self.principal.is_some()
-    }
-
-    pub fn id(&self) -> Option<&str> {
-        self.principal.as_ref().map(|p| p.id.as_str())
-    }
-
-    pub fn is_admin(&self) -> bool {
-        self.principal.as_ref().is_some_and(|p| p.admin)
-    }
-
-    pub fn has_role(&self, role: &str) -> bool {
-        self.principal.as_ref().is_some_and(|p| p.roles.iter().any(|r| r == role))
-    }
-
-    /// The roles accounts may hold, as the service declares them.
-    pub(crate) fn declared_roles(&self) -> &'static [&'static str] {
-        self.auth.map_or(&[], |a| a.roles)
-    }
-
-    /// The caller's id as a value of an owner column of `kind`.
-    pub fn id_value(&self, kind: IdKind) -> Option<SqlValue> {
-        SqlValue::id(kind, self.id()?)
-    }
-
-    /// 401 with the challenges of this service's schemes.
-    pub fn unauthorized(&self) -> Problem {
-        unauthorized(self.auth, None)
-    }
-}
-
-impl<S: Send + Sync> FromRequestParts<S> for Caller {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        Ok(parts.extensions.get::<Caller>().cloned().unwrap_or_default())
-    }
-}
 
 /// Key material, read from the environment by [`Secrets::from_env`] or given directly.
 #[derive(Clone, Default)]
@@ -345,7 +285,7 @@ pub(crate) fn principal_identifier(field: &crate::spec::FieldSpec, identifier: &
 
 /// The principal a stored account stands for, with its roles (or the default role).
 fn principal_of(spec: &AuthSpec, record: &Record) -> Principal {
-    let id = crate::operations::id_text(record);
+    let id = record.id_text();
     let mut roles: Vec<String> = spec
         .principal
         .as_ref()
@@ -368,37 +308,6 @@ pub(crate) async fn caller_of(spec: &'static AuthSpec, store: &Store, id: &str) 
     let key = SqlValue::id(principal.resource.id, id)?;
     let record = store.get(principal.resource, &key).await.ok()?;
     Some(Caller { principal: Some(principal_of(spec, &record)), auth: Some(spec) })
-}
-
-/// 401 for valid credentials of an account deleted since they were issued (a bearer
-/// token outlives its account until it expires).
-pub(crate) fn account_gone(caller: &Caller) -> Problem {
-    let mut p = unauthorized(caller.auth, Some("invalid_token"));
-    p.detail = "the account these credentials belong to no longer exists".into();
-    p
-}
-
-/// 401 with a `WWW-Authenticate` challenge for each scheme the service accepts.
-pub(crate) fn unauthorized(spec: Option<&AuthSpec>, error: Option<&str>) -> Problem {
-    let realm = spec.map_or("api", |s| s.realm);
-    let mut challenges = Vec::new();
-    let schemes = spec.map_or(&[Scheme::Bearer][..], |s| s.schemes);
-    if schemes.contains(&Scheme::Bearer) {
-        challenges.push(match error {
-            Some(e) => format!("Bearer realm=\"{realm}\", error=\"{e}\""),
-            None => format!("Bearer realm=\"{realm}\""),
-        });
-    }
-    if schemes.contains(&Scheme::Basic) {
-        challenges.push(format!("Basic realm=\"{realm}\", charset=\"UTF-8\""));
-    }
-    if schemes.contains(&Scheme::ApiKey) {
-        let header = spec.map_or("X-API-Key", |s| s.api_key.header);
-        challenges.push(format!("ApiKey realm=\"{realm}\", header=\"{header}\""));
-    }
-    let value = HeaderValue::from_str(&challenges.join(", ")).unwrap_or(HeaderValue::from_static("Bearer"));
-    Problem::new(axum::http::StatusCode::UNAUTHORIZED, "this operation needs credentials")
-        .with_header(header::WWW_AUTHENTICATE, value)
 }
 
 /// The middleware: resolves the caller, or answers 401 for credentials that fail (and

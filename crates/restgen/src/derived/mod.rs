@@ -5,7 +5,7 @@
 
 mod document;
 
-use crate::routes::{Hooks, Input};
+use crate::hooks::{Hooks, Input};
 use crate::serve::{CorsSpec, Service};
 use crate::spec::{
     ApiKeySpec, AuthSpec, JwtAlgorithm, JwtSpec, PrincipalSpec, RateSpec, ResourceSpec, Scheme, VersioningSpec,

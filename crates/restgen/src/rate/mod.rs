@@ -12,8 +12,7 @@
 mod address;
 mod algorithm;
 
-
-use crate::auth::Caller;
+use crate::caller::Caller;
 use crate::clock::Clock;
 use crate::problem::Problem;
 use crate::spec::{RateKey, RateSpec, ResourceSpec};

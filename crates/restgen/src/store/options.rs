@@ -76,7 +76,8 @@ impl StoreOptions {
     pub fn from_lookup(var: impl Fn(&str) -> Option<String>) -> Result<StoreOptions, String> {
         let max_connections = crate::settings::positive_var("DATABASE_MAX_CONNECTIONS", &var, |n: &u32| *n > 0)?;
         let min_connections =
-            crate::settings::number_var("DATABASE_MIN_CONNECTIONS", &var, "a whole number", |_: &u32| true)?.unwrap_or(0);
+            crate::settings::number_var("DATABASE_MIN_CONNECTIONS", &var, "a whole number", |_: &u32| true)?
+                .unwrap_or(0);
         let seconds = |name: &str, default: Duration| {
             let seconds = crate::settings::positive_var(name, &var, |s: &f64| {
                 Duration::try_from_secs_f64(*s).is_ok_and(|d| !d.is_zero())

@@ -16,6 +16,15 @@ use std::borrow::Cow;
 pub struct Record(Vec<(Cow<'static, str>, Value)>);
 
 impl Record {
+    /// The record's id as text, whichever kind it is.
+    pub(crate) fn id_text(&self) -> String {
+        match self.get("id") {
+            Some(Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        }
+    }
+
     pub fn new() -> Record {
         Record(Vec::new())
     }

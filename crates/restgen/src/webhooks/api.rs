@@ -10,8 +10,8 @@
 //! | `POST /webhooks/{webhook_id}/deliveries/{delivery_id}/resend` | 202: due again now |
 
 use super::Webhooks;
-use crate::auth::Caller;
 use crate::body::Sent;
+use crate::caller::Caller;
 use crate::problem::{FieldError, Problem};
 use crate::store::Store;
 use crate::store::outbox::{DeliveryRow, WebhookRow};

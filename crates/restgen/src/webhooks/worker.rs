@@ -23,8 +23,8 @@
 
 use super::Webhooks;
 use super::target::Guarded;
-use crate::auth::Caller;
-use crate::auth::access;
+use crate::access;
+use crate::caller::Caller;
 use crate::store::outbox::{Claimed, DeliveryRow, EventRow};
 use crate::store::{Record, Store};
 use restgen_model::bounds::MAX_DELIVERY_ERROR;

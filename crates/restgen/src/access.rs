@@ -3,7 +3,7 @@
 //! and a record of somebody else 403 or, with `not_owned: not_found`, the very 404 a
 //! missing record gives.
 
-use super::Caller;
+use crate::caller::Caller;
 use crate::problem::Problem;
 use crate::spec::{IdKind, ResourceSpec, Rule};
 use crate::store::{Record, SqlValue};

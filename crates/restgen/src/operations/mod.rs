@@ -1,14 +1,19 @@
 //! The six operations, once for every resource: generated routes instantiate them with
 //! the resource's spec and input types.
 
-use crate::auth::Caller;
+mod transition;
+
+pub use transition::{status, transition};
+
+use crate::access::{self, Scope};
+use crate::caller::Caller;
 use crate::clock::Clock;
-use crate::auth::access::{self, Scope};
 use crate::conditional::{self, Precondition};
+use crate::context::RequestContext;
+use crate::hooks::{ComputeRule, CreateRule, DeleteRule, UpdateRule};
 use crate::list;
 use crate::negotiate;
 use crate::problem::{FieldError, Problem};
-use crate::routes::{ComputeRule, CreateRule, DeleteRule, UpdateRule};
 use crate::settable::{self, Write};
 use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, Format, IdKind, ResourceSpec, Target};
 use crate::store::{Record, Rows, SqlValue, Store, StoreError};
@@ -16,62 +21,12 @@ use crate::table;
 use crate::validate;
 use crate::version::View;
 use axum::body::Bytes;
-use axum::extract::FromRequestParts;
 use axum::extract::rejection::BytesRejection;
-use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use std::convert::Infallible;
-
-/// Who asks, in which version, of which store: what every operation is given, taken from
-/// the request (the caller and version the middleware found) and the router's store.
-pub struct Context {
-    pub store: Store,
-    pub caller: Caller,
-    pub view: View,
-    /// The service's `base_path`, under which its links are.
-    pub base: &'static str,
-}
-
-impl Context {
-    /// Where the request's resources live: the base path, and the version's prefix where
-    /// the request named its version by path (`/api/v1`), so links lead to the same version.
-    pub fn prefix(&self) -> String {
-        match self.view.number() {
-            Some(n) if self.view.by_path => format!("{}/v{n}", self.base),
-            _ => self.base.to_owned(),
-        }
-    }
-}
-
-/// What a request gives of its [`Context`]: all but the base path, which its route knows
-/// (`Asked::under`).
-pub(crate) struct Asked {
-    store: Store,
-    caller: Caller,
-    view: View,
-}
-
-impl Asked {
-    /// The context, its links under `base`.
-    pub(crate) fn under(self, base: &'static str) -> Context {
-        let Asked { store, caller, view } = self;
-        Context { store, caller, view, base }
-    }
-}
-
-impl FromRequestParts<Store> for Asked {
-    type Rejection = Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, store: &Store) -> Result<Asked, Infallible> {
-        let caller = Caller::from_request_parts(parts, store).await?;
-        let view = View::from_request_parts(parts, store).await?;
-        Ok(Asked { store: store.clone(), caller, view })
-    }
-}
 
 /// The business rules a write runs: the operation's own on its typed input, and the
 /// resource's compute rule on the record.
@@ -82,7 +37,7 @@ pub struct Rules<'a, T: ?Sized> {
 
 pub async fn create<C: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
-    cx: &Context,
+    cx: &RequestContext,
     uri: &Uri,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -173,7 +128,7 @@ pub(crate) async fn insert(
 
 pub async fn get(
     spec: &'static ResourceSpec,
-    cx: &Context,
+    cx: &RequestContext,
     id: &str,
     headers: &HeaderMap,
 ) -> Result<Response, Problem> {
@@ -249,7 +204,7 @@ async fn authorized_row(
 
 pub async fn replace<R: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
-    cx: &Context,
+    cx: &RequestContext,
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -286,7 +241,7 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
 /// atomically, where the write happens.
 pub(crate) fn precondition<'h>(
     spec: &ResourceSpec,
-    cx: &Context,
+    cx: &RequestContext,
     headers: &'h HeaderMap,
     current: &Record,
 ) -> Result<Precondition<'h>, Problem> {
@@ -304,7 +259,7 @@ pub(crate) fn precondition<'h>(
 /// representation is one the condition names.
 pub(crate) fn admit<'a>(
     spec: &'a ResourceSpec,
-    cx: &'a Context,
+    cx: &'a RequestContext,
     condition: &'a Precondition<'_>,
 ) -> impl Fn(&Record) -> bool + Send + Sync + 'a {
     move |record: &Record| {
@@ -313,7 +268,7 @@ pub(crate) fn admit<'a>(
 }
 
 /// A record whose condition failed where the write happens: 412 with its current tag.
-pub(crate) fn changed(spec: &ResourceSpec, cx: &Context, record: Record) -> Problem {
+pub(crate) fn changed(spec: &ResourceSpec, cx: &RequestContext, record: Record) -> Problem {
     conditional::failed(conditional::tag_of(&cx.view, &representation(spec, cx, record)))
 }
 
@@ -321,7 +276,7 @@ pub(crate) fn changed(spec: &ResourceSpec, cx: &Context, record: Record) -> Prob
 /// step, so of writers holding the same tag exactly one wins and the others get 412.
 async fn update(
     spec: &'static ResourceSpec,
-    cx: &Context,
+    cx: &RequestContext,
     id: &SqlValue,
     values: Vec<(&'static str, SqlValue)>,
     condition: &Precondition<'_>,
@@ -403,7 +358,7 @@ fn computed(spec: &ResourceSpec, rule: &ComputeRule, mut record: Record, before:
 
 pub async fn patch<P: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
-    cx: &Context,
+    cx: &RequestContext,
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -432,7 +387,7 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
 /// body, so whenever the write does not happen the record is looked up to say why.
 async fn patch_in_one<P: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
-    cx: &Context,
+    cx: &RequestContext,
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -481,7 +436,7 @@ type Columns = Vec<(&'static str, SqlValue)>;
 #[allow(clippy::too_many_arguments)]
 async fn patch_values<P: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
-    cx: &Context,
+    cx: &RequestContext,
     id: &str,
     headers: &HeaderMap,
     body: Result<Bytes, BytesRejection>,
@@ -514,7 +469,7 @@ async fn patch_values<P: DeserializeOwned + Serialize>(
 
 pub async fn delete(
     spec: &'static ResourceSpec,
-    cx: &Context,
+    cx: &RequestContext,
     id: &str,
     headers: &HeaderMap,
     hook: Option<&DeleteRule>,
@@ -542,7 +497,7 @@ pub async fn delete(
 
 pub async fn list(
     spec: &'static ResourceSpec,
-    cx: &Context,
+    cx: &RequestContext,
     uri: &Uri,
     headers: &HeaderMap,
     parent: Option<(&'static crate::spec::ParentSpec, &str)>,
@@ -652,7 +607,7 @@ async fn missing_ref(
     }
     if let (Some((table, _)), Some((owner_id, caller))) = (spec.owner, owner) {
         match store.exists(table, owner_id).await {
-            Ok(false) => return crate::auth::account_gone(caller),
+            Ok(false) => return crate::caller::account_gone(caller),
             Err(e) => return e.into(),
             Ok(true) => {}
         }
@@ -772,18 +727,9 @@ pub(crate) fn parse_id(spec: &ResourceSpec, text: &str) -> Result<SqlValue, Prob
     SqlValue::id(spec.id, text).ok_or_else(|| Problem::not_found(format!("no {} with this id", spec.name)))
 }
 
-/// A record's id as text, whichever kind it is.
-pub(crate) fn id_text(record: &Record) -> String {
-    match record.get("id") {
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
-    }
-}
-
 /// The answer to a write, `status` with the record as written and its tag: written as
 /// JSON straight from its row where its representation depends on nothing else.
-fn written(spec: &ResourceSpec, cx: &Context, status: StatusCode, row: Rows) -> Result<Response, Problem> {
+fn written(spec: &ResourceSpec, cx: &RequestContext, status: StatusCode, row: Rows) -> Result<Response, Problem> {
     Ok(match from_row(spec, &cx.view) {
         Some(shown) => conditional::tagged(status, &cx.view, &row.first_json(spec, &shown)),
         None => conditional::tagged(status, &cx.view, &representation(spec, cx, row.record(spec)?)),
@@ -800,7 +746,7 @@ fn from_row(spec: &ResourceSpec, view: &View) -> Option<Vec<bool>> {
 /// The record as the caller sees it in the request's version: write-only fields, and
 /// those the version lacks, removed; its `_links` where the resource has them (they
 /// depend on the caller, as what is open to them does, so the tag does too).
-pub(crate) fn representation(spec: &ResourceSpec, cx: &Context, mut record: Record) -> Record {
+pub(crate) fn representation(spec: &ResourceSpec, cx: &RequestContext, mut record: Record) -> Record {
     for f in spec.fields.iter().filter(|f| !cx.view.shows(f)) {
         record.shift_remove(f.name);
     }
@@ -830,7 +776,7 @@ mod tests {
     fn merge_patch_does_what_rfc_7396_appendix_a_says() {
         // `[target, patch, result]`, each example of the RFC's Appendix A.
         let examples: Vec<(Value, Value, Value)> =
-            serde_json::from_str(include_str!("../../../tests/fixtures/rfc7396-appendix-a.json")).expect("examples");
+            serde_json::from_str(include_str!("../../../../tests/fixtures/rfc7396-appendix-a.json")).expect("examples");
         assert_eq!(examples.len(), 15);
         for (target, patch, want) in examples {
             assert_eq!(super::merge_patch(target.clone(), &patch), want, "{target} patched with {patch}");
