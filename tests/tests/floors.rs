@@ -353,3 +353,43 @@ fn the_reader_finds_each_form_of_use() {
     let names: Vec<&str> = deeper.iter().map(String::as_str).collect();
     assert_eq!(names, ["alpha", "beta", "gamma"], "super:: below a top-level module stays inside it");
 }
+
+/// The runtime's floors as docs/architecture.md draws them: module name to floor number.
+fn documented_floors() -> BTreeMap<String, u32> {
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/architecture.md")).unwrap();
+    let section = doc.split("## The runtime's floors").nth(1).expect("docs/architecture.md draws the floors");
+    let mut floors = BTreeMap::new();
+    for line in section.lines().take_while(|l| !l.starts_with("## ")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let Some(floor) = cells.get(1).and_then(|c| c.parse::<u32>().ok()) else { continue };
+        for module in cells[2].split(',') {
+            let name = module.trim().trim_matches('`').to_string();
+            assert!(floors.insert(name.clone(), floor).is_none(), "`{name}` is on two floors");
+        }
+    }
+    floors
+}
+
+/// docs/architecture.md names every runtime module on one floor, and no module imports one
+/// on a floor above its own: the drawing a newcomer reads is the code.
+#[test]
+fn the_runtime_stands_on_the_floors_the_docs_draw() {
+    let krate = read_crate(&crates_dir().join("restgen")).unwrap();
+    let floors = documented_floors();
+    let drawn: BTreeSet<String> = floors.keys().cloned().collect();
+    let missing: Vec<_> = krate.modules.difference(&drawn).collect();
+    let gone: Vec<_> = drawn.difference(&krate.modules).collect();
+    assert!(
+        missing.is_empty() && gone.is_empty(),
+        "the floors in docs/architecture.md lack {missing:?} and name {gone:?}"
+    );
+    let upward: Vec<String> = krate
+        .edges
+        .iter()
+        .filter(|e| floors[&e.to] > floors[&e.from])
+        .map(|e| {
+            format!("{} (floor {}) imports {} (floor {}) in {}", e.from, floors[&e.from], e.to, floors[&e.to], e.at)
+        })
+        .collect();
+    assert!(upward.is_empty(), "imports up a floor:\n{}", upward.join("\n"));
+}

@@ -166,20 +166,6 @@ impl<'h> Precondition<'h> {
     }
 }
 
-/// 412: the record is not the one the client's `If-Match` names; its current `ETag` says
-/// which one it is, so the client can read it again and decide.
-pub(crate) fn failed(current: Option<HeaderValue>) -> Problem {
-    let p = Problem::new(
-        StatusCode::PRECONDITION_FAILED,
-        "`If-Match` names no current version of the record: it changed since you read it (read it again), \
-         or the header is not `*` or a list of entity tags such as the `ETag` here",
-    );
-    match current {
-        Some(tag) => p.with_header(header::ETAG, tag),
-        None => p,
-    }
-}
-
 /// The longest `If-Match` taken (the OpenAPI document states the same).
 pub const MAX_IF_MATCH: usize = restgen_model::bounds::MAX_IF_MATCH;
 

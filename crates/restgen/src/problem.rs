@@ -114,6 +114,20 @@ impl Problem {
         Problem::new(StatusCode::CONFLICT, detail)
     }
 
+    /// 412: the record is not the one the client's `If-Match` names; its current `ETag` says
+    /// which one it is, so the client can read it again and decide.
+    pub(crate) fn precondition_failed(current: Option<HeaderValue>) -> Self {
+        let p = Problem::new(
+            StatusCode::PRECONDITION_FAILED,
+            "`If-Match` names no current version of the record: it changed since you read it (read it again), \
+             or the header is not `*` or a list of entity tags such as the `ETag` here",
+        );
+        match current {
+            Some(tag) => p.with_header(header::ETAG, tag),
+            None => p,
+        }
+    }
+
     /// 502: an upstream service a rule called (a payment provider, an address check) gave
     /// an answer it could not use: an error, or one it could not read. `detail` says which
     /// service failed, for the caller; what it answered belongs in the log, not here.

@@ -249,7 +249,7 @@ pub(crate) fn precondition<'h>(
     if condition.is_some() {
         let tag = conditional::tag_of(&cx.view, current);
         if !condition.admits(tag.as_ref()) {
-            return Err(conditional::failed(tag));
+            return Err(Problem::precondition_failed(tag));
         }
     }
     Ok(condition)
@@ -269,7 +269,7 @@ pub(crate) fn admit<'a>(
 
 /// A record whose condition failed where the write happens: 412 with its current tag.
 pub(crate) fn changed(spec: &ResourceSpec, cx: &RequestContext, record: Record) -> Problem {
-    conditional::failed(conditional::tag_of(&cx.view, &representation(spec, cx, record)))
+    Problem::precondition_failed(conditional::tag_of(&cx.view, &representation(spec, cx, record)))
 }
 
 /// Writes `values`: unconditionally without `If-Match`, else checked and written in one

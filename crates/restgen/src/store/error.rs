@@ -187,7 +187,7 @@ impl From<StoreError> for Problem {
     fn from(e: StoreError) -> Self {
         match e {
             StoreError::NotFound => Problem::not_found("no such record"),
-            StoreError::Changed(_) => crate::conditional::failed(None),
+            StoreError::Changed(_) => Problem::precondition_failed(None),
             StoreError::Unique { field } => {
                 let mut p = Problem::conflict(format!("a record with this `{field}` exists already"));
                 p.errors.push(FieldError { field, message: "is taken".into() });
