@@ -6,6 +6,7 @@ use crate::retry::{Retry, retry_after};
 use crate::tagged::Tagged;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, ETAG, HeaderName, HeaderValue, IF_MATCH};
 use reqwest::{Method, StatusCode};
+use restgen_wire::http;
 use restgen_wire::redact::Redacted;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -290,7 +291,7 @@ impl Transport {
 
     /// POST `body` to `path` (under the base path) with a new `Idempotency-Key`.
     pub async fn create<I: Serialize + ?Sized, T: DeserializeOwned>(&self, path: &str, body: &I) -> Result<T, Error> {
-        let call = self.call(Method::POST, path, Some(json(body, "application/json")?), true);
+        let call = self.call(Method::POST, path, Some(json(body, http::media::JSON)?), true);
         self.json(&call).await
     }
 
@@ -300,13 +301,13 @@ impl Transport {
 
     /// PUT: the body replaces the record.
     pub async fn replace<I: Serialize + ?Sized, T: DeserializeOwned>(&self, path: &str, body: &I) -> Result<T, Error> {
-        let call = self.call(Method::PUT, path, Some(json(body, "application/json")?), false);
+        let call = self.call(Method::PUT, path, Some(json(body, http::media::JSON)?), false);
         self.json(&call).await
     }
 
     /// PATCH as a JSON Merge Patch (RFC 7396).
     pub async fn patch<I: Serialize + ?Sized, T: DeserializeOwned>(&self, path: &str, body: &I) -> Result<T, Error> {
-        let call = self.call(Method::PATCH, path, Some(json(body, "application/merge-patch+json")?), false);
+        let call = self.call(Method::PATCH, path, Some(json(body, http::media::MERGE_PATCH)?), false);
         self.json(&call).await
     }
 
@@ -327,7 +328,7 @@ impl Transport {
         etag: &str,
         body: &I,
     ) -> Result<Tagged<T>, Error> {
-        let mut call = self.call(Method::PUT, path, Some(json(body, "application/json")?), false);
+        let mut call = self.call(Method::PUT, path, Some(json(body, http::media::JSON)?), false);
         call.if_match = Some(etag.to_owned());
         self.tagged(&call).await
     }
@@ -339,7 +340,7 @@ impl Transport {
         etag: &str,
         body: &I,
     ) -> Result<Tagged<T>, Error> {
-        let mut call = self.call(Method::PATCH, path, Some(json(body, "application/merge-patch+json")?), false);
+        let mut call = self.call(Method::PATCH, path, Some(json(body, http::media::MERGE_PATCH)?), false);
         call.if_match = Some(etag.to_owned());
         self.tagged(&call).await
     }
@@ -371,14 +372,14 @@ impl Transport {
         let mut body = serde_json::Map::new();
         body.insert(self.0.info.login_identifier.to_owned(), identifier.into());
         body.insert("password".to_owned(), password.into());
-        let mut call = self.call(Method::POST, path, Some(json(&body, "application/json")?), false);
+        let mut call = self.call(Method::POST, path, Some(json(&body, http::media::JSON)?), false);
         call.signed = false;
         self.json(&call).await
     }
 
     pub async fn create_api_key(&self, name: Option<&str>) -> Result<ApiKeyCreated, Error> {
         let body = serde_json::json!({ "name": name });
-        self.json(&self.call(Method::POST, "/auth/api-keys", Some(json(&body, "application/json")?), false)).await
+        self.json(&self.call(Method::POST, "/auth/api-keys", Some(json(&body, http::media::JSON)?), false)).await
     }
 
     pub async fn list_api_keys(&self) -> Result<Vec<ApiKey>, Error> {
@@ -395,7 +396,7 @@ impl Transport {
 
     /// Subscribes to events (`POST /webhooks`).
     pub async fn create_webhook(&self, webhook: &crate::NewWebhook) -> Result<crate::WebhookWithSecret, Error> {
-        self.json(&self.call(Method::POST, "/webhooks", Some(json(webhook, "application/json")?), false)).await
+        self.json(&self.call(Method::POST, "/webhooks", Some(json(webhook, http::media::JSON)?), false)).await
     }
 
     pub async fn list_webhooks(&self) -> Result<Vec<crate::Webhook>, Error> {
@@ -494,7 +495,7 @@ impl Transport {
                 request = request.header(CONTENT_TYPE, *media).body(bytes.clone());
             }
             if let Some(key) = &key {
-                request = request.header("Idempotency-Key", key);
+                request = request.header(http::IDEMPOTENCY_KEY.name, key);
             }
             if let Some(tag) = &call.if_match {
                 request = request.header(IF_MATCH, tag);

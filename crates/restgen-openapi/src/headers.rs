@@ -2,6 +2,7 @@
 
 use restgen_model::bounds::{MAX_IDEMPOTENCY_KEY, MAX_IF_MATCH, MAX_IF_NONE_MATCH};
 use restgen_model::model::*;
+use restgen_wire::http;
 use serde_json::{Map, Value, json};
 
 /// With `cors`, every answer (errors and preflights included) carries
@@ -48,7 +49,7 @@ fn allow_origin(response: &mut Value, header: &Value) {
 /// `Idempotency-Key` on a create (`restgen::idempotency`).
 pub(crate) fn idempotency_key() -> Value {
     json!({
-        "name": "Idempotency-Key",
+        "name": http::IDEMPOTENCY_KEY.name,
         "in": "header",
         "description": "A key of the caller's choosing (a UUID, say) that makes retrying safe: the first answer to it is kept for 24 hours and given again, with `Idempotent-Replayed: true`, to every request with the same key and body. The same key with another body is a 422; while the first request runs, a retry is a 409.",
         "schema": { "type": "string", "pattern": "^[!-~]+$", "minLength": 1, "maxLength": MAX_IDEMPOTENCY_KEY },
@@ -174,7 +175,7 @@ pub(crate) fn deprecation(doc: &mut Value, v: &ApiVersion) -> Deprecated {
     let mut headers = Map::new();
     if v.deprecated.is_some() {
         headers.insert(
-            "Deprecation".into(),
+            http::DEPRECATION.name.into(),
             json!({
                 "description": "`@<unix seconds>`: when this version was, or will be, deprecated (RFC 9745).",
                 "required": true,
@@ -183,7 +184,7 @@ pub(crate) fn deprecation(doc: &mut Value, v: &ApiVersion) -> Deprecated {
         );
     }
     if v.sunset.is_some() {
-        headers.insert("Sunset".into(), json!({
+        headers.insert(http::SUNSET.name.into(), json!({
             "description": "The HTTP date from which this version answers 410 (RFC 8594).",
             "required": true,
             "schema": { "type": "string", "pattern": "^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$", "maxLength": 29 },
@@ -197,7 +198,7 @@ pub(crate) fn deprecation(doc: &mut Value, v: &ApiVersion) -> Deprecated {
     if v.sunset.is_some() {
         doc["components"]["responses"]["Error410"] = json!({
             "description": "This version reached its sunset; the `Link` names its successor.",
-            "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } },
+            "content": { (http::media::PROBLEM): { "schema": { "$ref": "#/components/schemas/Problem" } } },
             "headers": headers.clone(),
         });
     }

@@ -21,6 +21,7 @@ mod webhooks;
 
 use crate::parts::Parts;
 use restgen_model::model::*;
+use restgen_wire::http;
 use serde_json::{Value, json};
 
 /// The document as pretty JSON text, ending in a newline: the newest version at the
@@ -84,9 +85,9 @@ pub(crate) fn schema_ref(name: &str) -> Value {
 pub(crate) const NO_NUL: &str = "^[^\\u0000]*$";
 
 pub(crate) fn json_body(schema: Value) -> Value {
-    json!({ "required": true, "content": { "application/json": { "schema": schema } } })
+    json!({ "required": true, "content": { (http::media::JSON): { "schema": schema } } })
 }
 
 pub(crate) fn json_response(description: &str, schema: Value) -> Value {
-    json!({ "description": description, "content": { "application/json": { "schema": schema } } })
+    json!({ "description": description, "content": { (http::media::JSON): { "schema": schema } } })
 }

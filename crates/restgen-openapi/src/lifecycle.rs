@@ -9,6 +9,7 @@ use crate::{json_response, schema_ref};
 use heck::{ToLowerCamelCase, ToUpperCamelCase};
 use restgen_model::bounds::DATETIME_CHARS;
 use restgen_model::model::*;
+use restgen_wire::http;
 use serde_json::{Map, Value, json};
 
 /// Adds the transition and status paths of `r` under `item` (its item path); returns them.
@@ -30,7 +31,7 @@ pub(crate) fn lifecycle_paths(
     let names: Vec<&str> = states.transitions.iter().map(|t| t.name.value.as_str()).collect();
     let conflict = json!({
         "description": "The record's state is not one this transition starts from (`state` says which it is, `transitions` what is open from it to this caller), or a request with the same `Idempotency-Key` is still running.",
-        "content": { "application/problem+json": { "schema": { "allOf": [
+        "content": { (http::media::PROBLEM): { "schema": { "allOf": [
             schema_ref("Problem"),
             { "type": "object", "properties": {
                 "state": { "type": "string", "enum": values },
@@ -44,7 +45,7 @@ pub(crate) fn lifecycle_paths(
         let mut stored = json_response(&format!("The {name}, now {}.", t.to.value), schema_ref(&model));
         stored["headers"] = json!({
             "ETag": { "$ref": "#/components/headers/ETag" },
-            "Idempotent-Replayed": {
+            (http::IDEMPOTENT_REPLAYED.name): {
                 "description": "`true` when this is the answer kept for an earlier request with the same `Idempotency-Key`.",
                 "schema": { "type": "string", "enum": ["true"], "maxLength": 4 },
             },

@@ -12,6 +12,7 @@ use restgen_model::bounds::{self, MAX_LOCATION};
 use restgen_model::bounds::{DATETIME_CHARS, MAX_API_KEY_NAME, MAX_API_KEYS};
 use restgen_model::model::*;
 use restgen_model::query as names;
+use restgen_wire::http;
 use serde_json::{Map, Value, json};
 
 /// The probes' paths: at the origin, never versioned, authenticated or rate limited.
@@ -21,7 +22,7 @@ pub(crate) const PROBES: [&str; 2] = [bounds::LIVENESS_PATH, bounds::READINESS_P
 /// serves) and readiness (`/readyz`, its database answers too).
 pub(crate) fn probes() -> [(&'static str, Value); 2] {
     let answer = |status: &str| {
-        json!({ "application/json": { "schema": {
+        json!({ (http::media::JSON): { "schema": {
             "type": "object", "required": ["status"], "properties": { "status": { "const": status } },
         } } })
     };
@@ -348,7 +349,7 @@ pub(crate) fn resource_paths(
         created["headers"] = json!({
             "Location": { "description": "The new record's URL.", "required": true, "schema": { "type": "string", "maxLength": location_max } },
             "ETag": { "$ref": "#/components/headers/ETag" },
-            "Idempotent-Replayed": {
+            (http::IDEMPOTENT_REPLAYED.name): {
                 "description": "`true` when this is the answer kept for an earlier request with the same `Idempotency-Key`.",
                 "schema": { "type": "string", "enum": ["true"], "maxLength": 4 },
             },
@@ -403,7 +404,7 @@ pub(crate) fn resource_paths(
             // JSON Merge Patch (RFC 7396) under its own media type. The service takes it as
             // plain JSON too, but a body listed under two media types makes generators
             // (openapi-python-client) treat it as optional: docs/openapi-lint.md.
-            body["content"] = json!({ "application/merge-patch+json": { "schema": schema_ref(&input_name) } });
+            body["content"] = json!({ (http::media::MERGE_PATCH): { "schema": schema_ref(&input_name) } });
         }
         item.insert(
             method.into(),

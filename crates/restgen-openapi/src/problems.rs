@@ -4,6 +4,7 @@ use crate::schema_ref;
 use crate::security::challenges;
 use restgen_model::bounds::{MAX_DETAIL, MAX_FIELD, MAX_FIELD_ERRORS, MAX_MESSAGE};
 use restgen_model::model::*;
+use restgen_wire::http;
 use serde_json::{Map, Value, json};
 
 pub(crate) fn problem_schema() -> Value {
@@ -66,7 +67,7 @@ pub(crate) fn error_responses(service: &Service) -> Value {
     ] {
         let mut response = json!({
             "description": what,
-            "content": { "application/problem+json": { "schema": schema_ref("Problem") } },
+            "content": { (http::media::PROBLEM): { "schema": schema_ref("Problem") } },
         });
         if status == "401" {
             let longest = challenges(service).len();

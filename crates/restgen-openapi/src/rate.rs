@@ -4,6 +4,7 @@
 
 use crate::paths::PROBES;
 use restgen_model::model::{RateAlgorithm, RateKey, RateLimit, Resource, Service};
+use restgen_wire::http;
 use serde_json::{Value, json};
 
 /// The longest number the runtime writes in the fields (an `i64`).
@@ -35,11 +36,12 @@ pub(crate) fn document(doc: &mut Value, service: &Service) -> Option<Value> {
     let policy = "The route's limit: the policy, `q` its quota of requests, `w` the seconds it is measured over (for a token bucket, the time it takes to refill, so `q/w` is the sustained rate).";
     let components = doc["components"].as_object_mut().expect("components is an object");
     let headers = components.entry("headers").or_insert_with(|| json!({}));
-    headers["RateLimit"] = field(now, ("r", "t"), true);
-    headers["RateLimit-Policy"] = field(policy, ("q", "w"), true);
+    let (ratelimit, ratelimit_policy) = (http::RATELIMIT.name, http::RATELIMIT_POLICY.name);
+    headers[ratelimit] = field(now, ("r", "t"), true);
+    headers[ratelimit_policy] = field(policy, ("q", "w"), true);
     let refs = json!({
-        "RateLimit": { "$ref": "#/components/headers/RateLimit" },
-        "RateLimit-Policy": { "$ref": "#/components/headers/RateLimit-Policy" },
+        (ratelimit): { "$ref": format!("#/components/headers/{ratelimit}") },
+        (ratelimit_policy): { "$ref": format!("#/components/headers/{ratelimit_policy}") },
     });
     // Every route but the probes shares the error answers; with a service-wide limit they
     // all carry the fields, else only the limited ones do.
@@ -47,12 +49,12 @@ pub(crate) fn document(doc: &mut Value, service: &Service) -> Option<Value> {
         refs.clone()
     } else {
         let when = "Sent on routes with a rate limit.";
-        json!({ "RateLimit": field(&format!("{now} {when}"), ("r", "t"), false),
-                "RateLimit-Policy": field(&format!("{policy} {when}"), ("q", "w"), false) })
+        json!({ (ratelimit): field(&format!("{now} {when}"), ("r", "t"), false),
+                (ratelimit_policy): field(&format!("{policy} {when}"), ("q", "w"), false) })
     };
     let mut too_many = json!({
         "description": "Too many requests: the caller's budget under this route's limit is spent.",
-        "content": { "application/problem+json": { "schema": { "$ref": "#/components/schemas/Problem" } } },
+        "content": { (http::media::PROBLEM): { "schema": { "$ref": "#/components/schemas/Problem" } } },
         "headers": {
             "Retry-After": {
                 "description": "Seconds until a request would pass again.",

@@ -10,6 +10,7 @@ use restgen_model::bounds::{
     DATETIME_CHARS, MAX_DELIVERIES, MAX_DELIVERY_ERROR, MAX_WEBHOOK_DESCRIPTION, MAX_WEBHOOK_URL, MAX_WEBHOOKS,
 };
 use restgen_model::model::*;
+use restgen_wire::http;
 use serde_json::{Map, Value, json};
 
 /// Every event type the service publishes (`order.pay`), with its resource.
@@ -131,7 +132,7 @@ pub(crate) fn paths(service: &Service, base: &str, paths: &mut Map<String, Value
                 "responses": responses("200", json_response("The subscription, with its current secret.", schema_ref("WebhookWithSecret")), &[401, 404, 500]) },
             "patch": { "operationId": "updateWebhook", "summary": "Change a subscription, or pause or resume it", "description": who,
                 "tags": tags, "security": security,
-                "requestBody": { "required": true, "content": { "application/merge-patch+json": { "schema": schema_ref("WebhookPatch") } } },
+                "requestBody": { "required": true, "content": { (http::media::MERGE_PATCH): { "schema": schema_ref("WebhookPatch") } } },
                 "responses": responses("200", json_response("The subscription as it now is.", schema_ref("Webhook")), &[400, 401, 404, 413, 415, 500]) },
             "delete": { "operationId": "deleteWebhook", "summary": "Unsubscribe", "description": who, "tags": tags, "security": security,
                 "responses": responses("204", json!({ "description": "Deleted, with its deliveries." }), &[401, 404, 500]) },
@@ -163,17 +164,17 @@ pub(crate) fn events(service: &Service) -> Value {
     let header = |name: &str, description: &str, schema: Value| json!({ "name": name, "in": "header", "required": true, "description": description, "schema": schema });
     let parameters = json!([
         header(
-            "webhook-id",
+            http::WEBHOOK_ID.name,
             "The event's id, the same on every attempt: a receiver that keeps it sees a delivery that comes twice.",
             json!({ "type": "string", "pattern": "^msg_[0-9a-f]{32}$", "maxLength": 36 })
         ),
         header(
-            "webhook-timestamp",
+            http::WEBHOOK_TIMESTAMP.name,
             "Unix seconds of this attempt; refuse one far from your clock.",
             json!({ "type": "string", "pattern": "^[0-9]{1,19}$", "maxLength": 19 })
         ),
         header(
-            "webhook-signature",
+            http::WEBHOOK_SIGNATURE.name,
             "`v1,` and the base64 HMAC-SHA256 with the subscription's secret of `{webhook-id}.{webhook-timestamp}.{body}`; during a rotation of the service's secret, two, space-separated (Standard Webhooks).",
             json!({ "type": "string", "pattern": "^v1,[A-Za-z0-9+/]{43}=( v1,[A-Za-z0-9+/]{43}=)*$", "maxLength": 512 })
         ),
@@ -197,7 +198,7 @@ pub(crate) fn events(service: &Service) -> Value {
             json!({ "post": {
                 "operationId": format!("{}{}Event", r.name.value, heck::ToUpperCamelCase::to_upper_camel_case(event.as_str())),
                 "summary": what,
-                "description": "Posted to each subscription that lists this type and whose owner may read the record. Answer 2xx to acknowledge; anything else is retried (5 s, 5 min, 30 min, 2 h, ... up to `max_attempts`), and 410 unsubscribes.",
+                "description": format!("Posted to each subscription that lists this type and whose owner may read the record. Answer 2xx to acknowledge; anything else is retried ({}, ... up to `max_attempts`), and 410 unsubscribes.", restgen_wire::retries::described(4)),
                 "tags": ["webhooks"],
                 "parameters": parameters,
                 "requestBody": json_body(body),

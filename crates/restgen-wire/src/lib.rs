@@ -4,11 +4,13 @@
 
 mod endpoint;
 mod enumeration;
+pub mod http;
 pub mod input;
 mod links;
 mod patch;
 pub mod query;
 pub mod redact;
+pub mod retries;
 pub mod signature;
 pub mod time;
 

@@ -82,10 +82,14 @@ pub fn verify<'a>(
     now: i64,
 ) -> Result<(), Invalid> {
     let key = key_of(secret)?;
-    let id = header("webhook-id").filter(|v| !v.is_empty()).ok_or(Invalid::Header("webhook-id"))?;
-    let timestamp: i64 =
-        header("webhook-timestamp").and_then(|v| v.trim().parse().ok()).ok_or(Invalid::Header("webhook-timestamp"))?;
-    let signatures = header("webhook-signature").ok_or(Invalid::Header("webhook-signature"))?;
+    let id = header(crate::http::WEBHOOK_ID.lowercase)
+        .filter(|v| !v.is_empty())
+        .ok_or(Invalid::Header(crate::http::WEBHOOK_ID.lowercase))?;
+    let timestamp: i64 = header(crate::http::WEBHOOK_TIMESTAMP.lowercase)
+        .and_then(|v| v.trim().parse().ok())
+        .ok_or(Invalid::Header(crate::http::WEBHOOK_TIMESTAMP.lowercase))?;
+    let signatures = header(crate::http::WEBHOOK_SIGNATURE.lowercase)
+        .ok_or(Invalid::Header(crate::http::WEBHOOK_SIGNATURE.lowercase))?;
     // Checked: a timestamp near `i64::MIN` or `MAX` would overflow the difference (a
     // panic in a debug build, a wrapped "recent" one in a release build).
     let recent = now.checked_sub(timestamp).and_then(i64::checked_abs).is_some_and(|d| d <= TOLERANCE_SECONDS);

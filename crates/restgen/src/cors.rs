@@ -6,6 +6,7 @@
 
 use crate::spec::{AuthSpec, Scheme};
 use axum::http::{HeaderName, HeaderValue, Method, header};
+use restgen_wire::http;
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
 /// Which browser origins may call the service (`cors` in the schema).
@@ -24,7 +25,7 @@ const REQUEST_HEADERS: [HeaderName; 6] = [
     header::ACCEPT,
     header::IF_NONE_MATCH,
     header::IF_MATCH,
-    HeaderName::from_static("idempotency-key"),
+    HeaderName::from_static(http::IDEMPOTENCY_KEY.lowercase),
 ];
 
 /// Answer headers a script may read beyond the CORS-safelisted ones.
@@ -34,8 +35,8 @@ const EXPOSED: [HeaderName; 7] = [
     header::ETAG,
     header::RETRY_AFTER,
     header::WWW_AUTHENTICATE,
-    HeaderName::from_static("ratelimit"),
-    HeaderName::from_static("ratelimit-policy"),
+    HeaderName::from_static(http::RATELIMIT.lowercase),
+    HeaderName::from_static(http::RATELIMIT_POLICY.lowercase),
 ];
 
 pub(crate) fn layer(spec: CorsSpec, auth: Option<&'static AuthSpec>) -> CorsLayer {

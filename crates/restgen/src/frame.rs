@@ -221,7 +221,7 @@ pub(crate) fn problem_for_bare_errors(response: Response) -> Response {
     let is_problem = response
         .headers()
         .get(header::CONTENT_TYPE)
-        .is_some_and(|v| v.as_bytes().starts_with(b"application/problem+json"));
+        .is_some_and(|v| v.as_bytes().starts_with(restgen_wire::http::media::PROBLEM.as_bytes()));
     if is_problem {
         return response;
     }

@@ -17,6 +17,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use futures_util::future::{BoxFuture, Either};
+use restgen_wire::http;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::future::Future;
@@ -28,9 +29,9 @@ pub const KEPT_FOR: Duration = Duration::from_secs(24 * 60 * 60);
 /// The longest key taken (the OpenAPI document states the same).
 pub const MAX_KEY: usize = restgen_model::bounds::MAX_IDEMPOTENCY_KEY;
 
-pub(crate) const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+pub(crate) const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static(http::IDEMPOTENCY_KEY.lowercase);
 /// Marks an answer given again for a retry.
-const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+const REPLAYED: HeaderName = HeaderName::from_static(http::IDEMPOTENT_REPLAYED.lowercase);
 /// The answer headers kept with the body: the ones a create answers with.
 const KEPT_HEADERS: [HeaderName; 3] = [header::CONTENT_TYPE, header::LOCATION, header::ETAG];
 /// Times a request tries again when the key's row changes under it.
@@ -240,7 +241,7 @@ fn valid_key(value: &HeaderValue) -> Result<&str, Problem> {
 
 fn invalid_key(status: StatusCode, message: &str) -> Problem {
     let mut p = Problem::new(status, format!("`Idempotency-Key` {message}"));
-    p.errors.push(FieldError { field: "Idempotency-Key".into(), message: message.into() });
+    p.errors.push(FieldError { field: http::IDEMPOTENCY_KEY.name.into(), message: message.into() });
     p
 }
 

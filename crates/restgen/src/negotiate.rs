@@ -10,6 +10,7 @@ use crate::spec::{Format, ResourceSpec};
 use crate::version::View;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use mediatype::{MediaType, MediaTypeList};
+use restgen_wire::http;
 
 /// What an offered representation is called on the wire.
 pub(crate) struct Offer {
@@ -23,14 +24,14 @@ pub(crate) struct Offer {
 
 /// JSON text is UTF-8 by definition (RFC 8259): a range naming `charset=utf-8` matches it.
 const JSON: Offer =
-    Offer { ty: "application", subtype: "json", params: &[("charset", "utf-8")], content_type: "application/json" };
+    Offer { ty: "application", subtype: "json", params: &[("charset", "utf-8")], content_type: http::media::JSON };
 
 /// RFC 4180's type, its header row announced (RFC 7111 `header=present`).
 const CSV: Offer = Offer {
     ty: "text",
     subtype: "csv",
     params: &[("charset", "utf-8"), ("header", "present")],
-    content_type: "text/csv; charset=utf-8; header=present",
+    content_type: http::media::CSV,
 };
 
 pub(crate) fn offer(format: Format) -> &'static Offer {

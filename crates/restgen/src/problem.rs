@@ -169,7 +169,7 @@ impl IntoResponse for Problem {
         let body = serde_json::to_vec(&self).expect("a problem always serializes");
         let mut response = (self.status, body).into_response();
         let headers = response.headers_mut();
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json"));
+        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(restgen_wire::http::media::PROBLEM));
         for (name, value) in self.headers {
             headers.insert(name, value);
         }

@@ -299,13 +299,17 @@ fn build(
     if let Some(openapi) = service.openapi {
         routes = routes.route(
             "/openapi.json",
-            axum::routing::get(move || async move { ([(header::CONTENT_TYPE, "application/json")], openapi) }),
+            axum::routing::get(
+                move || async move { ([(header::CONTENT_TYPE, restgen_wire::http::media::JSON)], openapi) },
+            ),
         );
     }
     for (n, document) in service.openapi_versions {
         routes = routes.route(
             &format!("/openapi.v{n}.json"),
-            axum::routing::get(move || async move { ([(header::CONTENT_TYPE, "application/json")], *document) }),
+            axum::routing::get(move || async move {
+                ([(header::CONTENT_TYPE, restgen_wire::http::media::JSON)], *document)
+            }),
         );
     }
     let auth = match service.auth {

@@ -15,6 +15,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use mediatype::MediaTypeList;
 use restgen_model::model::version_of_media_type;
+use restgen_wire::http;
 use std::convert::Infallible;
 use std::sync::Arc;
 
@@ -55,7 +56,7 @@ impl View {
     pub fn json_type(&self) -> &'static str {
         match self.version {
             Some(v) if self.by_media => v.media_type,
-            _ => "application/json",
+            _ => http::media::JSON,
         }
     }
 
@@ -252,12 +253,12 @@ fn mark(versions: &Versions, version: &VersionSpec, rest: &str, out: &mut Header
     if let Some(at) = version.deprecated
         && let Ok(v) = HeaderValue::from_str(&format!("@{at}"))
     {
-        out.insert("deprecation", v);
+        out.insert(http::DEPRECATION.lowercase, v);
     }
     if let Some(at) = version.sunset
         && let Ok(v) = HeaderValue::from_str(&http_date(at))
     {
-        out.insert("sunset", v);
+        out.insert(http::SUNSET.lowercase, v);
     }
     if version.deprecated.is_some() || version.sunset.is_some() {
         // The same place in the successor: under its prefix where paths name versions.

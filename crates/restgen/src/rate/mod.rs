@@ -29,8 +29,8 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 
-const RATELIMIT: HeaderName = HeaderName::from_static("ratelimit");
-const RATELIMIT_POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+const RATELIMIT: HeaderName = HeaderName::from_static(restgen_wire::http::RATELIMIT.lowercase);
+const RATELIMIT_POLICY: HeaderName = HeaderName::from_static(restgen_wire::http::RATELIMIT_POLICY.lowercase);
 
 /// How often expired budgets are dropped.
 const SWEEP_EVERY: i64 = 60_000_000;

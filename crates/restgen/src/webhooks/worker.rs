@@ -11,12 +11,12 @@
 //! owner (each owner's oldest first). So an account whose endpoints never answer holds a
 //! few places for one attempt's time each, and another account's delivery waits for none
 //! of them. An endpoint that keeps not answering (a timeout, a connection that fails) is
-//! paused on its own schedule: its subscription's deliveries wait 5 s after one such
-//! attempt, then 5 min, 30 min, and so on as below, until it answers again.
+//! paused on its own schedule: its subscription's deliveries wait the retry schedule's
+//! first delay after one such attempt, then the next, and so on, until it answers again.
 //!
 //! A delivery succeeds on a 2xx answer; anything else (3xx included: redirects are not
-//! followed) is a failed attempt, retried on Standard Webhooks' example schedule (at once,
-//! 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h), each delay varied by up to a tenth
+//! followed) is a failed attempt, retried at once and then on Standard Webhooks' example
+//! schedule (`restgen_wire::retries`), each delay varied by up to a tenth
 //! so that retries of many deliveries spread out, and lengthened to a `Retry-After` the
 //! endpoint gave with 429, 502, 503 or 504. After `max_attempts` the delivery fails and its
 //! subscription is disabled, saying why; a 410 disables it at once.
@@ -28,24 +28,15 @@ use crate::caller::Caller;
 use crate::store::outbox::{Claimed, DeliveryRow, EventRow};
 use crate::store::{Record, Store};
 use restgen_model::bounds::MAX_DELIVERY_ERROR;
+use restgen_wire::http;
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 
-/// Delays before the second, third, ... attempt.
-const SCHEDULE: [Duration; 9] = [
-    Duration::from_secs(5),
-    Duration::from_secs(5 * 60),
-    Duration::from_secs(30 * 60),
-    Duration::from_secs(2 * 3600),
-    Duration::from_secs(5 * 3600),
-    Duration::from_secs(10 * 3600),
-    Duration::from_secs(14 * 3600),
-    Duration::from_secs(20 * 3600),
-    Duration::from_secs(24 * 3600),
-];
+/// Delays before the second, third, ... attempt (the last repeats).
+const SCHEDULE: [Duration; 9] = restgen_wire::retries::RETRY_SCHEDULE;
 
 /// The longest wait an endpoint's `Retry-After` can ask for.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(24 * 3600);
@@ -329,10 +320,10 @@ async fn send(w: &Webhooks, http: &reqwest::Client, delivery: &DeliveryRow, payl
     let signature = w.signature(&delivery.webhook_id, &delivery.event_id, timestamp, payload.as_bytes());
     let request = http
         .post(url)
-        .header("content-type", "application/json")
-        .header("webhook-id", &delivery.event_id)
-        .header("webhook-timestamp", timestamp.to_string())
-        .header("webhook-signature", signature)
+        .header("content-type", http::media::JSON)
+        .header(http::WEBHOOK_ID.lowercase, &delivery.event_id)
+        .header(http::WEBHOOK_TIMESTAMP.lowercase, timestamp.to_string())
+        .header(http::WEBHOOK_SIGNATURE.lowercase, signature)
         .body(payload.to_owned());
     let mut response = match request.send().await {
         Ok(r) => r,
