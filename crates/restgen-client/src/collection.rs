@@ -2,7 +2,7 @@
 //! implements): the typed operations of one collection, without a generated client crate.
 
 use crate::error::Error;
-use crate::list::{Envelope, List, Paging, Style};
+use crate::list::{Envelope, List, Paging};
 use crate::tagged::Tagged;
 use crate::transport::Transport;
 use restgen_wire::Endpoint;
@@ -79,13 +79,8 @@ where
     /// A list request: set filters, `sort` and the page size, then `send` one page or
     /// `stream` every record.
     pub fn list(&self) -> List<R> {
-        let style = match R::PAGING {
-            restgen_wire::Paging::Cursor => Style::Cursor,
-            restgen_wire::Paging::Page => Style::Page,
-            restgen_wire::Paging::Offset => Style::Offset,
-        };
         let envelope = R::ENVELOPE.map_or(Envelope::Bare, Envelope::Key);
-        self.transport.list(self.path.clone(), Paging { style, envelope })
+        self.transport.list(self.path.clone(), Paging { style: R::PAGING, envelope })
     }
 
     fn item(&self, id: impl Display) -> String {

@@ -7,11 +7,7 @@ use std::fmt;
 use std::time::Duration;
 
 /// One invalid input the service named.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
+pub use restgen_wire::FieldError;
 
 /// An error answer of the service.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]

@@ -11,16 +11,9 @@ use restgen_wire::query;
 use serde::de::DeserializeOwned;
 use std::marker::PhantomData;
 
-/// How a resource's lists are paged (the schema's `pagination.style`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Style {
-    /// `limit` + `cursor` (the previous page's `next_cursor`) or `starting_after`.
-    Cursor,
-    /// `page` (from 1) + `per_page`.
-    Page,
-    /// `limit` + `offset`.
-    Offset,
-}
+/// How a resource's lists are paged (the schema's `pagination.style`): the wire's one
+/// definition, which the service's side names too.
+pub use restgen_wire::Paging as Style;
 
 /// How a list answer wraps its records (the schema's `envelope`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

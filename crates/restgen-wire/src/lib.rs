@@ -8,6 +8,7 @@ pub mod http;
 pub mod input;
 mod links;
 mod patch;
+mod problem;
 pub mod query;
 pub mod redact;
 pub mod retries;
@@ -18,6 +19,7 @@ pub use endpoint::{Endpoint, Paging};
 pub use enumeration::Enum;
 pub use links::{Link, Links};
 pub use patch::Patch;
+pub use problem::FieldError;
 
 /// What `string_enum!` expands to names through here.
 #[doc(hidden)]

@@ -19,12 +19,9 @@ fn bounded(text: &mut String, max: usize) {
     }
 }
 
-/// One invalid input, named by its JSON path (`total_cents`, `items[2].qty`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
+/// One invalid input, named by its JSON path (`total_cents`, `items[2].qty`): the wire's
+/// one definition, which clients read back.
+pub use restgen_wire::FieldError;
 
 /// A problem answer. `detail` is for the caller: it never holds internals.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

@@ -37,11 +37,8 @@ use sqlx::query::Query;
 use sqlx::{AssertSqlSafe, Database, Row, SqlSafeStr, SqlStr, Type};
 use std::time::Duration;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Dialect {
-    Sqlite,
-    Postgres,
-}
+/// Which database a store speaks: the model's own, which its migrations are planned for.
+pub use restgen_model::evolution::ddl::Dialect;
 
 /// The condition of a conditional write: whether it may go ahead on the record as it
 /// stands (held while the condition is judged).
