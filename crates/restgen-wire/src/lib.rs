@@ -14,6 +14,7 @@ pub mod redact;
 pub mod retries;
 pub mod signature;
 pub mod time;
+pub mod webhook;
 
 pub use endpoint::{Endpoint, Paging};
 pub use enumeration::Enum;

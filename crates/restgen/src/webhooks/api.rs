@@ -22,6 +22,7 @@ use axum::extract::{OriginalUri, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use restgen_model::bounds::{MAX_DELIVERIES, MAX_WEBHOOK_DESCRIPTION};
+use restgen_wire::webhook::{Delivery, Webhook, WebhookWithSecret};
 use serde_json::{Map, Value, json};
 use std::sync::Arc;
 
@@ -275,38 +276,40 @@ fn error(field: &str, message: &str) -> FieldError {
 
 /// A subscription as its subscriber sees it; `secret` where one subscription is made or read.
 fn shown(row: &WebhookRow, secret: Option<String>) -> Value {
-    let mut out = json!({
-        "id": row.id,
-        "url": row.url,
-        "events": row.events,
-        "description": row.description,
-        "enabled": row.enabled,
-        "disabled_reason": row.disabled_reason,
-        "created_at": row.created_at,
-        "updated_at": row.updated_at,
-    });
-    if let Some(secret) = secret {
-        out["secret"] = json!(secret);
-    }
-    out
+    let webhook = Webhook {
+        id: row.id.clone(),
+        url: row.url.clone(),
+        events: row.events.clone(),
+        description: row.description.clone(),
+        enabled: row.enabled,
+        disabled_reason: row.disabled_reason.clone(),
+        created_at: row.created_at.clone(),
+        updated_at: row.updated_at.clone(),
+    };
+    let shown = match secret {
+        Some(secret) => serde_json::to_value(WebhookWithSecret { webhook, secret }),
+        None => serde_json::to_value(webhook),
+    };
+    shown.expect("a subscription always serializes")
 }
 
-fn time(micros: i64) -> Value {
-    chrono::DateTime::from_timestamp_micros(micros).map_or(Value::Null, |t| json!(crate::clock::format_time(t)))
+fn time(micros: i64) -> Option<String> {
+    chrono::DateTime::from_timestamp_micros(micros).map(crate::clock::format_time)
 }
 
 fn delivery(row: &DeliveryRow) -> Value {
-    json!({
-        "id": row.id,
-        "event_id": row.event_id,
-        "type": row.kind,
-        "status": row.status,
-        "attempts": row.attempts,
-        "last_status": row.last_status,
-        "last_error": row.last_error,
-        "next_attempt_at": if row.status == "pending" { row.next_attempt_at.map_or(Value::Null, time) } else { Value::Null },
-        "history": serde_json::from_str::<Value>(&row.history).unwrap_or(Value::Array(Vec::new())),
-        "created_at": time(row.created_at),
-        "updated_at": time(row.updated_at),
-    })
+    let delivery = Delivery {
+        id: row.id.clone(),
+        event_id: row.event_id.clone(),
+        kind: row.kind.clone(),
+        status: row.status.clone(),
+        attempts: row.attempts,
+        last_status: row.last_status.and_then(|s| u16::try_from(s).ok()),
+        last_error: row.last_error.clone(),
+        next_attempt_at: if row.status == "pending" { row.next_attempt_at.and_then(time) } else { None },
+        history: serde_json::from_str(&row.history).unwrap_or_default(),
+        created_at: time(row.created_at).unwrap_or_default(),
+        updated_at: time(row.updated_at).unwrap_or_default(),
+    };
+    serde_json::to_value(delivery).expect("a delivery always serializes")
 }
