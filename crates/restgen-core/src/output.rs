@@ -30,7 +30,7 @@ pub enum FileKind {
 impl FileKind {
     /// Whether the file must be on the disk before it replaces its target. Generated files
     /// are derived from the schema: one a crash leaves empty is mended by the next run, so
-    /// they skip the `fsync` (two thirds of the files, a tenth of a generation's time).
+    /// they skip the `fsync`, most of a generation's files and much of its time.
     /// Migrations and their record are history, and a scaffold file is never rewritten once
     /// it exists: an empty one would stay.
     fn durable(self) -> bool {

@@ -1,6 +1,9 @@
-//! The wire shapes a generated service and its generated client share: the three states
-//! of a patched field and the serde helpers input structs name. Both sides re-export this
-//! crate, so a model emitted once means the same JSON on either side.
+//! The protocol a generated service and its generated client share, each fact named once:
+//! the three states of a patched field and the serde helpers input structs name, the
+//! header names and media types (`http`), a problem's field errors, the paging styles, the
+//! webhook shapes (`webhook`), signatures and retry schedule (`signature`, `retries`).
+//! Both sides re-export this crate, so a model emitted once means the same JSON on either
+//! side.
 
 mod endpoint;
 mod enumeration;

@@ -1,10 +1,9 @@
 //! Every request's time limit (`limits.request_timeout`), kept without a tokio timer for
 //! each request.
 //!
-//! A tokio timer cost a request about 0.7k instructions, beyond what a hand-written
-//! service does: the timer made, entered into tokio's timer wheel when the request first
-//! waits, and taken out again when the request ends, which is nearly always long before
-//! its limit. Here a request that waits is written into a table, under its lock, as a clone
+//! A tokio timer per request is work a hand-written service does not do: the timer made,
+//! entered into tokio's timer wheel when the request first waits, and taken out again when
+//! the request ends, which is nearly always long before its limit. Here a request that waits is written into a table, under its lock, as a clone
 //! of its waker and the tick at which it must be woken, and taken out when it ends. A task
 //! ticks every half limit, and wakes the requests whose limit falls before their next tick.
 //! Only those set tokio's timer, for the exact instant: a request is stopped at its limit,

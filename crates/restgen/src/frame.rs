@@ -9,7 +9,7 @@
 //!
 //! One plain service rather than a router of its own and a layer for each: a layer boxes
 //! the response body again or the request's route, a router matches the path again, an
-//! `Extension` inserts again; each is a few hundred instructions a request, where this is
+//! `Extension` inserts again; each costs every request work, where this is
 //! one comparison of the path, a header or two looked up, and the request's place among
 //! the [`crate::deadlines`].
 

@@ -395,8 +395,8 @@ fn page_json(
 }
 
 /// A page's records: representations read from their rows, or the rows themselves with
-/// the fields their representation shows, written as JSON straight from them (a page of
-/// twenty spent a tenth of its instructions making and dropping records and JSON values).
+/// the fields their representation shows, written as JSON straight from them (making and
+/// dropping a record and its JSON values for each row was a large share of a page's work).
 pub(crate) enum Items {
     Records(Vec<Record>),
     /// The rows, and which of the spec's fields the representation shows.

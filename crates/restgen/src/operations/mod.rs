@@ -714,8 +714,7 @@ async fn stored(f: &FieldSpec, v: Value) -> Result<SqlValue, Problem> {
 }
 
 /// `2026-11-22T16:55:09.123456Z`: fixed width, so text order is time order. Written by
-/// chrono's RFC 3339 writer, not a format string, which is parsed on every call (a
-/// tenth of a write's instructions went to it).
+/// chrono's RFC 3339 writer, not a format string, which is parsed again on every call.
 /// The time a record is written at. Records are stamped by the system clock, not a test's
 /// manual one: a store carries no clock.
 pub(crate) fn now() -> String {

@@ -4,9 +4,8 @@
 //! handler until the lock is free or the handler gives up. The handler `busy_timeout`
 //! installs sleeps 1, 2, 5, 10, 15, 20, 25 ms and then up to 100 ms between tries: a
 //! writer that has waited longest waits longest again, while one arriving now takes the
-//! lock at its first try. Under steady writes that is the tail of every write's latency
-//! (the service bench saw a create's p99 at 5.5 ms in one run and 9.8 ms in the next, as
-//! the waits fell on the second sleep or the third).
+//! lock at its first try. Under steady writes that is the tail of every write's latency,
+//! and it moves from run to run with the sleep a wait happens to fall on.
 //!
 //! Here a waiter tries again as soon as a connection of this process commits (SQLite tells
 //! each connection's WAL hook, after the lock is released), or after a millisecond, for a

@@ -2,7 +2,8 @@
 //!
 //! sqlx's pool checks every connection given back to it: on PostgreSQL a `Sync` sent and
 //! its `ReadyForQuery` awaited, a second round trip for every query whose statement needs
-//! one (16 % of a create's CPU and 12 % of its throughput in the service bench, README);
+//! one (a large share of a create's CPU and throughput in the service bench,
+//! docs/bench/history.md);
 //! on SQLite a message to the connection's thread and its answer, two thread wake-ups, in a
 //! task spawned for it. Here a connection goes back to the pool as it is when the work on
 //! it is known to have finished ([`Lease::settle`]): its statement read to its end, its

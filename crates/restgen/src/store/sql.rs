@@ -470,7 +470,7 @@ fn page_text(dialect: Dialect, spec: &ResourceSpec, q: &ListQuery) -> String {
         let _ = write!(sql, "{} {dir}", Expr(k, dialect));
     }
     // Integers the runtime computed (clamped sizes), written as literals: SQLite re-plans a
-    // statement whose LIMIT is a parameter on every run, which costs lists about a tenth.
+    // statement whose LIMIT is a parameter on every run.
     let _ = write!(sql, " LIMIT {}", u64::from(q.limit) + 1);
     // The first page (a cursor list's too) has no offset to state.
     if let Page::Offset(offset @ 1..) = q.page {
