@@ -11,7 +11,7 @@
 //!   header line, at most `header_timeout`, however slowly the bytes come;
 //! - reading a request's body: from its head to its last byte, at most `body_timeout`;
 //! - between requests (keep-alive): at most `keep_alive_timeout` without a byte either way;
-//! - answering: bounded by the schema's `limits.request_timeout` ([`crate::frame`]), not here.
+//! - answering: bounded by the schema's `limits.request_timeout` ([`crate::router_service`]), not here.
 //!
 //! Timing a phase takes no timer and no clock read per request: the reader and the service
 //! record each change of phase as a count, and a watchdog per connection looks at the count

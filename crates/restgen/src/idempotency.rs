@@ -42,25 +42,25 @@ const SWEEP_EVERY: i64 = 60_000_000;
 /// What the service's settings say about keys: the clock, and when a reservation whose
 /// request never finished may be taken over.
 #[derive(Clone, Debug)]
-pub struct Keeper {
+pub struct IdempotencySettings {
     pub clock: Clock,
     /// A request runs at most `limits.request_timeout`: a reservation older than that
     /// belongs to a request that was stopped or lost with its process.
     pub abandoned_after: Duration,
 }
 
-impl Default for Keeper {
+impl Default for IdempotencySettings {
     fn default() -> Self {
-        Keeper { clock: Clock::System, abandoned_after: Duration::from_secs(31) }
+        IdempotencySettings { clock: Clock::System, abandoned_after: Duration::from_secs(31) }
     }
 }
 
-impl<S: Send + Sync> FromRequestParts<S> for Keeper {
+impl<S: Send + Sync> FromRequestParts<S> for IdempotencySettings {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
-        // Given to a request with a key (`frame`); one without passes `once` straight through.
-        Ok(parts.extensions.get::<Keeper>().cloned().unwrap_or_default())
+        // Given to a request with a key (`router_service`); one without passes `once` straight through.
+        Ok(parts.extensions.get::<IdempotencySettings>().cloned().unwrap_or_default())
     }
 }
 
@@ -102,7 +102,7 @@ fn judge(record: &KeyRecord, fingerprint: &str, now: i64, abandoned_after: i64) 
 /// `create` runs as it is, and the keyed path is a future of its own on the heap.
 pub(crate) fn once<'a, F>(
     store: &'a Store,
-    keeper: &'a Keeper,
+    idempotency_settings: &'a IdempotencySettings,
     caller: &'a Caller,
     path: &'a str,
     headers: &'a HeaderMap,
@@ -113,7 +113,9 @@ where
     F: Future<Output = Result<Response, Problem>> + Send + 'a,
 {
     match (headers.get(IDEMPOTENCY_KEY), body) {
-        (Some(key), Some(body)) => Either::Right(Box::pin(keyed(store, keeper, caller, path, key, body, create))),
+        (Some(key), Some(body)) => {
+            Either::Right(Box::pin(keyed(store, idempotency_settings, caller, path, key, body, create)))
+        }
         _ => Either::Left(create),
     }
 }
@@ -121,7 +123,7 @@ where
 /// [`once`] for a request with a key and a body.
 async fn keyed(
     store: &Store,
-    keeper: &Keeper,
+    idempotency_settings: &IdempotencySettings,
     caller: &Caller,
     path: &str,
     key: &HeaderValue,
@@ -137,11 +139,11 @@ async fn keyed(
         .chain_update(key)
         .finalize());
     let fingerprint = hex(&Sha256::digest(body));
-    let abandoned_after = i64::try_from(keeper.abandoned_after.as_micros()).unwrap_or(i64::MAX);
+    let abandoned_after = i64::try_from(idempotency_settings.abandoned_after.as_micros()).unwrap_or(i64::MAX);
     let kept_for = i64::try_from(KEPT_FOR.as_micros()).unwrap_or(i64::MAX);
-    sweep(store, keeper.clock.now());
+    sweep(store, idempotency_settings.clock.now());
     for _ in 0..MAX_TRIES {
-        let now = keeper.clock.now();
+        let now = idempotency_settings.clock.now();
         if store.reserve_key(&scope, &fingerprint, now, now + kept_for).await? {
             return run(store, &scope, create).await;
         }

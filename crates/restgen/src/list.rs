@@ -357,9 +357,9 @@ pub(crate) fn respond(
         // The columns are the fields a representation shows, so rows read as stored
         // records make the same table.
         let bytes = match &items {
-            Items::Records(records) => crate::table::csv(spec, view, records)?,
+            Items::Records(records) => crate::csv_format::csv(spec, view, records)?,
             Items::Rows(rows, _) => {
-                crate::table::csv(spec, view, &rows.records(spec).map_err(crate::store::StoreError::from)?)?
+                crate::csv_format::csv(spec, view, &rows.records(spec).map_err(crate::store::StoreError::from)?)?
             }
         };
         return crate::conditional::read(spec, view, request, format, bytes, headers);

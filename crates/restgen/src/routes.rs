@@ -1,10 +1,10 @@
 //! The routes of one resource, built from its spec and its input types: what a generated
 //! `routes.rs` calls once per resource.
 
-use crate::body::Sent;
+use crate::body::HeadersAndBody;
 use crate::caller::Caller;
 use crate::context::PartialContext;
-use crate::idempotency::{self, Keeper};
+use crate::idempotency::{self, IdempotencySettings};
 use crate::operations;
 use crate::spec::{Operation, ResourceSpec};
 use crate::store::Store;
@@ -45,28 +45,35 @@ pub fn resource<C: Input, R: Input, P: Input>(
             });
     }
     if spec.has(Operation::Create) {
-        collection =
-            collection.post(
-                move |cx: PartialContext,
-                      keeper: Keeper,
-                      OriginalUri(uri): OriginalUri,
-                      Sent { headers, body }: Sent| async move {
-                    let cx = cx.under(base);
-                    let bytes = body.as_ref().ok().cloned();
-                    // On the heap: the operation's future is kilobytes, which every move of the
-                    // handler's own future (axum boxes it, and `once` holds it) would copy.
-                    let create = Box::pin(operations::create::<C>(
-                        spec,
-                        &cx,
-                        &uri,
-                        &headers,
-                        body,
-                        operations::Rules { before: before_create.as_deref(), compute: compute_create.as_deref() },
-                    ));
-                    idempotency::once(&cx.store, &keeper, &cx.caller, uri.path(), &headers, bytes.as_ref(), create)
-                        .await
-                },
-            );
+        collection = collection.post(
+            move |cx: PartialContext,
+                  idempotency_settings: IdempotencySettings,
+                  OriginalUri(uri): OriginalUri,
+                  HeadersAndBody { headers, body }: HeadersAndBody| async move {
+                let cx = cx.under(base);
+                let bytes = body.as_ref().ok().cloned();
+                // On the heap: the operation's future is kilobytes, which every move of the
+                // handler's own future (axum boxes it, and `once` holds it) would copy.
+                let create = Box::pin(operations::create::<C>(
+                    spec,
+                    &cx,
+                    &uri,
+                    &headers,
+                    body,
+                    operations::Rules { before: before_create.as_deref(), compute: compute_create.as_deref() },
+                ));
+                idempotency::once(
+                    &cx.store,
+                    &idempotency_settings,
+                    &cx.caller,
+                    uri.path(),
+                    &headers,
+                    bytes.as_ref(),
+                    create,
+                )
+                .await
+            },
+        );
     }
     let mut item: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::Get) {
@@ -76,7 +83,7 @@ pub fn resource<C: Input, R: Input, P: Input>(
         });
     }
     if spec.has(Operation::Replace) {
-        item = item.put(move |cx: PartialContext, Path(id): Path<String>, Sent { headers, body }: Sent| async move {
+        item = item.put(move |cx: PartialContext, Path(id): Path<String>, HeadersAndBody { headers, body }: HeadersAndBody| async move {
             let cx = cx.under(base);
             operations::replace::<R>(
                 spec,
@@ -90,7 +97,7 @@ pub fn resource<C: Input, R: Input, P: Input>(
         });
     }
     if spec.has(Operation::Patch) {
-        item = item.patch(move |cx: PartialContext, Path(id): Path<String>, Sent { headers, body }: Sent| async move {
+        item = item.patch(move |cx: PartialContext, Path(id): Path<String>, HeadersAndBody { headers, body }: HeadersAndBody| async move {
             let cx = cx.under(base);
             operations::patch::<P>(
                 spec,
@@ -180,14 +187,23 @@ fn lifecycle_routes(
             &format!("{}/{}", spec.item_path(base), t.name),
             axum::routing::post(
                 move |cx: PartialContext,
-                      keeper: Keeper,
+                      idempotency_settings: IdempotencySettings,
                       Path(id): Path<String>,
                       OriginalUri(uri): OriginalUri,
-                      Sent { headers, body }: Sent| async move {
+                      HeadersAndBody { headers, body }: HeadersAndBody| async move {
                     let cx = cx.under(base);
                     let bytes = body.as_ref().ok().cloned();
                     let moved = Box::pin(operations::transition(spec, &cx, &id, t, &headers, body, hook.as_deref()));
-                    idempotency::once(&cx.store, &keeper, &cx.caller, uri.path(), &headers, bytes.as_ref(), moved).await
+                    idempotency::once(
+                        &cx.store,
+                        &idempotency_settings,
+                        &cx.caller,
+                        uri.path(),
+                        &headers,
+                        bytes.as_ref(),
+                        moved,
+                    )
+                    .await
                 },
             ),
         );

@@ -5,7 +5,7 @@ use crate::auth::{Authenticator, Secrets};
 use crate::clock::Clock;
 pub use crate::connections::{Application, HttpLimits};
 pub use crate::cors::CorsSpec;
-use crate::idempotency::Keeper;
+use crate::idempotency::IdempotencySettings;
 use crate::problem::Problem;
 use crate::rate::{Limiter, Limits, RateSettings};
 use crate::spec::{AuthSpec, RateSpec, ResourceSpec, VersioningSpec, WebhooksSpec};
@@ -329,8 +329,10 @@ fn build(
     };
     let limiter = Limiter::new(limits, &store, settings.rate.clone(), settings.clock.clone())?.map(Arc::new);
     // Unknown paths count against the limit too, and are answered as the caller is known.
-    let keeper =
-        Keeper { clock: settings.clock.clone(), abandoned_after: service.request_timeout + Duration::from_secs(1) };
+    let idempotency_settings = IdempotencySettings {
+        clock: settings.clock.clone(),
+        abandoned_after: service.request_timeout + Duration::from_secs(1),
+    };
     let rate = limiter.clone().map(|limiter| {
         axum::middleware::from_fn(move |request, next| crate::rate::enforce(limiter.clone(), request, next))
     });
@@ -345,7 +347,7 @@ fn build(
     // Rate limits need the route a request was routed to, so they and what must be inside
     // them wrap each route (`Router::layer`: a boxed service per route and layer, cloned
     // for each request), the body limit innermost: a body too large is a request like any
-    // other, counted and answered with the budget's fields. Without them the frame bounds
+    // other, counted and answered with the budget's fields. Without them the router service bounds
     // bodies itself.
     let per_route = (authenticate.is_some() || rate.is_some()).then(|| {
         tower::ServiceBuilder::new()
@@ -386,16 +388,16 @@ fn build(
         let layer = TraceLayer::new_for_http().make_span_with(RequestSpan { query_key });
         tower::ServiceBuilder::new().map_response(IntoResponse::into_response).layer(layer)
     });
-    // Without any of these the frame is all there is between hyper and the routes: each
+    // Without any of these the router service is all there is between hyper and the routes: each
     // layer, even one left out (`option_layer`'s `Either`), is a call and a poll more for
     // every request.
     let outermost = trace.is_none() && cors.is_none() && version.is_none() && shed.is_none();
     let held = if worker == Worker::Held { background.take() } else { None };
     let (deadlines, ticker) = crate::deadlines::Deadlines::start(service.request_timeout);
-    let framing = crate::frame::Framing {
-        keeper,
+    let framing = crate::router_service::SharedState {
+        idempotency_settings,
         store: store.clone(),
-        readiness: crate::frame::Readiness::default(),
+        readiness: crate::router_service::Readiness::default(),
         deadlines,
         max_body_bytes: limit,
         linger: outermost,
@@ -403,7 +405,7 @@ fn build(
         _ticker: ticker,
         _background: held,
     };
-    let framed = crate::frame::Frame { inner: routes.with_state(store), shared: Arc::new(framing) };
+    let framed = crate::router_service::RouterService { inner: routes.with_state(store), shared: Arc::new(framing) };
     if outermost {
         return Ok((tower::util::Either::Left(framed), background));
     }

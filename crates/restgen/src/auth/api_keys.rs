@@ -3,7 +3,7 @@
 //! holds the SHA-256 of the secret, compared in constant time.
 
 use super::{Authenticator, Caller};
-use crate::body::{self, Sent};
+use crate::body::{self, HeadersAndBody};
 use crate::problem::{FieldError, Problem};
 use crate::spec::IdKind;
 use crate::store::{ApiKeyRow, SqlValue, Store, StoreError};
@@ -31,7 +31,7 @@ pub(super) fn routes<S: Clone + Send + Sync + 'static>(auth: Arc<Authenticator>,
     Router::new()
         .route(
             &format!("{base}/auth/api-keys"),
-            axum::routing::post(move |caller: Caller, Sent { headers, body }: Sent| async move {
+            axum::routing::post(move |caller: Caller, HeadersAndBody { headers, body }: HeadersAndBody| async move {
                 create(&a, &caller, &headers, body).await
             })
             .get(move |caller: Caller| async move { list(&b, &caller).await }),

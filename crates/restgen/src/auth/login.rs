@@ -1,7 +1,7 @@
 //! `POST {login.path}`: identifier and password in, a bearer token out.
 
 use super::Authenticator;
-use crate::body::{self, Sent};
+use crate::body::{self, HeadersAndBody};
 use crate::problem::{FieldError, Problem};
 use axum::Router;
 use axum::body::Bytes;
@@ -14,7 +14,9 @@ use std::sync::Arc;
 pub(super) fn routes<S: Clone + Send + Sync + 'static>(auth: Arc<Authenticator>, path: &str) -> Router<S> {
     Router::new().route(
         path,
-        axum::routing::post(move |Sent { headers, body }: Sent| async move { login(&auth, &headers, body).await }),
+        axum::routing::post(move |HeadersAndBody { headers, body }: HeadersAndBody| async move {
+            login(&auth, &headers, body).await
+        }),
     )
 }
 

@@ -50,8 +50,8 @@ impl<S: Send + Sync, T: Payload> FromRequest<S> for Valid<T> {
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
         // A body over the service's limit is a 413, as for a resource's input.
-        let body::Sent { headers, body } =
-            body::Sent::from_request(request, state).await.unwrap_or_else(|n| match n {});
+        let body::HeadersAndBody { headers, body } =
+            body::HeadersAndBody::from_request(request, state).await.unwrap_or_else(|n| match n {});
         read(&headers, body).map(Valid)
     }
 }

@@ -16,13 +16,13 @@ use std::convert::Infallible;
 
 /// What a request with a body sends: its headers, moved out of the request (axum's
 /// `HeaderMap` extractor copies every one of them), and its body read whole. The handler's
-/// last argument: `Sent { headers, body }: Sent`.
-pub(crate) struct Sent {
+/// last argument: `HeadersAndBody { headers, body }: HeadersAndBody`.
+pub(crate) struct HeadersAndBody {
     pub headers: HeaderMap,
     pub body: Result<Bytes, BytesRejection>,
 }
 
-impl<S: Send + Sync> FromRequest<S> for Sent {
+impl<S: Send + Sync> FromRequest<S> for HeadersAndBody {
     type Rejection = Infallible;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Infallible> {
@@ -30,7 +30,7 @@ impl<S: Send + Sync> FromRequest<S> for Sent {
         // Reading the body looks at the request's extensions (the body limit), not its headers.
         let headers = std::mem::take(&mut parts.headers);
         let body = Bytes::from_request(Request::from_parts(parts, body), state).await;
-        Ok(Sent { headers, body })
+        Ok(HeadersAndBody { headers, body })
     }
 }
 

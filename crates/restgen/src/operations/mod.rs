@@ -10,6 +10,7 @@ use crate::caller::Caller;
 use crate::clock::Clock;
 use crate::conditional::{self, Precondition};
 use crate::context::RequestContext;
+use crate::csv_format;
 use crate::hooks::{ComputeRule, CreateRule, DeleteRule, UpdateRule};
 use crate::list;
 use crate::negotiate;
@@ -17,7 +18,6 @@ use crate::problem::{FieldError, Problem};
 use crate::settable::{self, Write};
 use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, Format, IdKind, ResourceSpec, Target};
 use crate::store::{Record, Rows, SqlValue, Store, StoreError};
-use crate::table;
 use crate::validate;
 use crate::version::View;
 use axum::body::Bytes;
@@ -144,7 +144,7 @@ pub async fn get(
             let record = representation(spec, cx, row.record(spec)?);
             match format {
                 Format::Json => serde_json::to_vec(&record).map_err(|_| Problem::internal())?,
-                Format::Csv => table::csv(spec, view, [&record])?,
+                Format::Csv => csv_format::csv(spec, view, [&record])?,
             }
         }
     };

@@ -46,7 +46,7 @@ impl Store {
         sql: String,
         args: Vec<SqlValue>,
     ) -> Result<u64, sqlx::Error> {
-        let _turn = self.turn().await.map_err(|e| match e {
+        let _turn = self.write_permit().await.map_err(|e| match e {
             StoreError::Database(e) => e,
             other => sqlx::Error::Protocol(other.to_string()),
         })?;

@@ -10,7 +10,7 @@
 //! Here a waiter tries again as soon as a connection of this process commits (SQLite tells
 //! each connection's WAL hook, after the lock is released), or after a millisecond, for a
 //! lock held by another process, which tells nothing. The store lets only two of its
-//! connections write at once ([`super::Store::turn`]), so the one that waits is woken
+//! connections write at once ([`super::Store::write_permit`]), so the one that waits is woken
 //! right as the other's commit frees the lock, and wakes to take it, where waking at
 //! every commit among many waiters would spend more on failed tries than sleeping does.
 
@@ -101,7 +101,7 @@ extern "C" fn committed(_: *mut c_void, db: *mut libsqlite3_sys::sqlite3, name: 
 }
 
 /// Wakes the waiters for the write lock, which a connection of this process has let go:
-/// at a commit (the WAL hook), and at the end of a turn (`Store::turn`), for a write that
+/// at a commit (the WAL hook), and at the end of a turn (`Store::write_permit`), for a write that
 /// failed or rolled back, which commits nothing. Every waiter, not one: waiters of other
 /// databases in this process are rung here too, and the store's turns leave few to wake.
 pub(super) fn ring() {

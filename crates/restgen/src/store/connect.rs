@@ -8,17 +8,17 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-/// How many connections of one SQLite store write at once ([`Store::turn`]).
+/// How many connections of one SQLite store write at once ([`Store::write_permit`]).
 const WRITERS: usize = 2;
 
-/// One write's turn ([`Store::turn`]). Its end rings the writer waiting on the lock
+/// One write's turn ([`Store::write_permit`]). Its end rings the writer waiting on the lock
 /// (`busy`): a write that failed, or a transaction rolled back, lets the lock go without
 /// the commit that rings otherwise.
-pub(super) struct Turn<'a> {
+pub(super) struct WritePermit<'a> {
     _permit: tokio::sync::SemaphorePermit<'a>,
 }
 
-impl Drop for Turn<'_> {
+impl Drop for WritePermit<'_> {
     fn drop(&mut self) {
         busy::ring();
     }
@@ -49,7 +49,7 @@ async fn first_connection<DB: pool::Driver>(pool: &Connections<DB>) -> Result<Le
 
 /// The most connections a pool of `options` holds (`default`, described as `said`, when
 /// unset), refused when it is fewer than the least it keeps.
-fn most(options: &StoreOptions, default: u32, said: &str) -> Result<u32, sqlx::Error> {
+fn max_connections(options: &StoreOptions, default: u32, said: &str) -> Result<u32, sqlx::Error> {
     let most = options.max_connections.unwrap_or(default);
     if options.min_connections <= most {
         return Ok(most);
@@ -68,7 +68,7 @@ fn most(options: &StoreOptions, default: u32, said: &str) -> Result<u32, sqlx::E
 /// only at its first round, an idle timeout on. Held all at once, so that
 /// each is a connection of its own, the `first` among them; one the database refuses stops
 /// the start, where under load it would refuse a request.
-async fn open_least<DB: pool::Driver>(
+async fn open_min_connections<DB: pool::Driver>(
     pool: &Connections<DB>,
     mut first: Lease<DB>,
     least: u32,
@@ -104,10 +104,10 @@ impl Store {
     /// with `Retry-After`.
     pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, sqlx::Error> {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
-            let most = most(&options, 4 * cores(), "4 per core on PostgreSQL")?;
+            let most = max_connections(&options, 4 * cores(), "4 per core on PostgreSQL")?;
             let pool = PgConnections::new(PgConnectOptions::from_str(url)?, &options, most);
             let first = first_connection(&pool).await?;
-            open_least(&pool, first, options.min_connections).await?;
+            open_min_connections(&pool, first, options.min_connections).await?;
             Ok(Store {
                 pool: Pool::Postgres(pool),
                 dialect: Dialect::Postgres,
@@ -124,10 +124,10 @@ impl Store {
                 .journal_mode(SqliteJournalMode::Wal)
                 .synchronous(synchronous)
                 .foreign_keys(true);
-            let most = most(&options, 2 * cores(), "2 per core on SQLite")?;
+            let most = max_connections(&options, 2 * cores(), "2 per core on SQLite")?;
             let pool = SqliteConnections::new(connect, &options, most);
             let first = first_connection(&pool).await?;
-            open_least(&pool, first, options.min_connections).await?;
+            open_min_connections(&pool, first, options.min_connections).await?;
             let writers = Some(std::sync::Arc::new(tokio::sync::Semaphore::new(WRITERS)));
             Ok(Store { pool: Pool::Sqlite(pool), dialect: Dialect::Sqlite, outbox: Default::default(), writers })
         } else {
@@ -148,16 +148,16 @@ impl Store {
     /// docs/bench/history.md). A lock another process holds is still waited for by the busy handler. The wait here
     /// is bounded as the wait for a connection is (`pool_timeout`), and refused the same
     /// way: transient, 503 with `Retry-After`.
-    pub(super) async fn turn(&self) -> Result<Option<Turn<'_>>, StoreError> {
+    pub(super) async fn write_permit(&self) -> Result<Option<WritePermit<'_>>, StoreError> {
         let Some(writers) = &self.writers else { return Ok(None) };
         // A free turn is taken without building the timed wait (a waiter queued before
         // keeps its place: the semaphore hands a released turn to the first waiter).
         if let Ok(turn) = writers.try_acquire() {
-            return Ok(Some(Turn { _permit: turn }));
+            return Ok(Some(WritePermit { _permit: turn }));
         }
         let within = on_pool!(self, pool => pool.within());
         match tokio::time::timeout(within, writers.acquire()).await {
-            Ok(turn) => Ok(Some(Turn { _permit: turn.expect("the semaphore is never closed") })),
+            Ok(turn) => Ok(Some(WritePermit { _permit: turn.expect("the semaphore is never closed") })),
             Err(_) => Err(StoreError::NoTurn),
         }
     }

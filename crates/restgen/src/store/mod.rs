@@ -25,7 +25,7 @@ pub use options::{StoreOptions, Synchronous};
 pub use pool::{Connections, Lease, PgConnections, PgLease, SqliteConnections, SqliteLease};
 pub use record::Record;
 pub(crate) use rows::Rows;
-use rows::one;
+use rows::single_row;
 pub use sql::{Filter, ListQuery, Page, SortKey};
 pub use value::SqlValue;
 
@@ -42,7 +42,7 @@ pub use restgen_model::evolution::ddl::Dialect;
 
 /// The condition of a conditional write: whether it may go ahead on the record as it
 /// stands (held while the condition is judged).
-pub type Admit<'a> = &'a (dyn Fn(&Record) -> bool + Send + Sync);
+pub type WriteCondition<'a> = &'a (dyn Fn(&Record) -> bool + Send + Sync);
 
 /// The database of one service.
 #[derive(Clone, Debug)]
@@ -52,7 +52,7 @@ pub struct Store {
     /// Told when a write put an event in the outbox, so this instance's webhook worker
     /// goes to it at once rather than at its next poll.
     pub(crate) outbox: std::sync::Arc<tokio::sync::Notify>,
-    /// SQLite only: whose turn it is to write (see [`Store::turn`]).
+    /// SQLite only: whose turn it is to write (see [`Store::write_permit`]).
     writers: Option<std::sync::Arc<tokio::sync::Semaphore>>,
 }
 
@@ -75,11 +75,11 @@ macro_rules! on_pool {
     };
 }
 
-/// Runs `$body` as `on_pool!` does, in this instance's turn to write ([`Store::turn`]):
+/// Runs `$body` as `on_pool!` does, in this instance's turn to write ([`Store::write_permit`]):
 /// every statement or transaction that writes runs so.
 macro_rules! writing {
     ($store:expr, $pool:ident => $body:expr) => {{
-        let _turn = $store.turn().await?;
+        let _turn = $store.write_permit().await?;
         on_pool!($store, $pool => $body)
     }};
 }
@@ -216,7 +216,7 @@ impl Store {
             // its row would never checkpoint, and its log would grow without end.
             return Ok(writing!(self, pool => {
                 let rows = leased!(pool, c => bind(sql, args).fetch_all(c)).map_err(|e| classify(spec, e))?;
-                rows.into_iter().next().map(one)
+                rows.into_iter().next().map(single_row)
             }));
         }
         // On the heap: a transaction's futures are kilobytes, which every write's future
@@ -233,7 +233,7 @@ impl Store {
                 }
                 tx.commit().await?;
                 lease.settle();
-                Some(one(row))
+                Some(single_row(row))
             }))
         })
         .await?;
@@ -250,7 +250,7 @@ impl Store {
     /// One record by id, as its row: one of [`Rows`].
     pub(crate) async fn get_row(&self, spec: &ResourceSpec, id: &SqlValue) -> Result<Rows, StoreError> {
         let row = on_pool!(self, pool => {
-            leased!(pool, c => bind(sql::by_id(spec), vec![id.clone()]).fetch_optional(c))?.map(one)
+            leased!(pool, c => bind(sql::by_id(spec), vec![id.clone()]).fetch_optional(c))?.map(single_row)
         });
         row.ok_or(StoreError::NotFound)
     }
@@ -288,7 +288,7 @@ impl Store {
         spec: &ResourceSpec,
         id: &SqlValue,
         values: Vec<(&str, SqlValue)>,
-        admit: Admit<'_>,
+        admit: WriteCondition<'_>,
         event: Option<&str>,
     ) -> Result<Record, StoreError> {
         let (sql, args) = sql::update(spec, id.clone(), values, None);
@@ -301,7 +301,7 @@ impl Store {
         &self,
         spec: &ResourceSpec,
         id: &SqlValue,
-        admit: Admit<'_>,
+        admit: WriteCondition<'_>,
         event: Option<&str>,
     ) -> Result<(), StoreError> {
         let deleted = self.write_if(spec, id, admit, sql::delete(spec), vec![id.clone()], event).await;
@@ -314,7 +314,7 @@ impl Store {
         &self,
         spec: &ResourceSpec,
         id: &SqlValue,
-        admit: Admit<'_>,
+        admit: WriteCondition<'_>,
         sql: impl Statement,
         args: Vec<SqlValue>,
         event: Option<&str>,
@@ -327,7 +327,7 @@ impl Store {
         &self,
         spec: &ResourceSpec,
         id: &SqlValue,
-        admit: Admit<'_>,
+        admit: WriteCondition<'_>,
         sql: impl Statement,
         args: Vec<SqlValue>,
         event: Option<&str>,
@@ -473,7 +473,7 @@ impl Store {
         let limit = query.limit as usize;
         Ok(on_pool!(self, pool => {
             let mut rows = leased!(pool, c => bind(sql, args).fetch_all(c))?;
-            let more = beyond(&mut rows, limit);
+            let more = cut_to_limit(&mut rows, limit);
             (Rows::from(rows), more)
         }))
     }
@@ -494,7 +494,7 @@ impl Store {
 }
 
 /// Whether `rows` (a page read with one row more) go beyond `limit`; they are cut to it.
-fn beyond<T>(rows: &mut Vec<T>, limit: usize) -> bool {
+fn cut_to_limit<T>(rows: &mut Vec<T>, limit: usize) -> bool {
     let more = rows.len() > limit;
     rows.truncate(limit);
     more

@@ -80,7 +80,7 @@ impl From<Vec<sqlx::postgres::PgRow>> for Rows {
 }
 
 /// The one row of a write or a read by id.
-pub(super) fn one<R>(row: R) -> Rows
+pub(super) fn single_row<R>(row: R) -> Rows
 where
     Rows: From<Vec<R>>,
 {

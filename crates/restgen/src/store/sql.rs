@@ -32,7 +32,7 @@ pub(crate) struct Columns<'a>(pub &'a ResourceSpec);
 impl std::fmt::Display for Columns<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let spec = self.0;
-        f.write_str(kept(&statements(spec).columns, || {
+        f.write_str(cached_text(&statements(spec).columns, || {
             let mut list = String::from("\"id\"");
             if spec.owner.is_some() {
                 list.push_str(", \"owner_id\"");
@@ -85,13 +85,15 @@ fn statements(spec: &ResourceSpec) -> &'static Statements {
 }
 
 /// `cell`'s text, made by `make` the first time.
-fn kept(cell: &OnceRef<'static, String>, make: impl FnOnce() -> String) -> &'static str {
+fn cached_text(cell: &OnceRef<'static, String>, make: impl FnOnce() -> String) -> &'static str {
     cell.get_or_init(|| Box::leak(Box::new(make())))
 }
 
 /// One record by id.
 pub(crate) fn by_id(spec: &ResourceSpec) -> &'static str {
-    kept(&statements(spec).by_id, || format!("SELECT {} FROM {} WHERE \"id\" = $1", Columns(spec), Ident(spec.name)))
+    cached_text(&statements(spec).by_id, || {
+        format!("SELECT {} FROM {} WHERE \"id\" = $1", Columns(spec), Ident(spec.name))
+    })
 }
 
 /// One record by id, read to be written in the same transaction: PostgreSQL locks the
@@ -99,13 +101,13 @@ pub(crate) fn by_id(spec: &ResourceSpec) -> &'static str {
 pub(crate) fn by_id_locked(dialect: Dialect, spec: &ResourceSpec) -> &'static str {
     match dialect {
         Dialect::Sqlite => by_id(spec),
-        Dialect::Postgres => kept(&statements(spec).locked, || format!("{} FOR UPDATE", by_id(spec))),
+        Dialect::Postgres => cached_text(&statements(spec).locked, || format!("{} FOR UPDATE", by_id(spec))),
     }
 }
 
 /// Deletes one record by id, returning it as it was.
 pub(crate) fn delete(spec: &ResourceSpec) -> &'static str {
-    kept(&statements(spec).delete, || {
+    cached_text(&statements(spec).delete, || {
         format!("DELETE FROM {} WHERE \"id\" = $1 RETURNING {}", Ident(spec.name), Columns(spec))
     })
 }

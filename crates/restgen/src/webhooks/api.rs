@@ -10,7 +10,7 @@
 //! | `POST /webhooks/{webhook_id}/deliveries/{delivery_id}/resend` | 202: due again now |
 
 use super::Webhooks;
-use crate::body::Sent;
+use crate::body::HeadersAndBody;
 use crate::caller::Caller;
 use crate::problem::{FieldError, Problem};
 use crate::store::Store;
@@ -37,7 +37,7 @@ pub(crate) fn routes(webhooks: Arc<Webhooks>, base: &str) -> Router<Store> {
                 move |State(store): State<Store>,
                       caller: Caller,
                       OriginalUri(uri): OriginalUri,
-                      Sent { headers, body }: Sent| async move {
+                      HeadersAndBody { headers, body }: HeadersAndBody| async move {
                     create(&w1, &store, &caller, uri.path(), &headers, body).await
                 },
             )
@@ -53,7 +53,7 @@ pub(crate) fn routes(webhooks: Arc<Webhooks>, base: &str) -> Router<Store> {
                 move |State(store): State<Store>,
                       caller: Caller,
                       Path(id): Path<String>,
-                      Sent { headers, body }: Sent| async move {
+                      HeadersAndBody { headers, body }: HeadersAndBody| async move {
                     update(&w4, &store, &caller, &id, &headers, body).await
                 },
             )

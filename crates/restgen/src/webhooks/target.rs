@@ -119,9 +119,9 @@ impl Policy {
 /// reqwest's resolver for deliveries: resolves with the policy's resolver and hands the
 /// connection only addresses the policy admits, so the check and the connection are one.
 #[derive(Debug)]
-pub(crate) struct Guarded(pub Policy);
+pub(crate) struct PolicyResolver(pub Policy);
 
-impl reqwest::dns::Resolve for Guarded {
+impl reqwest::dns::Resolve for PolicyResolver {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
         let policy = self.0.clone();
         let host = name.as_str().to_owned();

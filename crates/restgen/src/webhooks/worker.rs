@@ -22,7 +22,7 @@
 //! subscription is disabled, saying why; a 410 disables it at once.
 
 use super::Webhooks;
-use super::target::Guarded;
+use super::target::PolicyResolver;
 use crate::access;
 use crate::caller::Caller;
 use crate::store::outbox::{Claimed, DeliveryRow, EventRow};
@@ -90,7 +90,7 @@ pub(crate) fn start(webhooks: Arc<Webhooks>, store: Store) -> Result<Background,
         .no_proxy()
         .timeout(webhooks.spec.timeout)
         .connect_timeout(CONNECT_TIMEOUT.min(webhooks.spec.timeout / 2))
-        .dns_resolver(Arc::new(Guarded(webhooks.policy.clone())))
+        .dns_resolver(Arc::new(PolicyResolver(webhooks.policy.clone())))
         .user_agent(concat!("restgen-webhooks/", env!("CARGO_PKG_VERSION")))
         .build()
         .map_err(|e| format!("cannot build the webhook client: {e}"))?;

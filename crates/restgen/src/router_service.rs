@@ -14,7 +14,7 @@
 //! the [`crate::deadlines`].
 
 use crate::deadlines::{Deadline, Deadlines, Slot, Ticker};
-use crate::idempotency::Keeper;
+use crate::idempotency::IdempotencySettings;
 use crate::problem::Problem;
 use crate::store::Store;
 use axum::extract::Request;
@@ -32,23 +32,23 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 use tower::Service;
 
-/// The probes, then `inner` within the time limit, with the [`Keeper`] on a request that
+/// The probes, then `inner` within the time limit, with the [`IdempotencySettings`] on a request that
 /// carries an idempotency key.
 ///
 /// hyper clones the whole service for each request and drops the clone after it: what the
-/// frame holds beside `inner` is one `Arc`, a count to raise and lower, where its fields
+/// router service holds beside `inner` is one `Arc`, a count to raise and lower, where its fields
 /// each cloned were several (the store alone up to three).
 #[derive(Clone)]
-pub(crate) struct Frame<S> {
+pub(crate) struct RouterService<S> {
     pub inner: S,
-    pub shared: Arc<Framing>,
+    pub shared: Arc<SharedState>,
 }
 
-/// What every request's frame reads, and what lives as long as the service.
-pub(crate) struct Framing {
+/// What every request's router service reads, and what lives as long as the service.
+pub(crate) struct SharedState {
     /// How idempotency keys are kept, for the requests that carry one (the extension is
     /// inserted for them alone: most requests have none, and an insertion costs each).
-    pub keeper: Keeper,
+    pub idempotency_settings: IdempotencySettings,
     pub store: Store,
     /// `/readyz`'s last answer, asked of the database at most once a second.
     pub readiness: Readiness,
@@ -56,12 +56,12 @@ pub(crate) struct Framing {
     pub deadlines: Arc<Deadlines>,
     /// `limits.max_body_bytes`.
     pub max_body_bytes: usize,
-    /// Whether the frame is the outermost service, so that it drains a body declared
+    /// Whether the router service is the outermost service, so that it drains a body declared
     /// larger than the bound before the refusal goes ([`crate::linger`]). Where CORS,
     /// versions or load shedding wrap it, a `Linger` outside them does, as they may
     /// answer first.
     pub linger: bool,
-    /// Whether the frame bounds bodies itself ([`crate::body::limit`]). Where
+    /// Whether the router service bounds bodies itself ([`crate::body::limit`]). Where
     /// authentication or rate limits wrap each route, the bound is within them, route by
     /// route: a body too large is then a request like any other, counted and answered
     /// with the budget's fields.
@@ -82,7 +82,7 @@ pin_project_lite::pin_project! {
     ///
     /// `slot` is where the request waits in `deadlines`, once it has waited; `exact`,
     /// tokio's timer, set for the deadline once the request is woken for it.
-    pub(crate) struct Guarded<F> {
+    pub(crate) struct RequestFuture<F> {
         #[pin]
         inner: F,
         deadlines: Arc<Deadlines>,
@@ -91,7 +91,7 @@ pin_project_lite::pin_project! {
         exact: Option<Pin<Box<tokio::time::Sleep>>>,
     }
 
-    impl<F> PinnedDrop for Guarded<F> {
+    impl<F> PinnedDrop for RequestFuture<F> {
         fn drop(this: Pin<&mut Self>) {
             let this = this.project();
             if let Some(slot) = this.slot.take() {
@@ -101,14 +101,14 @@ pin_project_lite::pin_project! {
     }
 }
 
-impl<F> Guarded<F> {
-    pub(crate) fn new(inner: F, deadlines: Arc<Deadlines>) -> Guarded<F> {
+impl<F> RequestFuture<F> {
+    pub(crate) fn new(inner: F, deadlines: Arc<Deadlines>) -> RequestFuture<F> {
         let deadline = deadlines.deadline();
-        Guarded { inner, deadlines, deadline, slot: None, exact: None }
+        RequestFuture { inner, deadlines, deadline, slot: None, exact: None }
     }
 }
 
-impl<F: Future<Output = Result<Response, Infallible>>> Future for Guarded<F> {
+impl<F: Future<Output = Result<Response, Infallible>>> Future for RequestFuture<F> {
     type Output = Result<Response, Infallible>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -135,14 +135,14 @@ impl<F: Future<Output = Result<Response, Infallible>>> Future for Guarded<F> {
     }
 }
 
-impl<S> Service<Request> for Frame<S>
+impl<S> Service<Request> for RouterService<S>
 where
     S: Service<Request, Response = Response, Error = Infallible>,
     S::Future: Send + 'static,
 {
     type Response = Response;
     type Error = Infallible;
-    type Future = Either<Guarded<S::Future>, BoxFuture<'static, Result<Response, Infallible>>>;
+    type Future = Either<RequestFuture<S::Future>, BoxFuture<'static, Result<Response, Infallible>>>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
         self.inner.poll_ready(cx)
@@ -162,7 +162,7 @@ where
     }
 }
 
-impl<S> Frame<S>
+impl<S> RouterService<S>
 where
     S: Service<Request, Response = Response, Error = Infallible>,
     S::Future: Send + 'static,
@@ -189,11 +189,11 @@ where
             return Either::Right(Box::pin(std::future::ready(Ok(refusal))));
         }
         if request.headers().contains_key(crate::idempotency::IDEMPOTENCY_KEY) {
-            request.extensions_mut().insert(self.shared.keeper.clone());
+            request.extensions_mut().insert(self.shared.idempotency_settings.clone());
         }
         let called = std::panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)));
         match called {
-            Ok(inner) => Either::Left(Guarded::new(inner, self.shared.deadlines.clone())),
+            Ok(inner) => Either::Left(RequestFuture::new(inner, self.shared.deadlines.clone())),
             Err(panic) => Either::Right(Box::pin(std::future::ready(Ok(panicked(panic.as_ref()))))),
         }
     }
@@ -311,7 +311,7 @@ async fn readyz(readiness: &Readiness, store: &Store) -> Response {
 
 #[cfg(test)]
 mod tests {
-    use super::Guarded;
+    use super::RequestFuture;
     use crate::deadlines::Deadlines;
     use axum::http::StatusCode;
     use axum::response::{IntoResponse, Response};
@@ -333,7 +333,7 @@ mod tests {
     #[tokio::test]
     async fn an_answer_ready_when_the_limit_falls_due_is_given() {
         let ready = std::future::ready(Ok::<Response, Infallible>(StatusCode::CREATED.into_response()));
-        let answer = Guarded::new(ready, limits(Duration::ZERO)).await.unwrap();
+        let answer = RequestFuture::new(ready, limits(Duration::ZERO)).await.unwrap();
         assert_eq!(answer.status(), StatusCode::CREATED);
     }
 
@@ -344,7 +344,7 @@ mod tests {
         let limit = Duration::from_millis(200);
         let deadlines = limits(limit);
         let started = tokio::time::Instant::now();
-        let requests = (0..50).map(|_| Guarded::new(stuck(), deadlines.clone()));
+        let requests = (0..50).map(|_| RequestFuture::new(stuck(), deadlines.clone()));
         // Bounded only so that a request never woken fails rather than hangs.
         let answers = tokio::time::timeout(limit * 50, futures_util::future::join_all(requests)).await;
         let answers = answers.expect("every request is woken at its limit");
@@ -363,7 +363,7 @@ mod tests {
     async fn a_request_leaves_the_table_when_it_ends_however_it_ends() {
         let deadlines = limits(Duration::from_secs(30));
         let (send, answer) = tokio::sync::oneshot::channel::<Response>();
-        let answered = Guarded::new(async move { Ok(answer.await.unwrap()) }, deadlines.clone());
+        let answered = RequestFuture::new(async move { Ok(answer.await.unwrap()) }, deadlines.clone());
         let task = tokio::spawn(answered);
         while deadlines.waiting() == 0 {
             tokio::task::yield_now().await;
@@ -372,7 +372,7 @@ mod tests {
         assert_eq!(task.await.unwrap().unwrap().status(), StatusCode::OK);
         assert_eq!(deadlines.waiting(), 0, "answered");
 
-        let mut given_up = Box::pin(Guarded::new(stuck(), deadlines.clone()));
+        let mut given_up = Box::pin(RequestFuture::new(stuck(), deadlines.clone()));
         assert!(futures_util::FutureExt::now_or_never(&mut given_up).is_none(), "still running");
         assert_eq!(deadlines.waiting(), 1);
         drop(given_up);
@@ -404,7 +404,7 @@ mod tests {
         let mut refused = StatusCode::METHOD_NOT_ALLOWED.into_response();
         refused.headers_mut().insert("allow", "GET".parse().unwrap());
         let inner = std::future::ready(Ok::<_, Infallible>(refused));
-        let answer = Guarded::new(inner, limits(Duration::from_secs(30))).await.unwrap();
+        let answer = RequestFuture::new(inner, limits(Duration::from_secs(30))).await.unwrap();
         assert_eq!(answer.status(), StatusCode::METHOD_NOT_ALLOWED);
         assert_eq!(answer.headers()["content-type"], "application/problem+json");
         assert_eq!(answer.headers()["allow"], "GET");
