@@ -3,7 +3,7 @@
 //! once never lose a request. The table is the runtime's own, not the schema's, so
 //! [`Store::migrate`] creates it beside the generated migrations.
 
-use super::{Dialect, Pool, Store, StoreError, bind, leased};
+use super::{Dialect, Store, StoreError, bind, leased};
 use crate::store::SqlValue;
 use sqlx::Row;
 
@@ -131,5 +131,32 @@ impl Store {
         Ok(
             writing!(self, pool => leased!(pool, c => bind(sql, vec![SqlValue::Int(Some(now))]).execute(c))?.rows_affected()),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Budget;
+    use crate::store::test_database::postgres_schema;
+
+    /// A budget's swap writes only from the state it was decided on; otherwise it writes
+    /// nothing and answers, in the same statement, with the state the database holds (none
+    /// where there is no row), for the next decision.
+    #[tokio::test]
+    async fn postgres_budgets_swap_only_from_the_state_decided_on() {
+        let Some(store) = postgres_schema("t_budget").await else { return };
+        store.create_runtime_tables().await.unwrap();
+        let s = |start, count| Budget { start, count, previous: 0 };
+        assert_eq!(store.swap_budget("b", None, s(1, 1), 100).await.unwrap(), Ok(()), "a new budget");
+        let twin = store.swap_budget("b", None, s(1, 1), 100).await.unwrap();
+        assert_eq!(twin, Err(Some(s(1, 1))), "another instance's first request finds it");
+        assert_eq!(store.swap_budget("b", Some(s(1, 1)), s(1, 2), 100).await.unwrap(), Ok(()), "from the state held");
+        let stale = store.swap_budget("b", Some(s(1, 1)), s(1, 9), 100).await.unwrap();
+        assert_eq!(stale, Err(Some(s(1, 2))), "from a state no longer held: the one held");
+        assert_eq!(store.budget("b").await.unwrap(), Some(s(1, 2)), "nothing written");
+        assert_eq!(store.sweep_budgets(1_000).await.unwrap(), 1);
+        let swept = store.swap_budget("b", Some(s(1, 2)), s(1, 3), 100).await.unwrap();
+        assert_eq!(swept, Err(None), "a budget swept away meanwhile");
+        assert_eq!(store.budget("b").await.unwrap(), None);
     }
 }

@@ -3,7 +3,7 @@
 //! twice. The table is the runtime's own, created by [`Store::migrate`] on both
 //! databases: it must outlive the process and be shared by every instance.
 
-use super::{Pool, Store, StoreError, bind, int, leased, text};
+use super::{Store, StoreError, bind, int, leased, text};
 use sqlx::Row;
 
 const CREATE: &str = "CREATE TABLE IF NOT EXISTS \"restgen_idempotency\" (\

@@ -3,7 +3,7 @@
 //! which no password for it is checked. The table is the runtime's own, created by
 //! [`Store::migrate`] on both databases.
 
-use super::{Pool, Store, StoreError, bind, int, leased, text};
+use super::{Store, StoreError, bind, int, leased, text};
 use sqlx::Row;
 
 const CREATE: &str = "CREATE TABLE IF NOT EXISTS \"restgen_login_failure\" (\
