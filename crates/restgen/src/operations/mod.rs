@@ -1,8 +1,14 @@
 //! The six operations, once for every resource: generated routes instantiate them with
 //! the resource's spec and input types.
 
+mod collection;
+mod patch;
+mod refs;
 mod transition;
 
+pub use collection::list;
+pub use patch::patch;
+use refs::{missing_ref, refs_of, refs_readable};
 pub use transition::{status, transition};
 
 use crate::access::{self, Scope};
@@ -356,117 +362,6 @@ fn computed(spec: &ResourceSpec, rule: &ComputeRule, mut record: Record, before:
     Ok(fields)
 }
 
-pub async fn patch<P: DeserializeOwned + Serialize>(
-    spec: &'static ResourceSpec,
-    cx: &RequestContext,
-    id: &str,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-    rules: Rules<'_, UpdateRule<P>>,
-) -> Result<Response, Problem> {
-    let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
-    let Rules { before: hook, compute } = rules;
-    view.admits(spec)?;
-    // What the write needs of the record as it stands: its tag for `If-Match`, the whole
-    // record for a compute rule, a `json` field's value to merge into. Without those the
-    // patch is one `UPDATE ... RETURNING` with the owner in its `WHERE`, no read before.
-    let unconditional = matches!(Precondition::of(headers, spec.require_if_match), Ok(c) if !c.is_some());
-    if unconditional && compute.is_none() && !spec.fields.iter().any(|f| f.kind == FieldKind::Json) {
-        return patch_in_one(spec, cx, id, headers, body, hook).await;
-    }
-    let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
-    let condition = precondition(spec, cx, headers, &representation(spec, cx, stored_record.clone()))?;
-    let (values, refs) = patch_values(spec, cx, id, headers, body, hook, compute, &stored_record).await?;
-    refs_readable(spec, store, caller, &refs).await?;
-    let record = update(spec, cx, &id_value, values, &condition, &refs).await?;
-    Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
-}
-
-/// A patch written in one statement. The answers are a two-statement patch's: a caller
-/// who may not write the record, or names none, learns that before anything about the
-/// body, so whenever the write does not happen the record is looked up to say why.
-async fn patch_in_one<P: DeserializeOwned + Serialize>(
-    spec: &'static ResourceSpec,
-    cx: &RequestContext,
-    id: &str,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-    hook: Option<&UpdateRule<P>>,
-) -> Result<Response, Problem> {
-    let (store, caller) = (&cx.store, &cx.caller);
-    let why_not = || async { authorized(spec, spec.access.write, store, caller, id).await.map(drop) };
-    let owner = match access::collection(spec.access.write, caller)? {
-        Scope::All => None,
-        Scope::Own => match access::owner_condition(spec, caller) {
-            Some(condition) => Some(condition),
-            // Nothing of this resource is anybody's: the lookup answers (404 or 403).
-            None => return why_not().await.and(Err(access::not_owned(spec))),
-        },
-    };
-    let key = parse_id(spec, id)?;
-    let prepared = match patch_values(spec, cx, id, headers, body, hook, None, &Record::new()).await {
-        Ok((values, refs)) => refs_readable(spec, store, caller, &refs).await.map(|()| (values, refs)),
-        Err(problem) => Err(problem),
-    };
-    let (values, refs) = match prepared {
-        Ok(prepared) => prepared,
-        Err(problem) => {
-            why_not().await?;
-            return Err(problem);
-        }
-    };
-    let event = (!values.is_empty()).then_some("updated");
-    match store.update_owned_row(spec, &key, values, owner, event).await {
-        Ok(row) => written(spec, cx, StatusCode::OK, row),
-        Err(StoreError::NotFound) => {
-            why_not().await?;
-            Err(missing(spec))
-        }
-        // Only a row the caller may write is written, and so refused.
-        Err(refused @ StoreError::MissingRef { .. }) => Err(missing_ref(spec, store, &refs, None, refused).await),
-        Err(e) => Err(e.into()),
-    }
-}
-
-/// Columns to write and their values.
-type Columns = Vec<(&'static str, SqlValue)>;
-
-/// The columns a patch writes, from its body (`stored` the record as it stands, needed
-/// by a compute rule and a `json` field's merge), and the refs it names.
-#[allow(clippy::too_many_arguments)]
-async fn patch_values<P: DeserializeOwned + Serialize>(
-    spec: &'static ResourceSpec,
-    cx: &RequestContext,
-    id: &str,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-    hook: Option<&UpdateRule<P>>,
-    compute: Option<&ComputeRule>,
-    stored: &Record,
-) -> Result<(Columns, Record), Problem> {
-    let hook = hook.map(|h| move |t: &mut P| h(id, t));
-    let mut changes = settable::read::<P>(spec, &cx.view, &cx.caller, headers, body, Write::Patch, hook)?;
-    let refs = refs_of(spec, &changes);
-    changes.retain(|k| spec.field(k).is_some_and(|f| f.patch || f.kind == FieldKind::Roles));
-    // JSON Merge Patch reaches inside a `json` field: an object there is merged into what
-    // the field holds, member by member, at every depth (RFC 7396 §2).
-    let mut merged = Record::new();
-    for f in spec.fields.iter().filter(|f| f.kind == FieldKind::Json) {
-        if let Some(patch @ Value::Object(_)) = changes.get(f.name) {
-            let value = merge_patch(stored.get(f.name).cloned().unwrap_or(Value::Null), patch);
-            merged.insert(f.name, value);
-        }
-    }
-    // What the merge made is held to the fields' rules like any value sent whole.
-    settable::check(spec, &merged)?;
-    changes.extend(merged);
-    let mut values = changed_values(spec, stored, changes, compute).await?;
-    if spec.timestamps && !values.is_empty() {
-        values.push(("updated_at", SqlValue::Text(Some(now()))));
-    }
-    Ok((values, refs))
-}
-
 pub async fn delete(
     spec: &'static ResourceSpec,
     cx: &RequestContext,
@@ -495,185 +390,9 @@ pub async fn delete(
     }
 }
 
-pub async fn list(
-    spec: &'static ResourceSpec,
-    cx: &RequestContext,
-    uri: &Uri,
-    headers: &HeaderMap,
-    parent: Option<(&'static crate::spec::ParentSpec, &str)>,
-) -> Result<Response, Problem> {
-    let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
-    view.admits(spec)?;
-    let format = negotiate::choose(spec, view, headers)?;
-    let scope = access::collection(spec.access.read, caller)?;
-    // Listing the children of a record is refused exactly as reading that record would
-    // be, by the parent's own rules (its `read`, its owner, its `not_owned`); the
-    // children are then held to theirs below.
-    let parent = match parent {
-        Some((p, parent_id)) => {
-            let (id, _) = authorized(p.spec, p.spec.access.read, store, caller, parent_id).await?;
-            Some((p, id))
-        }
-        None => None,
-    };
-    // Cursors are bound to the list that issued them: a parent's children are another
-    // list than its sibling's or the whole collection.
-    let within = parent.as_ref().map(|(p, id)| list::within(p.resource, id));
-    let mut request = list::parse(spec, view, &list::query_pairs(uri), within)?;
-    if let Some((p, id)) = &parent {
-        request.query.filters.push(crate::store::Filter { column: p.column, value: id.clone() });
-    }
-    if scope == Scope::Own {
-        let (column, value) = access::owner_condition(spec, caller).ok_or_else(|| caller.unauthorized())?;
-        request.query.filters.push(crate::store::Filter { column, value });
-    }
-    if let Some(after) = &request.starting_after {
-        let bad = |message: &str| {
-            Problem::validation(vec![FieldError {
-                field: restgen_wire::query::STARTING_AFTER.into(),
-                message: message.into(),
-            }])
-        };
-        let id = parse_id(spec, after).map_err(|_| bad("is not an id of this collection"))?;
-        // Only a record this very list could show: the caller's (where they see only
-        // theirs), under this parent (where there is one).
-        let record = store
-            .get(spec, &id)
-            .await
-            .ok()
-            .filter(|r| scope == Scope::All || access::owns(spec, caller, r))
-            .filter(|r| parent.as_ref().is_none_or(|(p, id)| r.get(p.column) == Some(&id.to_json())))
-            .ok_or_else(|| bad("names no record of this list"))?;
-        request.query.page = crate::store::Page::After(list::cursor_values(spec, &request.query.sort, &record));
-    }
-    let (rows, more) = store.list_rows(spec, &request.query).await?;
-    let items = match from_row(spec, view) {
-        Some(shown) => list::Items::Rows(rows, shown),
-        None => {
-            let records = rows.records(spec).map_err(StoreError::from)?;
-            list::Items::Records(records.into_iter().map(|r| representation(spec, cx, r)).collect())
-        }
-    };
-    list::respond(spec, view, uri, headers, format, &request, items, more)
-}
-
-/// RFC 7396's MergePatch: an object patch merges into the target (made an object if it is
-/// not), a `null` member removing the target's, any other value replacing it.
-fn merge_patch(target: Value, patch: &Value) -> Value {
-    let Value::Object(members) = patch else { return patch.clone() };
-    let mut target = match target {
-        Value::Object(map) => map,
-        _ => Map::new(),
-    };
-    for (name, value) in members {
-        if value.is_null() {
-            target.shift_remove(name);
-        } else if let Some(slot) = target.get_mut(name) {
-            // In place, so the members keep their order.
-            *slot = merge_patch(slot.take(), value);
-        } else {
-            target.insert(name.clone(), merge_patch(Value::Null, value));
-        }
-    }
-    Value::Object(target)
-}
-
 /// The answer for a record that does not exist, the same as for one that is hidden.
 pub(crate) fn missing(spec: &ResourceSpec) -> Problem {
     Problem::not_found(format!("no {} with this id", spec.name))
-}
-
-/// The ref fields of `input`, which [`refs_exist`] checks: taken apart from the input where
-/// the columns to write take its values.
-fn refs_of(spec: &ResourceSpec, input: &Record) -> Record {
-    let refs = spec.fields.iter().filter(|f| f.kind == FieldKind::Ref);
-    refs.filter_map(|f| Some((f.name, input.get(f.name)?.clone()))).collect()
-}
-
-/// Why the database refused a write for a record it refers to. A ref's foreign key refuses
-/// a record that names nothing, so refs are not looked up before a write (a round trip
-/// each, on every create, for a refusal the database makes anyway) but after a refusal,
-/// to name every field that names nothing: 400. Where they all name something, the
-/// refusal was the owner's: a bearer token outlived its account.
-async fn missing_ref(
-    spec: &ResourceSpec,
-    store: &Store,
-    refs: &Record,
-    owner: Option<(&SqlValue, &Caller)>,
-    refused: StoreError,
-) -> Problem {
-    if let Err(problem) = refs_exist(spec, store, refs).await {
-        return problem;
-    }
-    if let (Some((table, _)), Some((owner_id, caller))) = (spec.owner, owner) {
-        match store.exists(table, owner_id).await {
-            Ok(false) => return crate::caller::account_gone(caller),
-            Err(e) => return e.into(),
-            Ok(true) => {}
-        }
-    }
-    refused.into()
-}
-
-/// Every ref of `input` that names no record, as the answer's field errors.
-async fn refs_exist(spec: &ResourceSpec, store: &Store, input: &Record) -> Result<(), Problem> {
-    unnamed_refs(spec, store, input, None).await
-}
-
-/// Refs name only records the caller may read. Where the target's `read` rules let the
-/// caller read only their own records (or none), each such ref is looked up before the
-/// write with the owner in its `WHERE`, and one naming somebody else's record is refused
-/// as one naming nothing, so the answer tells nothing of it. Where the caller may read
-/// every record of the target, nothing is looked up: the foreign key guards the write.
-async fn refs_readable(spec: &ResourceSpec, store: &Store, caller: &Caller, input: &Record) -> Result<(), Problem> {
-    unnamed_refs(spec, store, input, Some(caller)).await
-}
-
-/// The refs of `input` that name nothing `reader` may name (every ref, looked up as it
-/// exists, without a reader), as the answer's field errors.
-async fn unnamed_refs(
-    spec: &ResourceSpec,
-    store: &Store,
-    input: &Record,
-    reader: Option<&Caller>,
-) -> Result<(), Problem> {
-    let mut errors = Vec::new();
-    for f in spec.fields.iter().filter(|f| f.kind == FieldKind::Ref) {
-        let (Some(v), Some((target, kind))) = (input.get(f.name), f.to) else { continue };
-        if v.is_null() {
-            continue;
-        }
-        let names_nothing = || FieldError { field: f.name.into(), message: format!("names no existing {target}") };
-        let owner = match (reader, f.target) {
-            (None, _) => None,
-            (Some(_), None) => continue,
-            (Some(caller), Some(Target(t))) => match access::collection(t.access.read, caller) {
-                Ok(Scope::All) => continue,
-                Ok(Scope::Own) => match access::owner_condition(t, caller) {
-                    Some(condition) => Some(condition),
-                    // No record of it is anybody's, or the caller has no id of its kind.
-                    None => {
-                        errors.push(names_nothing());
-                        continue;
-                    }
-                },
-                // The caller may read none of its records.
-                Err(_) => {
-                    errors.push(names_nothing());
-                    continue;
-                }
-            },
-        };
-        let text = v.as_str().map(str::to_owned).unwrap_or_else(|| v.to_string());
-        let found = match SqlValue::id(kind, &text) {
-            Some(id) => store.exists_owned(target, &id, owner).await?,
-            None => false,
-        };
-        if !found {
-            errors.push(names_nothing());
-        }
-    }
-    if errors.is_empty() { Ok(()) } else { Err(Problem::validation(errors)) }
 }
 
 /// The value a field takes when a create or replace does not give one.
@@ -757,7 +476,6 @@ pub(crate) fn representation(spec: &ResourceSpec, cx: &RequestContext, mut recor
 
 #[cfg(test)]
 mod tests {
-    use serde_json::Value;
 
     #[test]
     fn times_are_written_fixed_width_to_the_microsecond_in_utc() {
@@ -769,16 +487,5 @@ mod tests {
         // Text order is time order.
         let times: Vec<String> = [(5, 0), (5, 1_000), (6, 0), (100_000, 0)].iter().map(|&(s, n)| at(s, n)).collect();
         assert!(times.windows(2).all(|w| w[0] < w[1] && w[0].len() == w[1].len()), "{times:?}");
-    }
-
-    #[test]
-    fn merge_patch_does_what_rfc_7396_appendix_a_says() {
-        // `[target, patch, result]`, each example of the RFC's Appendix A.
-        let examples: Vec<(Value, Value, Value)> =
-            serde_json::from_str(include_str!("../../../../tests/fixtures/rfc7396-appendix-a.json")).expect("examples");
-        assert_eq!(examples.len(), 15);
-        for (target, patch, want) in examples {
-            assert_eq!(super::merge_patch(target.clone(), &patch), want, "{target} patched with {patch}");
-        }
     }
 }
