@@ -26,7 +26,7 @@ pub struct Webhook {
 pub struct WebhookWithSecret {
     #[serde(flatten)]
     pub webhook: Webhook,
-    /// `whsec_...`: what [`verify`] checks deliveries with.
+    /// `whsec_...`: what [`verify`](crate::signature::verify) checks deliveries with.
     pub secret: String,
 }
 
