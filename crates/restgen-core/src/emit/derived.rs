@@ -148,11 +148,8 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
     let spec = spec(service, resource, others);
     let checks = named_checks(others);
     let path = &resource.path.value;
-    let paging = match resource.pagination.style {
-        crate::model::PageStyle::Cursor => quote!(::restgen::wire::Paging::Cursor),
-        crate::model::PageStyle::Page => quote!(::restgen::wire::Paging::Page),
-        crate::model::PageStyle::Offset => quote!(::restgen::wire::Paging::Offset),
-    };
+    let paging = quote::format_ident!("{}", resource.pagination.style.variant());
+    let paging = quote!(::restgen::wire::Paging::#paging);
     let envelope = match &resource.envelope.value {
         crate::model::Envelope::Bare => quote!(::core::option::Option::None),
         crate::model::Envelope::Key(k) => quote!(::core::option::Option::Some(#k)),

@@ -252,23 +252,16 @@ pub struct Pagination {
     pub origin: Origin,
 }
 
-words! {
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-    pub enum PageStyle {
-        Page = "page",
-        Offset = "offset",
-        Cursor = "cursor",
-    }
-}
+/// The paging styles: the wire's one definition, its words the schema's.
+pub use restgen_wire::Paging as PageStyle;
 
-impl PageStyle {
-    /// The query parameters a list paged this way reads for its paging.
-    pub fn parameters(self) -> &'static [&'static str] {
-        match self {
-            PageStyle::Cursor => crate::query::CURSOR_PAGING,
-            PageStyle::Page => crate::query::PAGE_PAGING,
-            PageStyle::Offset => crate::query::OFFSET_PAGING,
-        }
+impl crate::words::Word for PageStyle {
+    const ALL: &'static [Self] = &[PageStyle::Page, PageStyle::Offset, PageStyle::Cursor];
+    const WORDS: &'static [&'static str] =
+        &[PageStyle::Page.word(), PageStyle::Offset.word(), PageStyle::Cursor.word()];
+
+    fn word(self) -> &'static str {
+        PageStyle::word(self)
     }
 }
 
