@@ -60,3 +60,20 @@ pub mod media {
     /// CSV (RFC 4180) as a service writes it: UTF-8, its header row announced (RFC 7111).
     pub const CSV: &str = "text/csv; charset=utf-8; header=present";
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Header;
+
+    /// Two spellings of different names, or a second one not lowercase, are refused (at
+    /// compile time for the constants above; here at run time, where a test can see it).
+    #[test]
+    fn a_header_spelled_two_ways_is_refused() {
+        let refused =
+            |name: &'static str, lower: &'static str| std::panic::catch_unwind(|| Header::new(name, lower)).is_err();
+        assert!(refused("Idempotency-Key", "idempotency-kez"), "another name");
+        assert!(refused("Idempotency-Key", "Idempotency-Key"), "not lowercase");
+        assert!(refused("RateLimit", "ratelimit-policy"), "another length");
+        assert!(!refused("RateLimit-Policy", "ratelimit-policy"));
+    }
+}

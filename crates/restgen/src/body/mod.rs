@@ -10,6 +10,7 @@ use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{FromRequest, Request};
 use axum::http::{HeaderMap, StatusCode, header};
+use restgen_wire::http::media;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::convert::Infallible;
@@ -56,7 +57,7 @@ pub fn json(headers: &HeaderMap, body: Result<Bytes, BytesRejection>, merge_patc
             || subtype.len() >= b"+json".len() && subtype[subtype.len() - 5..].eq_ignore_ascii_case(b"+json"));
     if !json {
         let accepted =
-            if merge_patch { "application/merge-patch+json or application/json" } else { "application/json" };
+            if merge_patch { format!("{} or {}", media::MERGE_PATCH, media::JSON) } else { media::JSON.into() };
         return Err(Problem::new(StatusCode::UNSUPPORTED_MEDIA_TYPE, format!("send the body as {accepted}")));
     }
     let bytes = body.map_err(|e| {

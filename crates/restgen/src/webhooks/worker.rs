@@ -320,7 +320,7 @@ async fn send(w: &Webhooks, http: &reqwest::Client, delivery: &DeliveryRow, payl
     let signature = w.signature(&delivery.webhook_id, &delivery.event_id, timestamp, payload.as_bytes());
     let request = http
         .post(url)
-        .header("content-type", http::media::JSON)
+        .header(reqwest::header::CONTENT_TYPE, http::media::JSON)
         .header(http::WEBHOOK_ID.lowercase, &delivery.event_id)
         .header(http::WEBHOOK_TIMESTAMP.lowercase, timestamp.to_string())
         .header(http::WEBHOOK_SIGNATURE.lowercase, signature)
@@ -332,7 +332,7 @@ async fn send(w: &Webhooks, http: &reqwest::Client, delivery: &DeliveryRow, payl
     let status = response.status().as_u16();
     let retry_after = response
         .headers()
-        .get("retry-after")
+        .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map(|s| Duration::from_secs(s).min(MAX_RETRY_AFTER));
