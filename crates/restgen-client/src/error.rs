@@ -8,37 +8,43 @@ use std::time::Duration;
 
 /// One invalid input the service named.
 pub use restgen_wire::FieldError;
+use restgen_wire::ProblemBody;
 
-/// An error answer of the service.
+/// An error answer of the service: the wire's [`ProblemBody`] it sent, and what its
+/// headers said.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+#[serde(from = "ProblemBody<'static>")]
 pub struct Problem {
     /// The HTTP status of the answer.
-    #[serde(default)]
     pub status: u16,
     /// A URI naming the problem type; `about:blank` when the status says it all.
-    #[serde(rename = "type", default = "about_blank")]
     pub kind: String,
-    #[serde(default)]
     pub title: String,
-    #[serde(default)]
     pub detail: String,
     /// The invalid inputs, for a 400.
-    #[serde(default)]
     pub errors: Vec<FieldError>,
     /// Extension members: what else the service said (on a 409 from a transition, the
     /// record's `state` and the `transitions` open from it).
-    #[serde(flatten)]
     pub extensions: serde_json::Map<String, serde_json::Value>,
     /// How long the service asked callers to wait (`Retry-After`), when it said.
-    #[serde(skip)]
     pub retry_after: Option<Duration>,
     /// The answer's `ETag`: on a 412, the current tag of the record that changed.
-    #[serde(skip)]
     pub etag: Option<String>,
 }
 
-fn about_blank() -> String {
-    "about:blank".to_owned()
+impl From<ProblemBody<'_>> for Problem {
+    fn from(body: ProblemBody<'_>) -> Problem {
+        Problem {
+            status: body.status,
+            kind: body.kind.into_owned(),
+            title: body.title.into_owned(),
+            detail: body.detail.into_owned(),
+            errors: body.errors.into_owned(),
+            extensions: body.extensions.into_owned(),
+            retry_after: None,
+            etag: None,
+        }
+    }
 }
 
 /// The most of a non-problem body kept in `detail`.
@@ -57,7 +63,7 @@ impl Problem {
             }
             Problem {
                 status,
-                kind: about_blank(),
+                kind: restgen_wire::ABOUT_BLANK.to_owned(),
                 title: reqwest::StatusCode::from_u16(status)
                     .ok()
                     .and_then(|s| s.canonical_reason())

@@ -1,6 +1,6 @@
 //! The protocol a generated service and its generated client share, each fact named once:
 //! the three states of a patched field and the serde helpers input structs name, the
-//! header names and media types (`http`), a problem's field errors, the paging styles, the
+//! header names and media types (`http`), the problem body, the paging styles, the
 //! webhook shapes (`webhook`), signatures and retry schedule (`signature`, `retries`).
 //! Both sides re-export this crate, so a model emitted once means the same JSON on either
 //! side.
@@ -23,7 +23,7 @@ pub use endpoint::{Endpoint, Paging};
 pub use enumeration::Enum;
 pub use links::{Link, Links};
 pub use patch::Patch;
-pub use problem::FieldError;
+pub use problem::{ABOUT_BLANK, FieldError, ProblemBody};
 
 /// What `string_enum!` expands to names through here.
 #[doc(hidden)]

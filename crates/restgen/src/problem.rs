@@ -2,7 +2,9 @@
 
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use restgen_wire::ProblemBody;
 use serde::Serialize;
+use std::borrow::Cow;
 
 /// The most field errors one answer lists, so a request with thousands of bad keys gets
 /// a bounded answer; the longest `detail`, `errors[].field` and `errors[].message`, in
@@ -23,30 +25,36 @@ fn bounded(text: &mut String, max: usize) {
 /// one definition, which clients read back.
 pub use restgen_wire::FieldError;
 
-/// A problem answer. `detail` is for the caller: it never holds internals.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+/// A problem answer, written as the wire's [`ProblemBody`]. `detail` is for the caller:
+/// it never holds internals.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Problem {
     /// A URI naming the problem type; `about:blank` when the status says it all.
-    #[serde(rename = "type")]
     pub kind: &'static str,
     pub title: &'static str,
-    #[serde(serialize_with = "status_code")]
     pub status: StatusCode,
     pub detail: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<FieldError>,
     /// Extension members (RFC 9457 §3.2) that say more of this problem to a program: the
     /// current `state` of a record a transition cannot start from, say.
     /// Boxed: most problems have none, and every `Result` carries the size of a problem.
-    #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub extensions: Option<Box<serde_json::Map<String, serde_json::Value>>>,
     /// Extra response headers (`Allow`, `Retry-After`, `WWW-Authenticate`).
-    #[serde(skip)]
     pub headers: Vec<(header::HeaderName, HeaderValue)>,
 }
 
-fn status_code<S: serde::Serializer>(status: &StatusCode, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u16(status.as_u16())
+impl Serialize for Problem {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        ProblemBody {
+            kind: Cow::Borrowed(self.kind),
+            title: Cow::Borrowed(self.title),
+            status: self.status.as_u16(),
+            detail: Cow::Borrowed(&self.detail),
+            errors: Cow::Borrowed(&self.errors),
+            extensions: self.extensions.as_deref().map_or_else(Cow::default, Cow::Borrowed),
+        }
+        .serialize(s)
+    }
 }
 
 /// The detail of every 413, whichever part of the service refuses the body.
@@ -56,7 +64,7 @@ impl Problem {
     /// A problem of `status` with the standard title and the `about:blank` type.
     pub fn new(status: StatusCode, detail: impl Into<String>) -> Self {
         Problem {
-            kind: "about:blank",
+            kind: restgen_wire::ABOUT_BLANK,
             title: status.canonical_reason().unwrap_or("Error"),
             status,
             detail: detail.into(),
