@@ -91,7 +91,7 @@ impl Clock {
 
     /// This clock's time as the runtime writes times: RFC 3339 in UTC, to the microsecond.
     pub fn timestamp(&self) -> String {
-        chrono::DateTime::from_timestamp_micros(self.now()).map_or_else(String::new, format_time)
+        format_micros(self.now())
     }
 
     /// Waits until `n` requests sleep on a manual clock (a test's way to know that
@@ -107,4 +107,10 @@ impl Clock {
 /// the microsecond, so that times written in order also sort in order as text.
 pub fn format_time(t: chrono::DateTime<chrono::Utc>) -> String {
     t.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+}
+
+/// [`format_time`] of a time in microseconds since the Unix epoch, as clocks give it
+/// (empty beyond the years chrono can write, which no clock reaches).
+pub fn format_micros(micros: i64) -> String {
+    chrono::DateTime::from_timestamp_micros(micros).map_or_else(String::new, format_time)
 }

@@ -276,6 +276,8 @@ fn build(
     settings: &Settings,
     worker: Worker,
 ) -> Result<(impl Application, Option<crate::webhooks::Background>), String> {
+    // Records and events are stamped by the service's clock, as budgets are measured by it.
+    let store = store.with_clock(settings.clock.clone());
     let mut routes = Router::new().merge(service.routes);
     let mut background = None;
     if let Some(spec) = service.webhooks {

@@ -112,7 +112,7 @@ async fn create(
         name,
         prefix: key[..PREFIX.len() + 8].to_owned(),
         secret_hash: hash(&secret),
-        created_at: crate::clock::format_time(chrono::Utc::now()),
+        created_at: auth.store.now(),
     };
     match auth.store.insert_api_key(&row, MAX_KEYS).await {
         Err(StoreError::MissingRef { .. }) => return Err(super::account_gone(caller)),

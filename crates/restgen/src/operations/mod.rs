@@ -13,7 +13,6 @@ pub use transition::{status, transition};
 
 use crate::access::{self, Scope};
 use crate::caller::Caller;
-use crate::clock::Clock;
 use crate::conditional::{self, Precondition};
 use crate::context::RequestContext;
 use crate::csv_format;
@@ -80,7 +79,7 @@ pub(crate) async fn insert(
     owner: Option<(&SqlValue, &Caller)>,
     compute: Option<&ComputeRule>,
 ) -> Result<Rows, Problem> {
-    let now = now();
+    let now = store.now();
     let id = (spec.id == IdKind::Uuid).then(|| uuid::Uuid::now_v7().to_string());
     // What the refs name, kept apart from the input the columns take, to say which names
     // nothing should the database refuse the write.
@@ -224,7 +223,7 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     let condition = precondition(spec, cx, headers, &current)?;
     let write = Write::Replace { current: &current };
     let input = settable::read::<R>(spec, view, caller, headers, body, write, hook.map(|h| move |t: &mut R| h(id, t)))?;
-    let now = now();
+    let now = store.now();
     let mut changes = Record::new();
     // An admin's `roles` replace the stored ones even where the schema leaves the field
     // out of replace; there, omitting it leaves it alone. Fields the request's version
@@ -430,14 +429,6 @@ async fn stored(f: &FieldSpec, v: Value) -> Result<SqlValue, Problem> {
         }
         (_, v) => Ok(SqlValue::from_owned_json(f, v)),
     }
-}
-
-/// `2026-11-22T16:55:09.123456Z`: fixed width, so text order is time order. Written by
-/// chrono's RFC 3339 writer, not a format string, which is parsed again on every call.
-/// The time a record is written at. Records are stamped by the system clock, not a test's
-/// manual one: a store carries no clock.
-pub(crate) fn now() -> String {
-    Clock::System.timestamp()
 }
 
 pub(crate) fn parse_id(spec: &ResourceSpec, text: &str) -> Result<SqlValue, Problem> {

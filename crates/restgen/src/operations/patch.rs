@@ -109,7 +109,7 @@ async fn patch_values<P: DeserializeOwned + Serialize>(
     changes.extend(merged);
     let mut values = changed_values(spec, stored, changes, compute).await?;
     if spec.timestamps && !values.is_empty() {
-        values.push(("updated_at", SqlValue::Text(Some(now()))));
+        values.push(("updated_at", SqlValue::Text(Some(cx.store.now()))));
     }
     Ok((values, refs))
 }

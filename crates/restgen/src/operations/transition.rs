@@ -51,7 +51,7 @@ pub async fn transition(
     }
     let mut values = vec![(lifecycle.field, SqlValue::Text(Some(t.to.to_owned())))];
     if spec.timestamps {
-        values.push(("updated_at", SqlValue::Text(Some(operations::now()))));
+        values.push(("updated_at", SqlValue::Text(Some(store.now()))));
     }
     let admit_condition = operations::admit(spec, cx, &condition);
     let admit = |r: &Record| t.starts_from(state_of(lifecycle, r)) && admit_condition(r);

@@ -3,6 +3,7 @@
 
 use super::{Connections, Dialect, Lease, PgConnections, Pool, SqliteConnections, Store, StoreError, StoreOptions};
 use super::{Synchronous, busy, pool};
+use crate::clock::Clock;
 use sqlx::postgres::PgConnectOptions;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use std::str::FromStr;
@@ -93,6 +94,17 @@ impl Store {
         Store::connect_with(url, StoreOptions::default()).await
     }
 
+    /// This store, its records stamped by `clock`.
+    pub fn with_clock(self, clock: Clock) -> Store {
+        Store { clock, ..self }
+    }
+
+    /// The time a record is written at, by the store's clock: RFC 3339 in UTC, to the
+    /// microsecond, fixed width so that text order is time order.
+    pub(crate) fn now(&self) -> String {
+        self.clock.timestamp()
+    }
+
     /// Connects to `url` with these options.
     ///
     /// A connection in steady use is checked neither as it is taken nor as it is given back
@@ -113,6 +125,7 @@ impl Store {
                 dialect: Dialect::Postgres,
                 outbox: Default::default(),
                 writers: None,
+                clock: Clock::System,
             })
         } else if url.starts_with("sqlite:") {
             let synchronous = match options.synchronous {
@@ -129,7 +142,13 @@ impl Store {
             let first = first_connection(&pool).await?;
             open_min_connections(&pool, first, options.min_connections).await?;
             let writers = Some(std::sync::Arc::new(tokio::sync::Semaphore::new(WRITERS)));
-            Ok(Store { pool: Pool::Sqlite(pool), dialect: Dialect::Sqlite, outbox: Default::default(), writers })
+            Ok(Store {
+                pool: Pool::Sqlite(pool),
+                dialect: Dialect::Sqlite,
+                outbox: Default::default(),
+                writers,
+                clock: Clock::System,
+            })
         } else {
             Err(sqlx::Error::Configuration("DATABASE_URL must start with sqlite: or postgres:".into()))
         }

@@ -41,6 +41,7 @@ pub(crate) use rows::Rows;
 pub use sql::{Filter, ListQuery, Page, SortKey};
 pub use value::SqlValue;
 
+use crate::clock::Clock;
 use lease::{begin, leased};
 use sqlx::encode::Encode;
 use sqlx::query::Query;
@@ -64,6 +65,9 @@ pub struct Store {
     pub(crate) outbox: std::sync::Arc<tokio::sync::Notify>,
     /// SQLite only: whose turn it is to write (see [`Store::write_permit`]).
     writers: Option<std::sync::Arc<tokio::sync::Semaphore>>,
+    /// What records are stamped with (`created_at`, `updated_at`): the service's clock, so
+    /// a test that moves its clock sees the times it set.
+    clock: Clock,
 }
 
 /// The native pool of each database: one query builder, two drivers, no conversion layer

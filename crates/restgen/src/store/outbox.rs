@@ -125,15 +125,15 @@ pub struct DeliveryRow {
 }
 
 /// The statement that writes `event` of `spec` about `record` into the outbox, made in
-/// the write's transaction; `None` when the resource does not publish it.
+/// the write's transaction, stamped by `clock`; `None` when the resource does not publish it.
 pub(super) fn event_insert(
+    clock: &crate::clock::Clock,
     spec: &ResourceSpec,
     event: Option<&str>,
     record: &Record,
 ) -> Option<(&'static str, Vec<SqlValue>)> {
     let event = event.filter(|e| spec.events.contains(e))?;
-    let now = chrono::Utc::now();
-    let micros = now.timestamp_micros();
+    let micros = clock.now();
     let mut data = Map::new();
     for (k, v) in record.iter() {
         if !spec.field(k).is_some_and(|f| f.write_only) {
@@ -143,7 +143,7 @@ pub(super) fn event_insert(
     let kind = format!("{}.{event}", spec.name);
     let payload = json!({
         "type": kind,
-        "timestamp": crate::clock::format_time(now),
+        "timestamp": crate::clock::format_micros(micros),
         "data": Value::Object(data),
     });
     let id = format!("msg_{}", uuid::Uuid::now_v7().simple());
@@ -355,7 +355,8 @@ impl Store {
     /// another instance would.
     #[cfg(test)]
     pub(crate) async fn publish(&self, spec: &ResourceSpec, event: &str, record: &Record) -> Result<(), StoreError> {
-        let (sql, args) = event_insert(spec, Some(event), record).expect("the resource publishes the event");
+        let (sql, args) =
+            event_insert(&self.clock, spec, Some(event), record).expect("the resource publishes the event");
         writing!(self, pool => leased!(pool, c => bind(sql, args).execute(c))?.rows_affected());
         Ok(())
     }

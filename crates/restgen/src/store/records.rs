@@ -74,7 +74,7 @@ impl Store {
                 let row = bind(sql, args).fetch_optional(&mut *tx).await.map_err(|e| classify(spec, e))?;
                 let Some(row) = row else { return Ok(None) };
                 let record = value::record(self.dialect, spec, &row)?;
-                if let Some((sql, args)) = outbox::event_insert(spec, event, &record) {
+                if let Some((sql, args)) = outbox::event_insert(&self.clock, spec, event, &record) {
                     bind(sql, args).execute(&mut *tx).await?;
                 }
                 tx.commit().await?;
@@ -192,7 +192,7 @@ impl Store {
             let row = bind(sql, args).fetch_optional(&mut *tx).await.map_err(|e| classify(spec, e))?;
             let written = row.map(|r| value::record(self.dialect, spec, &r)).transpose()?;
             if let Some(record) = &written
-                && let Some((sql, args)) = outbox::event_insert(spec, event, record)
+                && let Some((sql, args)) = outbox::event_insert(&self.clock, spec, event, record)
             {
                 bind(sql, args).execute(&mut *tx).await?;
             }

@@ -144,7 +144,7 @@ async fn create(
     let (Some(url), Some(events), true) = (url, events, errors.is_empty()) else {
         return Err(Problem::validation(errors));
     };
-    let now = crate::clock::Clock::System.timestamp();
+    let now = store.now();
     let row = WebhookRow {
         id: format!("wh_{}", uuid::Uuid::now_v7().simple()),
         owner_id: owner,
@@ -153,7 +153,7 @@ async fn create(
         description: description.flatten(),
         enabled: true,
         disabled_reason: None,
-        enabled_since: chrono::Utc::now().timestamp_micros(),
+        enabled_since: w.clock.now(),
         created_at: now.clone(),
         updated_at: now,
     };
@@ -200,7 +200,7 @@ async fn update(
             // what happened while it was off is not sent now.
             if enabled && !row.enabled {
                 row.disabled_reason = None;
-                row.enabled_since = chrono::Utc::now().timestamp_micros();
+                row.enabled_since = w.clock.now();
             }
             row.enabled = enabled;
         }
@@ -211,7 +211,7 @@ async fn update(
     if !errors.is_empty() {
         return Err(Problem::validation(errors));
     }
-    row.updated_at = crate::clock::Clock::System.timestamp();
+    row.updated_at = store.now();
     store.update_webhook(&row).await?;
     Ok(axum::Json(shown(&row, None)).into_response())
 }

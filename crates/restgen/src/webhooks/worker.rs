@@ -115,8 +115,7 @@ async fn run(w: Arc<Webhooks>, store: Store, http: reqwest::Client, mut stopped:
         }
         if pruned.is_none_or(|at| at.elapsed() >= PRUNE_EVERY) {
             pruned = Some(Instant::now());
-            let before =
-                chrono::Utc::now().timestamp_micros() - i64::try_from(RETENTION.as_micros()).unwrap_or(i64::MAX);
+            let before = w.clock.now() - i64::try_from(RETENTION.as_micros()).unwrap_or(i64::MAX);
             match tokio::time::timeout(bound, store.prune_events(before)).await {
                 Ok(Ok(_)) => {}
                 Ok(Err(e)) => tracing::warn!(error = %e, "forgetting old webhook events"),
@@ -249,7 +248,7 @@ async fn attempt(
         "duration_ms": u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     }));
     let history = Value::Array(history).to_string();
-    let now_text = crate::clock::Clock::System.timestamp();
+    let now_text = w.clock.timestamp();
     let record = |status: &'static str, next: Option<i64>, error: Option<String>| {
         let history = history.clone();
         async move { store.record_attempt(&delivery.id, status, number, next, answer, error.as_deref(), &history, at).await }

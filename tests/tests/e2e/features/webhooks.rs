@@ -153,6 +153,9 @@ async fn an_endpoint_that_keeps_failing_or_answers_410_is_disabled_and_says_why(
     assert!(now.body["disabled_reason"].as_str().unwrap().contains("410"), "{}", now.text);
     // Disabled: later events are not delivered to it, until its subscriber enables it again.
     order(&s, &ann).await;
+    // Enabled a moment later: this clock stands still until told, and an event of the
+    // very microsecond a subscription is enabled again goes to it.
+    s.settings.clock.advance(std::time::Duration::from_secs(1));
     let enabled = call(&s, &ann, "PATCH", &path, Some(json!({ "enabled": true }))).await;
     assert_eq!((enabled.body["enabled"].as_bool(), &enabled.body["disabled_reason"]), (Some(true), &Value::Null));
     order(&s, &ann).await;
@@ -522,6 +525,29 @@ async fn an_admins_transition_arrives_and_a_redirect_is_not_followed(s: Server) 
     assert!(list[0]["last_error"].as_str().unwrap().contains("redirects are not followed"), "{list:?}");
 }
 
+backends!(records_and_their_events_are_stamped_by_the_services_clock, shop::service(), settings = manual_clock(1000.0));
+async fn records_and_their_events_are_stamped_by_the_services_clock(s: Server) {
+    let receiver = Receiver::start(&[]).await;
+    let ann = register(&s, "ann").await;
+    let sub = subscribe(&s, &ann, &receiver.url, &["order.created", "order.updated"]).await;
+    let start = s.settings.clock.timestamp();
+    let made = call(&s, &ann, "POST", "/api/orders", Some(json!({ "total_cents": 100 }))).await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    assert_eq!((&made.body["created_at"], &made.body["updated_at"]), (&json!(start), &json!(start)));
+    // Delivered and recorded before the clock moves past the delivery's claim.
+    let id = sub["id"].as_str().unwrap();
+    deliveries_when(&s, &ann, id, |d| d.first().is_some_and(|x| x["status"] == "succeeded")).await;
+    s.settings.clock.advance(std::time::Duration::from_secs(90));
+    let later = s.settings.clock.timestamp();
+    let path = made.header("location").unwrap();
+    let patched = call(&s, &ann, "PATCH", path, Some(json!({ "note": "n" }))).await;
+    assert_eq!((&patched.body["created_at"], &patched.body["updated_at"]), (&json!(start), &json!(later)));
+    let events: Vec<Value> = receiver.wait_for(2).await.iter().map(|d| d.json()).collect();
+    let stamps: Vec<(&Value, &Value)> = events.iter().map(|e| (&e["type"], &e["timestamp"])).collect();
+    assert!(stamps.contains(&(&json!("order.created"), &json!(start))), "{stamps:?}");
+    assert!(stamps.contains(&(&json!("order.updated"), &json!(later))), "{stamps:?}");
+}
+
 backends!(
     old_events_are_forgotten_once_nothing_about_them_is_pending,
     shop::service(),
@@ -540,7 +566,7 @@ async fn old_events_are_forgotten_once_nothing_about_them_is_pending(s: Server) 
         .await;
     // Everything is older than a moment from now: the delivered event goes, the one still
     // being retried stays.
-    let later = restgen::__private::chrono::Utc::now().timestamp_micros() + 1_000_000;
+    let later = s.settings.clock.now() + 1_000_000;
     assert_eq!(s.store.prune_events(later).await.unwrap(), 1);
     let gone = call(&s, &ann, "GET", &format!("/api/webhooks/{}/deliveries", done["id"].as_str().unwrap()), None).await;
     assert_eq!(gone.body["data"], json!([]));
