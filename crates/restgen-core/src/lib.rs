@@ -11,7 +11,7 @@ pub mod evolution;
 pub mod output;
 
 /// The model and origins live in restgen-model, which the runtime shares.
-pub use restgen_model::{migration, model, origin, predicates, vocabulary, words};
+pub use restgen_model::{features, migration, model, origin, predicates, vocabulary, words};
 
 pub use diagnostics::{Diagnostic, Diagnostics, Severity};
 pub use origin::{Located, Origin};

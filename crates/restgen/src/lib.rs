@@ -17,8 +17,10 @@ mod context;
 mod cors;
 mod csv_format;
 mod deadlines;
+#[cfg(feature = "derive")]
 mod derived;
 pub mod email;
+mod features;
 pub mod hooks;
 pub mod idempotency;
 pub mod lifecycle;
@@ -42,9 +44,11 @@ pub mod version;
 pub mod webhooks;
 
 pub use body::forms::{Payload, Valid};
+#[cfg(feature = "derive")]
 pub use derived::{Accounts, App, Principal, Resource};
 pub use problem::{FieldError, Problem};
 /// `#[derive(Resource)]`, `#[derive(Input)]` and `#[derive(Enum)]` (see the README's derive section).
+#[cfg(feature = "derive")]
 pub use restgen_macros::{Enum, Input, Resource};
 /// The wire shapes both sides name (`restgen::wire::Paging`).
 pub use restgen_wire as wire;

@@ -58,7 +58,6 @@ pub(crate) fn client_manifest(service: &Service, options: &Options) -> Result<St
 }
 
 pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'static str, String)>, EmitError> {
-    let runtime = dependency(&options.runtime);
     let resources: Vec<_> = service
         .resources
         .iter()
@@ -70,13 +69,24 @@ pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'stat
             input => format!("Create{}", super::names::type_name(&r.name.value)),
         }
     });
+    let used = restgen_model::features::used(service);
+    let widest = used.iter().map(|f| f.name.len()).max().unwrap_or(0);
+    let features: Vec<_> = used
+        .iter()
+        .map(|f| context! { name => toml_string(f.name), pad => widest - f.name.len(), why => &f.why })
+        .collect();
+    let runtime_source = match &options.runtime {
+        RuntimeDep::Path(p) => format!("path = {}", toml_string(p)),
+        RuntimeDep::Version(v) => format!("version = {}", toml_string(v)),
+    };
     let ctx = context! {
         example,
+        features,
+        runtime_source,
         name => &service.name.value,
         title => title(service),
         description => service.description.as_deref().map(toml_string),
         source_name => &options.source_name,
-        runtime,
         resources,
         resource_count => service.resources.len(),
         crate_name => service.name.value.replace('-', "_"),

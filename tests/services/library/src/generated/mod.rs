@@ -8,6 +8,9 @@ pub mod migrations;
 pub mod models;
 pub mod resources;
 pub mod routes;
+::restgen::require!(jwt_hs256, "`auth.jwt.algorithm: HS256`: bearer tokens");
+::restgen::require!(password, "`type: password` of member.password: Argon2id hashes");
+::restgen::require!(csv, "`formats: [csv]` of book");
 /// The service as the schema declares it, ready for `restgen::serve`.
 pub fn service() -> ::restgen::serve::Service {
     ::restgen::serve::Service {
