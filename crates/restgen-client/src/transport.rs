@@ -196,6 +196,8 @@ impl<C: From<Transport>> Builder<C> {
             (Auth::ApiKey(_), _, None) => return Err(Error::Config("this service takes no API keys".into())),
             _ => {}
         }
+        // rustls's provider for the process: ring, unless the program chose one.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let http = reqwest::Client::builder()
             .timeout(self.timeout)
             .connect_timeout(self.connect_timeout)

@@ -250,6 +250,54 @@ async fn bootstrap_from_env(store: &Store, spec: &'static AuthSpec) -> Result<()
     Ok(())
 }
 
+/// The subscription routes and this instance's worker, for a service whose resources
+/// publish events.
+#[cfg(feature = "webhooks")]
+fn webhooks(
+    service: &Service,
+    store: &Store,
+    settings: &Settings,
+) -> Result<(Router<Store>, Option<crate::webhooks::Background>), String> {
+    // Before the routes too: a hook of the service's may build an HTTP client.
+    crate::webhooks::install_tls_provider();
+    let Some(spec) = service.webhooks else { return Ok((Router::new(), None)) };
+    let keys = match settings.secrets.webhook_keys.as_slice() {
+        [] => crate::webhooks::keys_from_lookup(&spec, |_| None)?,
+        keys => keys.to_vec(),
+    };
+    let webhooks = Arc::new(crate::webhooks::Webhooks::new(
+        spec,
+        service.resources,
+        service.auth,
+        keys,
+        settings.webhooks.clone(),
+        settings.clock.clone(),
+    ));
+    let routes = crate::webhooks::routes(webhooks.clone(), service.base_path);
+    let background = match settings.webhooks.worker {
+        true => Some(crate::webhooks::start(webhooks, store.clone())?),
+        false => None,
+    };
+    Ok((routes, background))
+}
+
+/// A build without webhooks serves no service that publishes events (generated code
+/// and derives stop its build first, with `require!`).
+#[cfg(not(feature = "webhooks"))]
+fn webhooks(
+    service: &Service,
+    _: &Store,
+    _: &Settings,
+) -> Result<(Router<Store>, Option<crate::webhooks::Background>), String> {
+    match service.webhooks {
+        None => Ok((Router::new(), None)),
+        Some(_) => Err(format!(
+            "{}: resources publish `events`, and this build of restgen leaves out its `webhooks` feature",
+            service.name
+        )),
+    }
+}
+
 /// The whole application: resource routes under the base path, the auth endpoints,
 /// `/healthz` and `/readyz`, and the middleware every route shares. Fails when the key material in
 /// `settings` is unusable.
@@ -278,26 +326,8 @@ fn build(
 ) -> Result<(impl Application, Option<crate::webhooks::Background>), String> {
     // Records and events are stamped by the service's clock, as budgets are measured by it.
     let store = store.with_clock(settings.clock.clone());
-    let mut routes = Router::new().merge(service.routes);
-    let mut background = None;
-    if let Some(spec) = service.webhooks {
-        let keys = match settings.secrets.webhook_keys.as_slice() {
-            [] => crate::webhooks::keys_from_lookup(&spec, |_| None)?,
-            keys => keys.to_vec(),
-        };
-        let webhooks = Arc::new(crate::webhooks::Webhooks::new(
-            spec,
-            service.resources,
-            service.auth,
-            keys,
-            settings.webhooks.clone(),
-            settings.clock.clone(),
-        ));
-        routes = routes.merge(crate::webhooks::routes(webhooks.clone(), service.base_path));
-        if settings.webhooks.worker {
-            background = Some(crate::webhooks::start(webhooks, store.clone())?);
-        }
-    }
+    let (mut routes, mut background) = webhooks(&service, &store, settings)?;
+    routes = routes.merge(service.routes);
     if let Some(openapi) = service.openapi {
         routes = routes.route(
             "/openapi.json",

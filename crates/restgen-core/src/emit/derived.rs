@@ -175,6 +175,10 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
         }
     };
     let (create, replace, patch) = (input(WriteOp::Create), input(WriteOp::Replace), input(WriteOp::Patch));
+    // What this resource uses of the runtime (its events, formats, password fields); the
+    // service's sign-in is the `App`'s, in the runtime.
+    let alone = Service { resources: vec![resource.clone()], auth: None, ..service.clone() };
+    let requires = super::service::required(&alone);
     let principal = service.auth.as_ref().and_then(|a| a.principal.as_ref()).is_some_and(|p| p.value == *name);
     let principal_impl = principal.then(|| {
         let identifier =
@@ -199,6 +203,7 @@ pub fn resource(service: &Service, resource: &Resource, ty: &Ident, others: &[Na
     });
     quote! {
         #inputs
+        #(#requires)*
 
         #[automatically_derived]
         impl ::restgen::Resource for #ty {

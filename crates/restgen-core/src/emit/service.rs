@@ -85,7 +85,7 @@ pub(crate) fn emit(service: &crate::model::Service) -> RustFile<'static> {
 /// `restgen::require!` for each part of the runtime the schema uses, so a build without
 /// one fails saying which and why. Not the databases: which ones a build keeps is the
 /// deployment's choice, which the schema does not make.
-fn required(service: &crate::model::Service) -> Vec<proc_macro2::TokenStream> {
+pub(crate) fn required(service: &crate::model::Service) -> Vec<proc_macro2::TokenStream> {
     use restgen_model::features::{POSTGRES, SQLITE};
     restgen_model::features::used(service)
         .into_iter()

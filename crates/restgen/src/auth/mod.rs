@@ -303,6 +303,7 @@ fn principal_of(spec: &AuthSpec, record: &Record) -> Principal {
 
 /// The caller an account is, as it stands now (a webhook's subscriber when an event is
 /// matched to it): `None` when the account no longer exists.
+#[cfg(feature = "webhooks")]
 pub(crate) async fn caller_of(spec: &'static AuthSpec, store: &Store, id: &str) -> Option<Caller> {
     let principal = spec.principal.as_ref()?;
     let key = SqlValue::id(principal.resource.id, id)?;

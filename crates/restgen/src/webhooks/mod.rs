@@ -5,15 +5,30 @@
 //! Webhooks says (`restgen_wire::signature`), retrying with backoff until it is answered
 //! 2xx or its attempts run out.
 
+//!
+//! Without the `webhooks` feature a build keeps the settings and keys a deployment names,
+//! and leaves out the subscriptions, the deliveries and the HTTP client they are sent with.
+
+#[cfg(feature = "webhooks")]
 mod api;
+mod resolver;
+#[cfg(feature = "webhooks")]
 pub mod target;
+#[cfg(feature = "webhooks")]
 mod worker;
 
-pub use target::{Policy, Resolver, SystemResolver};
+pub use resolver::{Resolver, SystemResolver};
+#[cfg(feature = "webhooks")]
+pub use target::Policy;
 
+#[cfg(feature = "webhooks")]
 use crate::clock::Clock;
-use crate::spec::{AuthSpec, ResourceSpec, WebhooksSpec};
+use crate::spec::WebhooksSpec;
+#[cfg(feature = "webhooks")]
+use crate::spec::{AuthSpec, ResourceSpec};
+#[cfg(feature = "webhooks")]
 use hmac::{Hmac, Mac};
+#[cfg(feature = "webhooks")]
 use sha2::Sha256;
 use std::sync::Arc;
 use std::time::Duration;
@@ -77,6 +92,7 @@ impl WebhookSettings {
         })
     }
 
+    #[cfg(feature = "webhooks")]
     fn policy(&self) -> Policy {
         Policy {
             allow_http: self.allow_http,
@@ -116,6 +132,7 @@ pub fn keys_from_lookup(spec: &WebhooksSpec, var: impl Fn(&str) -> Option<String
 }
 
 /// Everything the webhook routes and worker share.
+#[cfg(feature = "webhooks")]
 pub(crate) struct Webhooks {
     pub spec: WebhooksSpec,
     pub resources: &'static [&'static ResourceSpec],
@@ -130,6 +147,7 @@ pub(crate) struct Webhooks {
 /// The most subscriptions one account may have (409 beyond).
 pub const MAX_WEBHOOKS: u32 = restgen_model::bounds::MAX_WEBHOOKS;
 
+#[cfg(feature = "webhooks")]
 impl Webhooks {
     pub(crate) fn new(
         spec: WebhooksSpec,
@@ -183,11 +201,25 @@ impl Webhooks {
     }
 }
 
+#[cfg(feature = "webhooks")]
 pub(crate) use api::routes;
-pub(crate) use worker::{Background, start};
+#[cfg(feature = "webhooks")]
+pub(crate) use worker::{Background, install_tls_provider, start};
+#[cfg(feature = "webhooks")]
 pub use worker::{IN_FLIGHT, PER_OWNER};
 
-#[cfg(test)]
+/// A running worker, which a build without webhooks never has.
+#[cfg(not(feature = "webhooks"))]
+pub(crate) enum Background {}
+
+#[cfg(not(feature = "webhooks"))]
+impl Background {
+    pub(crate) async fn shutdown(self) {
+        match self {}
+    }
+}
+
+#[cfg(all(test, feature = "webhooks"))]
 mod tests {
     use super::*;
 

@@ -9,29 +9,13 @@
 //! With `allow_loopback` (tests, local development) loopback is the only admitted range:
 //! such a service never sends anything off its machine.
 
-use std::future::Future;
+use super::Resolver;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
-use std::pin::Pin;
 use std::sync::Arc;
 
 /// The longest URL a subscription takes.
 pub const MAX_URL: usize = restgen_model::bounds::MAX_WEBHOOK_URL;
-
-/// Resolves host names to addresses: the system's resolver, or one a test controls.
-pub trait Resolver: Send + Sync + std::fmt::Debug + 'static {
-    fn resolve<'a>(&'a self, host: &'a str) -> Pin<Box<dyn Future<Output = io::Result<Vec<IpAddr>>> + Send + 'a>>;
-}
-
-/// The operating system's resolver.
-#[derive(Debug)]
-pub struct SystemResolver;
-
-impl Resolver for SystemResolver {
-    fn resolve<'a>(&'a self, host: &'a str) -> Pin<Box<dyn Future<Output = io::Result<Vec<IpAddr>>> + Send + 'a>> {
-        Box::pin(async move { Ok(tokio::net::lookup_host((host, 0)).await?.map(|a| a.ip()).collect()) })
-    }
-}
 
 /// What the deployment admits (`<SERVICE>_WEBHOOK_ALLOW_HTTP`, `_ALLOW_LOOPBACK`).
 #[derive(Clone, Debug)]
@@ -239,7 +223,10 @@ fn embedded_v4(v6: Ipv6Addr) -> Option<Ipv4Addr> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::SystemResolver;
     use super::*;
+    use std::future::Future;
+    use std::pin::Pin;
 
     fn policy(allow_loopback: bool) -> Policy {
         Policy { allow_http: false, allow_loopback, resolver: Arc::new(SystemResolver) }

@@ -83,8 +83,15 @@ impl Drop for Background {
     }
 }
 
+/// rustls's provider for the process, which every HTTPS client built in it needs: ring,
+/// unless the program installed another first (docs/deploy.md, "Outgoing TLS").
+pub(crate) fn install_tls_provider() {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// Starts this instance's worker.
 pub(crate) fn start(webhooks: Arc<Webhooks>, store: Store) -> Result<Background, String> {
+    install_tls_provider();
     let http = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
