@@ -4,16 +4,11 @@
 //! schema needs it, instead of at run time or with an error about a missing item.
 
 /// `require!(feature, "why")`: nothing when this build of the runtime has `feature`; a
-/// compile error naming it and `why` when it does not.
+/// compile error naming it and `why` when it does not. Not the databases: a build keeps
+/// the ones its deployment uses, whatever the schema says.
 #[doc(hidden)]
 #[macro_export]
 macro_rules! require {
-    (sqlite, $why:literal) => {
-        $crate::__require_sqlite!($why);
-    };
-    (postgres, $why:literal) => {
-        $crate::__require_postgres!($why);
-    };
     (webhooks, $why:literal) => {
         $crate::__require_webhooks!($why);
     };
@@ -61,8 +56,6 @@ macro_rules! features {
 
 features! {
     $
-    "sqlite" => __require_sqlite,
-    "postgres" => __require_postgres,
     "webhooks" => __require_webhooks,
     "jwt-hs256" => __require_jwt_hs256,
     "jwt-rs256" => __require_jwt_rs256,

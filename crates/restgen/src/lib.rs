@@ -15,6 +15,10 @@ pub mod conditional;
 mod connections;
 mod context;
 mod cors;
+#[cfg(feature = "csv")]
+mod csv_format;
+#[cfg(not(feature = "csv"))]
+#[path = "csv_format/absent.rs"]
 mod csv_format;
 mod deadlines;
 #[cfg(feature = "derive")]

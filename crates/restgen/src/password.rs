@@ -9,6 +9,7 @@
 //! than [`MAX_WAIT`] for one is answered 503 with `Retry-After`.
 
 use crate::problem::Problem;
+#[cfg(feature = "password")]
 use argon2::{Argon2, PasswordHasher};
 use std::sync::LazyLock;
 use std::time::Duration;
@@ -24,6 +25,7 @@ static HASHERS: LazyLock<Semaphore> =
 
 /// The PHC string stored for `password`, with a fresh salt. Runs on the calling thread:
 /// for start-up and tools; a request uses [`hash_bounded`].
+#[cfg(feature = "password")]
 pub fn hash(password: &str) -> Result<String, Problem> {
     Argon2::default().hash_password(password.as_bytes()).map(|h| h.to_string()).map_err(|e| {
         tracing::error!(error = %e, "password hashing failed");
@@ -33,10 +35,25 @@ pub fn hash(password: &str) -> Result<String, Problem> {
 
 /// Whether `password` matches the PHC string `hash`. A malformed hash matches nothing.
 /// Runs on the calling thread; a request uses [`verify_bounded`].
+#[cfg(feature = "password")]
 pub fn verify(password: &str, hash: &str) -> bool {
     use argon2::PasswordVerifier;
     argon2::PasswordHash::new(hash)
         .is_ok_and(|parsed| Argon2::default().verify_password(password.as_bytes(), &parsed).is_ok())
+}
+
+/// Without the `password` feature nothing is hashed: a schema with a password field or
+/// sign-in requires the feature (`require!`), so only a spec assembled by hand gets here.
+#[cfg(not(feature = "password"))]
+pub fn hash(_: &str) -> Result<String, Problem> {
+    tracing::error!("a password is to be hashed, and this build of restgen leaves out its `password` feature");
+    Err(Problem::internal())
+}
+
+/// Without the `password` feature no password matches.
+#[cfg(not(feature = "password"))]
+pub fn verify(_: &str, _: &str) -> bool {
+    false
 }
 
 /// [`hash`] on a bounded hashing thread: 503 with `Retry-After` when none was free within

@@ -37,6 +37,14 @@ pub(crate) struct Tokens {
 impl Tokens {
     pub(crate) fn new(spec: &AuthSpec, secrets: &Secrets) -> Result<Tokens, String> {
         let jwt = &spec.jwt;
+        let built = match jwt.algorithm {
+            JwtAlgorithm::Hs256 => cfg!(feature = "jwt-hs256"),
+            JwtAlgorithm::Rs256 => cfg!(feature = "jwt-rs256"),
+            JwtAlgorithm::Es256 => cfg!(feature = "jwt-es256"),
+        };
+        if !built {
+            return Err(super::jwt_absent(jwt.algorithm));
+        }
         let (algorithm, signing, verifying) = match jwt.algorithm {
             JwtAlgorithm::Hs256 => {
                 let secret = match &secrets.jwt_secret {
