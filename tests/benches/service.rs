@@ -12,7 +12,8 @@
 //!
 //! Run: `cargo bench -p restgen-tests --bench service` (`BENCH_ROUNDS`, and `BENCH_MILLIS`
 //! for a run's time with each server, to change the runs; `BENCH_ROWS=<text>` for only
-//! the rows whose database and name contain it, `BENCH_COMPILE=0` to leave out the builds,
+//! the rows whose database and name contain it, `BENCH_COMPILE=0` to leave out the builds
+//! and `BENCH_COMPILE=only` for the builds alone,
 //! `BENCH_INSTRUCTIONS=<n>` for the requests counted under callgrind, 0 to leave the count
 //! out, and `BENCH_COUNT_AT=<n>` for how many of them are sent at once (1);
 //! `BENCH_PROFILES=<dir>` to keep each count's callgrind profile there,
@@ -118,6 +119,15 @@ fn main() {
             Duration::from_secs(s.parse().expect("--serve's pool timeout, in seconds"))
         });
         runtime.block_on(serve(&args[i + 1], &args[i + 2], pool_timeout));
+        return;
+    }
+    // `BENCH_COMPILE=only`: the builds alone, written to target/bench/compile.md.
+    if std::env::var("BENCH_COMPILE").as_deref() == Ok("only") {
+        let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
+        std::fs::create_dir_all(&out).unwrap();
+        let section = compile::measure();
+        std::fs::write(out.join("compile.md"), &section).unwrap();
+        println!("\n{section}\nwritten: target/bench/compile.md");
         return;
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
