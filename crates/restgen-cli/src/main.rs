@@ -322,7 +322,37 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
         };
         println!("{word:>13}  {}", path.display());
     }
+    for (name, why) in features_left_out(&out.join("Cargo.toml"), service) {
+        eprintln!(
+            "warning: Cargo.toml leaves out restgen's `{name}` feature, which the schema now uses ({why}): add \"{name}\" \
+             to the `features` of the `restgen` dependency, or the build stops there"
+        );
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The runtime features `service` uses that the kept `Cargo.toml` at `manifest` turns
+/// off: with `default-features = false` on the `restgen` dependency, the ones its
+/// `features` do not name. Not the databases, which a deployment may leave out on purpose.
+/// Read as text in the shapes `restgen generate` and `cargo add` write; the build says
+/// the same of any other shape, at the generated code's `require!`.
+fn features_left_out(manifest: &Path, service: &restgen_core::model::Service) -> Vec<(&'static str, String)> {
+    use restgen_core::features::{POSTGRES, SQLITE, used};
+    let Ok(text) = std::fs::read_to_string(manifest) else { return Vec::new() };
+    let table = text.find("[dependencies.restgen]").map(|at| {
+        let rest = &text[at + 1..];
+        &rest[..rest.find("\n[").unwrap_or(rest.len())]
+    });
+    let inline = text.lines().find(|l| l.trim_start().starts_with("restgen = {"));
+    let Some(dependency) = table.or(inline) else { return Vec::new() };
+    if !dependency.contains("default-features = false") {
+        return Vec::new();
+    }
+    used(service)
+        .into_iter()
+        .filter(|f| ![SQLITE, POSTGRES].contains(&f.name) && !dependency.contains(&format!("\"{}\"", f.name)))
+        .map(|f| (f.name, f.why))
+        .collect()
 }
 
 /// What generation left of one directory's files: staged to be put in place, or, under

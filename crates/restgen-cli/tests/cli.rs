@@ -142,6 +142,30 @@ fn user_owned_files_survive_regeneration_and_generated_ones_are_restored() {
     assert!(text(&out.stdout).contains("updated  svc/src/generated/models.rs"));
 }
 
+#[test]
+fn generate_warns_when_the_kept_cargo_toml_leaves_out_a_feature_the_schema_now_uses() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = shop();
+    let gen_args = ["generate", schema.to_str().unwrap(), "--out", "svc", "--no-client"];
+    let first = restgen(&gen_args, dir.path());
+    assert_eq!(first.status.code(), Some(0));
+    assert!(!text(&first.stderr).contains("leaves out"), "{}", text(&first.stderr));
+    // The user's Cargo.toml, from before the schema published events.
+    let manifest = dir.path().join("svc/Cargo.toml");
+    let kept = std::fs::read_to_string(&manifest).unwrap();
+    let without: String = kept.lines().filter(|l| !l.contains("\"webhooks\"")).map(|l| format!("{l}\n")).collect();
+    std::fs::write(&manifest, &without).unwrap();
+    let again = restgen(&gen_args, dir.path());
+    assert_eq!(again.status.code(), Some(0));
+    let warned = text(&again.stderr);
+    assert!(
+        warned.contains("leaves out restgen's `webhooks` feature") && warned.contains("`events` of order"),
+        "{warned}"
+    );
+    assert!(!warned.contains("`csv` feature"), "only what is missing: {warned}");
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), without, "the user's Cargo.toml is theirs");
+}
+
 /// The process's umask, as Linux reports it in /proc/self/status (it cannot be read
 /// without being set, and setting it would race the other tests' file creation).
 #[cfg(target_os = "linux")]
