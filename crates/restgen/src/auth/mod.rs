@@ -308,10 +308,10 @@ fn principal_of(spec: &AuthSpec, record: &Record) -> Principal {
 /// Why this build cannot sign or verify with `algorithm`. The generated code requires the
 /// feature (`require!`), so only a spec assembled by hand in code meets this, at start.
 fn jwt_absent(algorithm: crate::spec::JwtAlgorithm) -> String {
-    let word = algorithm.word();
     format!(
-        "`auth.jwt.algorithm: {word}` needs restgen's `jwt-{}` feature, which this build leaves out",
-        word.to_lowercase()
+        "`auth.jwt.algorithm: {}` needs restgen's `{}` feature, which this build leaves out",
+        algorithm.word(),
+        restgen_model::features::jwt(algorithm)
     )
 }
 
