@@ -81,5 +81,6 @@ fn options(path: &Path) -> Options {
         source_name: display_name(path),
         runtime: RuntimeDep::Path("../../../crates/restgen".into()),
         client_runtime: RuntimeDep::Path("../../../crates/restgen-client".into()),
+        databases: restgen_core::evolution::ddl::Dialect::ALL.to_vec(),
     }
 }

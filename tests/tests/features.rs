@@ -1,6 +1,7 @@
 //! A generated service turns on the runtime's parts its schema uses, by the names the
 //! runtime gives them: checked for every valid fixture against the runtime's own manifest.
 
+use restgen_core::evolution::ddl::Dialect;
 use restgen_core::features::{self, POSTGRES, SQLITE};
 use restgen_tests::{display_name, generate, load_valid, root, valid_schemas};
 
@@ -49,7 +50,8 @@ fn the_runtime_declares_every_feature_a_service_can_need_and_turns_all_on_by_def
 fn every_fixture_turns_on_what_its_schema_uses_and_its_code_requires_it() {
     for path in valid_schemas() {
         let name = display_name(&path);
-        let used = features::used(&load_valid(&path));
+        let mut used = features::databases(&Dialect::ALL);
+        used.extend(features::used(&load_valid(&path)));
         let files = generate(&path).files;
         let manifest = &files[std::path::Path::new("Cargo.toml")].contents;
         let listed: Vec<&str> = manifest

@@ -8,6 +8,7 @@ mod paths;
 use clap::{Parser, Subcommand, ValueEnum};
 use restgen_core::diagnostics::{self, Diagnostics, Severity, Sources};
 use restgen_core::emit::{self, Crate, Options, RuntimeDep};
+use restgen_core::evolution::ddl::Dialect;
 use restgen_core::model::Service;
 use restgen_core::output::{Action, Output, Staged, Stale};
 use std::io::IsTerminal;
@@ -60,7 +61,7 @@ enum Command {
     },
     /// Generate the service crate and its client crate from a schema.
     #[command(
-        after_help = "Files under src/generated/ are rewritten whenever their bytes change; Cargo.toml, src/main.rs, src/lib.rs and src/hooks.rs are written only when absent and are yours afterwards. Migrations under migrations/ are written once and never rewritten: each run diffs the schema against migrations/storage.json, the record of the last generation, and writes the next numbered migration when what the database holds changes, refusing changes that drop data unless --accept-data-loss. The client crate (`<service>-client` beside the service crate unless --client-out says otherwise) is generated whole. A failed run leaves each output directory as it was.\n\nExamples:\n  restgen generate shop.yaml --out shop-service\n  restgen generate shop.yaml --out shop-service --check    # CI: exit 1 and list stale files\n  restgen generate shop.yaml --out svc --runtime-version 0.1"
+        after_help = "Files under src/generated/ are rewritten whenever their bytes change; Cargo.toml, src/main.rs, src/lib.rs and src/hooks.rs are written only when absent and are yours afterwards. Migrations under migrations/ are written once and never rewritten: each run diffs the schema against migrations/storage.json, the record of the last generation, and writes the next numbered migration when what the database holds changes, refusing changes that drop data unless --accept-data-loss. The client crate (`<service>-client` beside the service crate unless --client-out says otherwise) is generated whole. A failed run leaves each output directory as it was.\n\nExamples:\n  restgen generate shop.yaml --out shop-service\n  restgen generate shop.yaml --out shop-service --check    # CI: exit 1 and list stale files\n  restgen generate shop.yaml --out svc --database postgres   # PostgreSQL alone: a smaller build\n  restgen generate shop.yaml --out svc --runtime-version 0.1"
     )]
     Generate {
         /// The schema file.
@@ -83,6 +84,10 @@ enum Command {
         /// Depend on this registry version of the runtime crate.
         #[arg(long)]
         runtime_version: Option<String>,
+        /// Build the new service with this database alone (repeat it for both, the default:
+        /// `DATABASE_URL` then picks at start). Written into a new Cargo.toml only.
+        #[arg(long = "database", value_enum, value_name = "DATABASE")]
+        databases: Vec<Database>,
         /// Write the migration even where it drops data (a field or resource gone, a type
         /// narrowed) or may fail on rows stored (a new required field without a default).
         #[arg(long)]
@@ -132,6 +137,22 @@ pub(crate) enum DiffFormat {
     Json,
 }
 
+/// A database a generated service's build keeps.
+#[derive(Clone, Copy, ValueEnum)]
+enum Database {
+    Sqlite,
+    Postgres,
+}
+
+impl From<Database> for Dialect {
+    fn from(database: Database) -> Dialect {
+        match database {
+            Database::Sqlite => Dialect::Sqlite,
+            Database::Postgres => Dialect::Postgres,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 pub(crate) enum Format {
     Human,
@@ -155,9 +176,11 @@ fn main() -> ExitCode {
             check,
             runtime_path,
             runtime_version,
+            databases,
             accept_data_loss,
         } => {
-            let settings = Generation { client_out, no_client, check, runtime_path, runtime_version, accept_data_loss };
+            let settings =
+                Generation { client_out, no_client, check, runtime_path, runtime_version, databases, accept_data_loss };
             generate(&file, &out, settings, color)
         }
         Command::Diff { files, against, format } => diff::run(&files, against.as_deref(), format, color),
@@ -220,11 +243,13 @@ struct Generation {
     check: bool,
     runtime_path: Option<PathBuf>,
     runtime_version: Option<String>,
+    databases: Vec<Database>,
     accept_data_loss: bool,
 }
 
 fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Result<ExitCode, u8> {
-    let Generation { client_out, no_client, check, runtime_path, runtime_version, accept_data_loss } = settings;
+    let Generation { client_out, no_client, check, runtime_path, runtime_version, databases, accept_data_loss } =
+        settings;
     let loaded = load(file, Format::Human, color)?;
     let service = &loaded.service;
     let client_out = client_out.unwrap_or_else(|| paths::client_dir(out, &service.name.value));
@@ -237,7 +262,9 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
         (None, None) => (paths::default_runtime(out, "restgen"), paths::default_runtime(&client_out, "restgen-client")),
     };
     let source_name = file.file_name().map_or_else(|| "schema".into(), |n| n.to_string_lossy().into_owned());
-    let options = Options { source_name, runtime, client_runtime };
+    let kept: Vec<Dialect> = databases.into_iter().map(Dialect::from).collect();
+    let databases = Dialect::ALL.into_iter().filter(|d| kept.is_empty() || kept.contains(d)).collect();
+    let options = Options { source_name, runtime, client_runtime, databases };
     let mut diags = Diagnostics::new();
     let history = history::plan(out, service, accept_data_loss, &mut diags)?;
     let refused = diags.has_errors();
@@ -337,7 +364,7 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
 /// Read as text in the shapes `restgen generate` and `cargo add` write; the build says
 /// the same of any other shape, at the generated code's `require!`.
 fn features_left_out(manifest: &Path, service: &restgen_core::model::Service) -> Vec<(&'static str, String)> {
-    use restgen_core::features::{POSTGRES, SQLITE, used};
+    use restgen_core::features::used;
     let Ok(text) = std::fs::read_to_string(manifest) else { return Vec::new() };
     let table = text.find("[dependencies.restgen]").map(|at| {
         let rest = &text[at + 1..];
@@ -350,7 +377,7 @@ fn features_left_out(manifest: &Path, service: &restgen_core::model::Service) ->
     }
     used(service)
         .into_iter()
-        .filter(|f| ![SQLITE, POSTGRES].contains(&f.name) && !dependency.contains(&format!("\"{}\"", f.name)))
+        .filter(|f| !dependency.contains(&format!("\"{}\"", f.name)))
         .map(|f| (f.name, f.why))
         .collect()
 }

@@ -166,6 +166,39 @@ fn generate_warns_when_the_kept_cargo_toml_leaves_out_a_feature_the_schema_now_u
     assert_eq!(std::fs::read_to_string(&manifest).unwrap(), without, "the user's Cargo.toml is theirs");
 }
 
+#[test]
+fn generate_keeps_the_databases_it_is_told_and_says_which_it_knows() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = shop();
+    let features = |manifest: &str| -> Vec<String> {
+        let list = manifest.split("features = [").nth(1).unwrap().split(']').next().unwrap();
+        list.lines().filter_map(|l| Some(l.trim().strip_prefix('"')?.split('"').next()?.to_owned())).collect()
+    };
+    let both = ["generate", schema.to_str().unwrap(), "--out", "both", "--no-client"];
+    assert_eq!(restgen(&both, dir.path()).status.code(), Some(0));
+    let manifest = std::fs::read_to_string(dir.path().join("both/Cargo.toml")).unwrap();
+    assert_eq!(features(&manifest)[..2], ["sqlite", "postgres"], "both by default");
+
+    let one = ["generate", schema.to_str().unwrap(), "--out", "pg", "--no-client", "--database", "postgres"];
+    let first = restgen(&one, dir.path());
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let manifest = std::fs::read_to_string(dir.path().join("pg/Cargo.toml")).unwrap();
+    let kept = features(&manifest);
+    assert_eq!(kept[0], "postgres", "{manifest}");
+    assert!(!kept.contains(&"sqlite".to_owned()), "{manifest}");
+    assert!(kept.contains(&"csv".to_owned()), "the schema's parts as ever: {manifest}");
+    // A database left out is the deployment's choice, not a part the schema misses.
+    let again = restgen(&one[..5], dir.path());
+    assert_eq!(again.status.code(), Some(0));
+    assert!(!text(&again.stderr).contains("leaves out"), "{}", text(&again.stderr));
+
+    let unknown = restgen(&["generate", schema.to_str().unwrap(), "--out", "my", "--database", "mysql"], dir.path());
+    assert_eq!(unknown.status.code(), Some(2));
+    let said = text(&unknown.stderr);
+    assert!(said.contains("invalid value 'mysql'") && said.contains("[possible values: sqlite, postgres]"), "{said}");
+    assert!(!dir.path().join("my").exists(), "nothing written");
+}
+
 /// The process's umask, as Linux reports it in /proc/self/status (it cannot be read
 /// without being set, and setting it would race the other tests' file creation).
 #[cfg(target_os = "linux")]

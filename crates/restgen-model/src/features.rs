@@ -3,6 +3,7 @@
 //! service's `Cargo.toml`; the generated code requires each, so a build that leaves one
 //! out fails with a message naming it, never at run time.
 
+use crate::evolution::ddl::Dialect;
 use crate::model::{FieldType, Format, JwtAlgorithm, Service};
 
 /// One feature of the runtime a service uses, and why.
@@ -36,13 +37,35 @@ pub fn jwt(algorithm: JwtAlgorithm) -> &'static str {
     }
 }
 
-/// What `service` uses of the runtime, in the order of [`ALL`]. Both databases: which one a
-/// service runs on is its `DATABASE_URL`'s choice, made at deployment, not the schema's.
+/// The feature of the runtime that stores records in `database`.
+pub fn database(database: Dialect) -> &'static str {
+    match database {
+        Dialect::Sqlite => SQLITE,
+        Dialect::Postgres => POSTGRES,
+    }
+}
+
+/// The features of the databases a service's build keeps, `kept`, in the order of
+/// [`ALL`]: which one it runs on is its `DATABASE_URL`'s choice, made at deployment, not
+/// the schema's.
+pub fn databases(kept: &[Dialect]) -> Vec<Feature> {
+    Dialect::ALL
+        .into_iter()
+        .filter(|d| kept.contains(d))
+        .map(|d| Feature {
+            name: database(d),
+            why: match d {
+                Dialect::Sqlite => "SQLite, the database when `DATABASE_URL` is unset or `sqlite:`".into(),
+                Dialect::Postgres => "PostgreSQL, for a `DATABASE_URL` of `postgres:`".into(),
+            },
+        })
+        .collect()
+}
+
+/// What `service`'s schema uses of the runtime beside its databases ([`databases`]), in
+/// the order of [`ALL`].
 pub fn used(service: &Service) -> Vec<Feature> {
-    let mut used = vec![
-        Feature { name: SQLITE, why: "SQLite, the database when `DATABASE_URL` is unset or `sqlite:`".into() },
-        Feature { name: POSTGRES, why: "PostgreSQL, for a `DATABASE_URL` of `postgres:`".into() },
-    ];
+    let mut used = Vec::new();
     let publishing: Vec<&str> =
         service.resources.iter().filter(|r| !r.events.is_empty()).map(|r| r.name.value.as_str()).collect();
     if !publishing.is_empty() {

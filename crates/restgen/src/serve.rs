@@ -73,7 +73,8 @@ pub struct Settings {
 /// Settings read from the environment.
 #[derive(Clone)]
 pub struct Config {
-    /// `DATABASE_URL`; default: a SQLite file named after the service in the working directory.
+    /// `DATABASE_URL`; default: a SQLite file named after the service in the working
+    /// directory, when the build keeps SQLite.
     pub database_url: String,
     /// `BIND`; default `127.0.0.1:8080`.
     pub bind: String,
@@ -102,7 +103,15 @@ impl Config {
     /// an error naming it.
     pub fn from_env(service: &str) -> Result<Config, String> {
         Ok(Config {
-            database_url: std::env::var("DATABASE_URL").unwrap_or_else(|_| format!("sqlite://{service}.db")),
+            database_url: match std::env::var("DATABASE_URL") {
+                Ok(url) => url,
+                Err(_) if cfg!(feature = "sqlite") => format!("sqlite://{service}.db"),
+                Err(_) => {
+                    return Err("DATABASE_URL is unset, and this build of the service keeps PostgreSQL alone: set it \
+                                to a postgres:// URL"
+                        .into());
+                }
+            },
             bind: std::env::var("BIND").unwrap_or_else(|_| "127.0.0.1:8080".into()),
             store: StoreOptions::from_lookup(|name| std::env::var(name).ok())?,
             http: HttpLimits::from_lookup(|name| std::env::var(name).ok())?,

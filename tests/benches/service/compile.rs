@@ -77,15 +77,17 @@ fn measure_crate(name: &str, krate: &Crate, edit: impl FnOnce() -> Duration) -> 
 }
 
 /// The hand-written service's manifest outside the workspace: its dependencies as the
-/// workspace pins them.
-fn reference_manifest(workspace: &str) -> String {
+/// workspace pins them, with the features its own manifest adds (`own`).
+fn reference_manifest(workspace: &str, own: &str) -> String {
     let mut deps = String::new();
     for dep in REFERENCE_DEPS {
-        let line = workspace
-            .lines()
-            .find(|l| l.starts_with(&format!("{dep} = ")))
-            .unwrap_or_else(|| panic!("the workspace pins {dep}"));
-        deps.push_str(line);
+        let line = |manifest: &str| manifest.lines().find(|l| l.starts_with(&format!("{dep} = "))).map(str::to_owned);
+        let pinned = line(workspace).unwrap_or_else(|| panic!("the workspace pins {dep}"));
+        let added = line(own).and_then(|l| Some(l.split_once("features = [")?.1.split_once(']')?.0.to_owned()));
+        match added {
+            Some(added) => deps.push_str(&pinned.replacen("features = [", &format!("features = [{added}, "), 1)),
+            None => deps.push_str(&pinned),
+        }
         deps.push('\n');
     }
     format!(
@@ -120,7 +122,8 @@ pub fn measure() -> String {
     let reference = Crate { dir: dir.path().join("reference"), target: dir.path().join("target-reference") };
     std::fs::create_dir_all(reference.dir.join("src")).unwrap();
     let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
-    std::fs::write(reference.dir.join("Cargo.toml"), reference_manifest(&workspace)).unwrap();
+    let own = std::fs::read_to_string(root.join("tests/reference-service/Cargo.toml")).unwrap();
+    std::fs::write(reference.dir.join("Cargo.toml"), reference_manifest(&workspace, &own)).unwrap();
     let main = root.join("tests/reference-service/src/main.rs");
     std::fs::copy(&main, reference.dir.join("src/main.rs")).unwrap();
     std::fs::copy(&lock, reference.dir.join("Cargo.lock")).unwrap();

@@ -44,6 +44,9 @@ pub struct Options {
     pub runtime: RuntimeDep,
     /// How the generated client crate depends on the client runtime `restgen-client`.
     pub client_runtime: RuntimeDep,
+    /// The databases the service's build keeps (the runtime's `sqlite` and `postgres`
+    /// features), at least one.
+    pub databases: Vec<crate::evolution::ddl::Dialect>,
 }
 
 /// A generation that failed inside restgen: always a bug, never a schema problem (those

@@ -69,7 +69,8 @@ pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'stat
             input => format!("Create{}", super::names::type_name(&r.name.value)),
         }
     });
-    let used = restgen_model::features::used(service);
+    let mut used = restgen_model::features::databases(&options.databases);
+    used.extend(restgen_model::features::used(service));
     let widest = used.iter().map(|f| f.name.len()).max().unwrap_or(0);
     let features: Vec<_> = used
         .iter()

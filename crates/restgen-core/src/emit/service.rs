@@ -86,10 +86,8 @@ pub(crate) fn emit(service: &crate::model::Service) -> RustFile<'static> {
 /// one fails saying which and why. Not the databases: which ones a build keeps is the
 /// deployment's choice, which the schema does not make.
 pub(crate) fn required(service: &crate::model::Service) -> Vec<proc_macro2::TokenStream> {
-    use restgen_model::features::{POSTGRES, SQLITE};
     restgen_model::features::used(service)
         .into_iter()
-        .filter(|f| ![SQLITE, POSTGRES].contains(&f.name))
         .map(|f| {
             let feature = quote::format_ident!("{}", f.name.replace('-', "_"));
             let why = f.why;

@@ -5,6 +5,8 @@ use crate::spec::{AuthSpec, JwtAlgorithm};
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use serde::{Deserialize, Serialize};
 
+mod crypto;
+
 /// Clock skew tolerated between the instances that issue and verify tokens.
 const LEEWAY_SECONDS: u64 = 30;
 
@@ -45,6 +47,8 @@ impl Tokens {
         if !built {
             return Err(super::jwt_absent(jwt.algorithm));
         }
+        // Before the first token: every one is signed and checked by this build's families.
+        crypto::install();
         let (algorithm, signing, verifying) = match jwt.algorithm {
             JwtAlgorithm::Hs256 => {
                 let secret = match &secrets.jwt_secret {

@@ -2,7 +2,9 @@
 //! limit per account, counted and written in one step. The table is the runtime's own
 //! (`restgen_api_key`), created by the migrations where the service issues keys.
 
-use super::{Pool, SqlValue, Store, StoreError, begin, bind, leased, value};
+#[cfg(feature = "postgres")]
+use super::begin;
+use super::{Pool, SqlValue, Store, StoreError, bind, leased, value};
 use crate::spec::IdKind;
 
 /// One row of the API key table.
@@ -42,6 +44,7 @@ impl Store {
     /// time, so the count and the insert are one step there as they are.
     pub(crate) async fn insert_below_limit(
         &self,
+        #[cfg_attr(not(feature = "postgres"), expect(unused_variables, reason = "SQLite's one writer is the lock"))]
         scope: &str,
         sql: String,
         args: Vec<SqlValue>,
@@ -51,7 +54,9 @@ impl Store {
             other => sqlx::Error::Protocol(other.to_string()),
         })?;
         match &self.pool {
+            #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => Ok(leased!(pool, c => bind(sql, args).execute(c))?.rows_affected()),
+            #[cfg(feature = "postgres")]
             Pool::Postgres(pool) => {
                 let mut lease = pool.acquire().await?;
                 let mut tx = begin(&mut lease, None).await?;

@@ -1,15 +1,13 @@
 //! Opening a store: the URL's database, its pool sized for the machine and opened to its
 //! least, and SQLite's turns to write.
 
-use super::{Connections, Dialect, Lease, PgConnections, Pool, SqliteConnections, Store, StoreError, StoreOptions};
-use super::{Synchronous, busy, pool};
+use super::{Connections, Dialect, Lease, Pool, Store, StoreError, StoreOptions, pool};
 use crate::clock::Clock;
-use sqlx::postgres::PgConnectOptions;
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 /// How many connections of one SQLite store write at once ([`Store::write_permit`]).
+#[cfg(feature = "sqlite")]
 const WRITERS: usize = 2;
 
 /// One write's turn ([`Store::write_permit`]). Its end rings the writer waiting on the lock
@@ -21,8 +19,21 @@ pub(super) struct WritePermit<'a> {
 
 impl Drop for WritePermit<'_> {
     fn drop(&mut self) {
-        busy::ring();
+        #[cfg(feature = "sqlite")]
+        super::busy::ring();
     }
+}
+
+/// The refusal of a URL of a `database` this build of the runtime leaves out.
+#[cfg(not(all(feature = "sqlite", feature = "postgres")))]
+fn left_out(database: &str, feature: &str) -> sqlx::Error {
+    sqlx::Error::Configuration(
+        format!(
+            "DATABASE_URL names {database}, which this build of the service leaves out: add \"{feature}\" to the \
+             `features` of the `restgen` dependency in Cargo.toml"
+        )
+        .into(),
+    )
 }
 
 /// How long a start waits for the database to take its first connection, retrying one
@@ -114,10 +125,25 @@ impl Store {
     /// `turn`); one that finds the lock held tries again whenever a connection of this
     /// process lets it go, or every millisecond, for up to 5 s, then fails as busy: 503
     /// with `Retry-After`.
+    ///
+    /// A URL of a database this build of the runtime leaves out (its cargo feature off) is
+    /// refused, naming the feature.
     pub async fn connect_with(url: &str, options: StoreOptions) -> Result<Store, sqlx::Error> {
         if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Store::connect_postgres(url, options).await
+        } else if url.starts_with("sqlite:") {
+            Store::connect_sqlite(url, options).await
+        } else {
+            Err(sqlx::Error::Configuration("DATABASE_URL must start with sqlite: or postgres:".into()))
+        }
+    }
+
+    #[cfg(feature = "postgres")]
+    async fn connect_postgres(url: &str, options: StoreOptions) -> Result<Store, sqlx::Error> {
+        {
             let most = max_connections(&options, 4 * cores(), "4 per core on PostgreSQL")?;
-            let pool = PgConnections::new(PgConnectOptions::from_str(url)?, &options, most);
+            let connect = sqlx::postgres::PgConnectOptions::from_str(url)?;
+            let pool = super::PgConnections::new(connect, &options, most);
             let first = first_connection(&pool).await?;
             open_min_connections(&pool, first, options.min_connections).await?;
             Ok(Store {
@@ -127,10 +153,16 @@ impl Store {
                 writers: None,
                 clock: Clock::System,
             })
-        } else if url.starts_with("sqlite:") {
+        }
+    }
+
+    #[cfg(feature = "sqlite")]
+    async fn connect_sqlite(url: &str, options: StoreOptions) -> Result<Store, sqlx::Error> {
+        use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+        {
             let synchronous = match options.synchronous {
-                Synchronous::Normal => SqliteSynchronous::Normal,
-                Synchronous::Full => SqliteSynchronous::Full,
+                super::Synchronous::Normal => SqliteSynchronous::Normal,
+                super::Synchronous::Full => SqliteSynchronous::Full,
             };
             let connect = SqliteConnectOptions::from_str(url)?
                 .create_if_missing(true)
@@ -138,7 +170,7 @@ impl Store {
                 .synchronous(synchronous)
                 .foreign_keys(true);
             let most = max_connections(&options, 2 * cores(), "2 per core on SQLite")?;
-            let pool = SqliteConnections::new(connect, &options, most);
+            let pool = super::SqliteConnections::new(connect, &options, most);
             let first = first_connection(&pool).await?;
             open_min_connections(&pool, first, options.min_connections).await?;
             let writers = Some(std::sync::Arc::new(tokio::sync::Semaphore::new(WRITERS)));
@@ -149,9 +181,17 @@ impl Store {
                 writers,
                 clock: Clock::System,
             })
-        } else {
-            Err(sqlx::Error::Configuration("DATABASE_URL must start with sqlite: or postgres:".into()))
         }
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    async fn connect_postgres(_: &str, _: StoreOptions) -> Result<Store, sqlx::Error> {
+        Err(left_out("PostgreSQL", restgen_model::features::POSTGRES))
+    }
+
+    #[cfg(not(feature = "sqlite"))]
+    async fn connect_sqlite(_: &str, _: StoreOptions) -> Result<Store, sqlx::Error> {
+        Err(left_out("SQLite", restgen_model::features::SQLITE))
     }
 
     /// This instance's turn to write to SQLite, waited for in the order the writers came

@@ -66,6 +66,17 @@ impl std::fmt::Display for StoreError {
 
 impl std::error::Error for StoreError {}
 
+/// Whether `error` is PostgreSQL's, whose SQLSTATE classes say more than SQLite's codes.
+#[cfg(feature = "postgres")]
+fn from_postgres(error: &dyn sqlx::error::DatabaseError) -> bool {
+    error.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some()
+}
+
+#[cfg(not(feature = "postgres"))]
+fn from_postgres(_: &dyn sqlx::error::DatabaseError) -> bool {
+    false
+}
+
 impl StoreError {
     /// Whether the database turned the request away for now and may take it shortly: a
     /// lock waited for in vain (SQLite's busy or locked, PostgreSQL's `lock_not_available`),
@@ -81,14 +92,14 @@ impl StoreError {
             StoreError::Database(sqlx::Error::Database(db)) => {
                 let code = db.code();
                 let code = code.as_deref().unwrap_or_default();
+                #[cfg(feature = "sqlite")]
                 if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
                     // Extended codes (`SQLITE_BUSY_SNAPSHOT`, ...) carry the primary one in
                     // their low byte.
                     let primary = code.parse::<std::ffi::c_int>().map_or(0, |c| c & 0xff);
-                    primary == libsqlite3_sys::SQLITE_BUSY || primary == libsqlite3_sys::SQLITE_LOCKED
-                } else {
-                    matches!(code, "40001" | "40P01" | "55P03")
+                    return primary == libsqlite3_sys::SQLITE_BUSY || primary == libsqlite3_sys::SQLITE_LOCKED;
                 }
+                matches!(code, "40001" | "40P01" | "55P03")
             }
             _ => false,
         }
@@ -104,9 +115,7 @@ impl StoreError {
             StoreError::Database(
                 sqlx::Error::Io(_) | sqlx::Error::Tls(_) | sqlx::Error::PoolClosed | sqlx::Error::WorkerCrashed,
             ) => true,
-            StoreError::Database(sqlx::Error::Database(db))
-                if db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>().is_some() =>
-            {
+            StoreError::Database(sqlx::Error::Database(db)) if from_postgres(db.as_ref()) => {
                 let code = db.code();
                 let code = code.as_deref().unwrap_or_default();
                 code.starts_with("08") || matches!(code, "57P01" | "57P02" | "57P03" | "53300" | "25006")

@@ -6,7 +6,9 @@
 macro_rules! on_pool {
     ($store:expr, $pool:ident => $body:expr) => {
         match &$store.pool {
+            #[cfg(feature = "sqlite")]
             $crate::store::Pool::Sqlite($pool) => $body,
+            #[cfg(feature = "postgres")]
             $crate::store::Pool::Postgres($pool) => $body,
         }
     };

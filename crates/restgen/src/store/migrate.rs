@@ -16,7 +16,9 @@ pub struct MigrationSpec {
 
 /// The migration lock's key: two 32-bit halves, the first restgen's, the second the
 /// schema's, so services on other schemas of one database do not wait for each other.
+#[cfg(feature = "postgres")]
 const LOCK: &str = "SELECT pg_advisory_lock(hashtext('restgen migrate'), hashtext(current_schema()))";
+#[cfg(feature = "postgres")]
 const UNLOCK: &str = "SELECT pg_advisory_unlock(hashtext('restgen migrate'), hashtext(current_schema()))";
 
 impl Store {
@@ -48,17 +50,11 @@ impl Store {
     /// sessions fails in one of them. The lock is held by a connection of its own, so it
     /// goes with the connection if this process dies.
     async fn exclusively<T>(&self, work: impl Future<Output = Result<T, MigrateError>>) -> Result<T, MigrateError> {
-        let Pool::Postgres(pool) = &self.pool else { return work.await };
-        let failed = |e: sqlx::Error| MigrateError(format!("cannot take the migration lock: {e}"));
-        let mut holder = pool.acquire().await.map_err(failed)?;
-        sqlx::query(LOCK).execute(&mut *holder).await.map_err(failed)?;
-        let done = work.await;
-        match sqlx::query(UNLOCK).execute(&mut *holder).await {
-            Ok(_) => holder.settle(),
-            // Closed rather than returned to the pool still holding the lock.
-            Err(_) => holder.discard(),
+        #[cfg(feature = "postgres")]
+        if let Some(pool) = self.postgres() {
+            return locked(pool, work).await;
         }
-        done
+        work.await
     }
 
     /// Applies `migrations` not yet applied; with `only_these`, migrations applied before
@@ -106,6 +102,7 @@ impl Store {
             _ => MigrateError(e.to_string()),
         };
         match &self.pool {
+            #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => {
                 let mut conn = pool.acquire().await.map_err(|e| MigrateError(e.to_string()))?;
                 sqlx::query("PRAGMA foreign_keys = OFF")
@@ -123,6 +120,7 @@ impl Store {
                 ran?;
                 on.map_err(|e| MigrateError(e.to_string()))?;
             }
+            #[cfg(feature = "postgres")]
             Pool::Postgres(pool) => {
                 let mut conn = pool.acquire().await.map_err(|e| MigrateError(e.to_string()))?;
                 if let Err(e) = migrator.run(&mut *conn).await {
@@ -216,4 +214,23 @@ impl Store {
         self.run_migrations(&spec, true).await?;
         self.create_runtime_tables().await.map_err(failed)
     }
+}
+
+/// Runs `work` holding the migration lock on a connection of `pool` of its own
+/// ([`Store::exclusively`]).
+#[cfg(feature = "postgres")]
+async fn locked<T>(
+    pool: &super::PgConnections,
+    work: impl Future<Output = Result<T, MigrateError>>,
+) -> Result<T, MigrateError> {
+    let failed = |e: sqlx::Error| MigrateError(format!("cannot take the migration lock: {e}"));
+    let mut holder = pool.acquire().await.map_err(failed)?;
+    sqlx::query(LOCK).execute(&mut *holder).await.map_err(failed)?;
+    let done = work.await;
+    match sqlx::query(UNLOCK).execute(&mut *holder).await {
+        Ok(_) => holder.settle(),
+        // Closed rather than returned to the pool still holding the lock.
+        Err(_) => holder.discard(),
+    }
+    done
 }

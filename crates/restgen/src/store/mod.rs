@@ -5,11 +5,17 @@
 //! booleans), so one query builder serves both dialects. Every value is a bound
 //! parameter; identifiers come from the validated schema and are always quoted.
 
+#[cfg(not(any(feature = "sqlite", feature = "postgres")))]
+compile_error!(
+    "restgen needs a database to store records in: turn on its `sqlite` feature, its `postgres` feature, or both"
+);
+
 #[macro_use]
 mod macros;
 
 mod api_keys;
 mod budgets;
+#[cfg(feature = "sqlite")]
 mod busy;
 mod connect;
 mod error;
@@ -35,7 +41,11 @@ pub(crate) use budgets::Budget;
 pub use error::{MigrateError, StoreError};
 pub use migrate::MigrationSpec;
 pub use options::{StoreOptions, Synchronous};
-pub use pool::{Connections, Lease, PgConnections, PgLease, SqliteConnections, SqliteLease};
+pub use pool::{Connections, Lease};
+#[cfg(feature = "postgres")]
+pub use pool::{PgConnections, PgLease};
+#[cfg(feature = "sqlite")]
+pub use pool::{SqliteConnections, SqliteLease};
 pub use record::Record;
 pub(crate) use rows::Rows;
 pub use sql::{Filter, ListQuery, Page, SortKey};
@@ -74,7 +84,9 @@ pub struct Store {
 /// between them and the rows.
 #[derive(Clone, Debug)]
 enum Pool {
+    #[cfg(feature = "sqlite")]
     Sqlite(SqliteConnections),
+    #[cfg(feature = "postgres")]
     Postgres(PgConnections),
 }
 
@@ -108,9 +120,12 @@ impl Store {
 
     /// The SQLite connections, for a hand-written route beside the generated ones, taken
     /// and settled as [`Store::postgres`]'s are.
+    #[cfg(feature = "sqlite")]
     pub fn sqlite(&self) -> Option<&SqliteConnections> {
         match &self.pool {
+            #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => Some(pool),
+            #[cfg(feature = "postgres")]
             Pool::Postgres(_) => None,
         }
     }
@@ -118,9 +133,12 @@ impl Store {
     /// The PostgreSQL connections, for a hand-written route beside the generated ones:
     /// [`PgConnections::acquire`] takes one, which a route settles ([`PgLease::settle`])
     /// when its work on it has finished, so that it goes back without a check.
+    #[cfg(feature = "postgres")]
     pub fn postgres(&self) -> Option<&PgConnections> {
         match &self.pool {
+            #[cfg(feature = "postgres")]
             Pool::Postgres(pool) => Some(pool),
+            #[cfg(feature = "sqlite")]
             Pool::Sqlite(_) => None,
         }
     }

@@ -9,7 +9,6 @@
 use super::{Pool, Record, SqlValue, Store, StoreError, begin, bind, int, leased, text};
 use crate::spec::ResourceSpec;
 use serde_json::{Map, Value, json};
-use sqlx::Row;
 
 #[cfg(feature = "webhooks")]
 mod deliveries;
@@ -115,10 +114,13 @@ impl Store {
     async fn add_column(&self, table: &str, column: &str, definition: &str) -> Result<(), sqlx::Error> {
         let add = format!("ALTER TABLE \"{table}\" ADD COLUMN IF NOT EXISTS \"{column}\" {definition}");
         match &self.pool {
+            #[cfg(feature = "postgres")]
             Pool::Postgres(pool) => {
                 leased!(pool, c => bind(add, Vec::new()).execute(c))?;
             }
+            #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => {
+                use sqlx::Row as _;
                 let has = "SELECT COUNT(*) FROM pragma_table_info($1) WHERE \"name\" = $2";
                 let found: i64 =
                     leased!(pool, c => bind(has, vec![text(table), text(column)]).fetch_one(c))?.try_get(0)?;

@@ -16,9 +16,9 @@
 //! while idle is found before a request is given it, and one in steady use costs no check
 //! at all.
 
-use super::{StoreOptions, busy};
+use super::StoreOptions;
 use deadpool::managed::{self, Metrics, Object, PoolError, RecycleError, RecycleResult, Timeouts};
-use sqlx::{ConnectOptions, Connection, Postgres, Sqlite};
+use sqlx::{ConnectOptions, Connection};
 use std::ops::{Deref, DerefMut};
 use std::time::{Duration, Instant};
 
@@ -33,17 +33,19 @@ pub trait Driver: sqlx::Database {
     ) -> impl Future<Output = Result<Self::Connection, sqlx::Error>> + Send;
 }
 
-impl Driver for Postgres {
+#[cfg(feature = "postgres")]
+impl Driver for sqlx::Postgres {
     async fn open(options: &sqlx::postgres::PgConnectOptions) -> Result<sqlx::PgConnection, sqlx::Error> {
         options.connect().await
     }
 }
 
-impl Driver for Sqlite {
+#[cfg(feature = "sqlite")]
+impl Driver for sqlx::Sqlite {
     /// With the store's busy handler ([`busy`]).
     async fn open(options: &sqlx::sqlite::SqliteConnectOptions) -> Result<sqlx::SqliteConnection, sqlx::Error> {
         let mut connection = options.connect().await?;
-        busy::install(&mut connection).await?;
+        super::busy::install(&mut connection).await?;
         Ok(connection)
     }
 }
@@ -83,10 +85,12 @@ pub struct Connections<DB: Driver> {
 }
 
 /// A PostgreSQL store's connections.
-pub type PgConnections = Connections<Postgres>;
+#[cfg(feature = "postgres")]
+pub type PgConnections = Connections<sqlx::Postgres>;
 
 /// A SQLite store's connections.
-pub type SqliteConnections = Connections<Sqlite>;
+#[cfg(feature = "sqlite")]
+pub type SqliteConnections = Connections<sqlx::Sqlite>;
 
 impl<DB: Driver> Clone for Connections<DB> {
     fn clone(&self) -> Self {
@@ -228,10 +232,12 @@ pub struct Lease<DB: Driver> {
 }
 
 /// A connection of a PostgreSQL store.
-pub type PgLease = Lease<Postgres>;
+#[cfg(feature = "postgres")]
+pub type PgLease = Lease<sqlx::Postgres>;
 
 /// A connection of a SQLite store.
-pub type SqliteLease = Lease<Sqlite>;
+#[cfg(feature = "sqlite")]
+pub type SqliteLease = Lease<sqlx::Sqlite>;
 
 impl<DB: Driver> Lease<DB> {
     /// Says that the work on the connection has finished: no statement is being read and

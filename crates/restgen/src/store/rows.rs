@@ -7,7 +7,9 @@ use crate::spec::ResourceSpec;
 /// Rows of records as the driver read them: read into [`Record`]s, or written as JSON
 /// straight from the rows ([`Rows::json`]), which a page of a list is.
 pub(crate) enum Rows {
+    #[cfg(feature = "sqlite")]
     Sqlite(Vec<sqlx::sqlite::SqliteRow>),
+    #[cfg(feature = "postgres")]
     Postgres(Vec<sqlx::postgres::PgRow>),
 }
 
@@ -16,10 +18,12 @@ pub(crate) enum Rows {
 macro_rules! on_rows {
     ($rows:expr, $bound:ident, $dialect:ident => $body:expr) => {
         match $rows {
+            #[cfg(feature = "sqlite")]
             Rows::Sqlite($bound) => {
                 let $dialect = Dialect::Sqlite;
                 $body
             }
+            #[cfg(feature = "postgres")]
             Rows::Postgres($bound) => {
                 let $dialect = Dialect::Postgres;
                 $body
@@ -67,12 +71,14 @@ impl Rows {
     }
 }
 
+#[cfg(feature = "sqlite")]
 impl From<Vec<sqlx::sqlite::SqliteRow>> for Rows {
     fn from(rows: Vec<sqlx::sqlite::SqliteRow>) -> Rows {
         Rows::Sqlite(rows)
     }
 }
 
+#[cfg(feature = "postgres")]
 impl From<Vec<sqlx::postgres::PgRow>> for Rows {
     fn from(rows: Vec<sqlx::postgres::PgRow>) -> Rows {
         Rows::Postgres(rows)

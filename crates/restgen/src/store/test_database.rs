@@ -32,7 +32,9 @@ pub(crate) async fn fresh_schema(name: &str) -> Option<String> {
 /// the pool, whatever else holds it up).
 pub(crate) async fn until_idle(store: &Store) {
     let idle = || match &store.pool {
+        #[cfg(feature = "sqlite")]
         Pool::Sqlite(pool) => pool.num_idle(),
+        #[cfg(feature = "postgres")]
         Pool::Postgres(pool) => pool.num_idle(),
     };
     // Bounded from above only so that a regression fails rather than hangs.

@@ -460,8 +460,15 @@ fn claims(ann: &Account, edit: impl FnOnce(&mut Value)) -> Value {
     c
 }
 
+/// A token as a forger makes it: signed by jsonwebtoken's RustCrypto provider called
+/// directly, whichever provider this process's services installed (theirs signs only the
+/// schema's algorithms, as it should).
 fn sign(alg: Algorithm, key: &EncodingKey, claims: &Value) -> String {
-    jsonwebtoken::encode(&Header::new(alg), claims, key).unwrap()
+    use jsonwebtoken::crypto::rust_crypto::DEFAULT_PROVIDER;
+    let header = b64(&serde_json::to_vec(&Header::new(alg)).unwrap());
+    let message = format!("{header}.{}", b64(&serde_json::to_vec(claims).unwrap()));
+    let signature = (DEFAULT_PROVIDER.signer_factory)(&alg, key).unwrap().try_sign(message.as_bytes()).unwrap();
+    format!("{message}.{}", b64(&signature))
 }
 
 fn b64(bytes: &[u8]) -> String {
