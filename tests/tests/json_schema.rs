@@ -19,13 +19,16 @@ fn instance(path: &std::path::Path) -> Value {
 #[test]
 fn every_valid_schema_validates() {
     let validator = jsonschema::validator_for(&json_schema()).expect("a valid JSON Schema");
-    let starter = std::fs::read_to_string(root().join("templates/starter.yaml"))
+    let starter = std::fs::read_to_string(root().join("crates/restgen-cli/templates/starter.yaml"))
         .unwrap()
         .replace("__JWT_SECRET_ENV__", "SHOP_JWT_SECRET")
         .replace("__SERVICE__", "shop");
     let mut instances: Vec<(String, Value)> =
         valid_schemas().iter().map(|p| (p.display().to_string(), instance(p))).collect();
-    instances.push(("templates/starter.yaml".into(), restgen_schema::to_json("starter.yaml", &starter).unwrap()));
+    instances.push((
+        "crates/restgen-cli/templates/starter.yaml".into(),
+        restgen_schema::to_json("starter.yaml", &starter).unwrap(),
+    ));
     let mut problems = Vec::new();
     for (name, value) in &instances {
         for e in validator.iter_errors(value) {

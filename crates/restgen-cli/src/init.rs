@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const STARTER: &str = include_str!("../../../templates/starter.yaml");
+const STARTER: &str = include_str!("../templates/starter.yaml");
 
 pub(crate) fn run(name: &str, out: Option<PathBuf>) -> Result<ExitCode, u8> {
     let valid = name.starts_with(|c: char| c.is_ascii_lowercase())

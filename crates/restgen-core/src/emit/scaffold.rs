@@ -6,13 +6,13 @@ use minijinja::{Environment, UndefinedBehavior, context};
 
 /// Template name and the file it renders, relative to the crate root.
 const TEMPLATES: &[(&str, &str, &str)] = &[
-    ("Cargo.toml.j2", "Cargo.toml", include_str!("../../../../templates/service/Cargo.toml.j2")),
-    ("lib.rs.j2", "src/lib.rs", include_str!("../../../../templates/service/lib.rs.j2")),
-    ("main.rs.j2", "src/main.rs", include_str!("../../../../templates/service/main.rs.j2")),
-    ("hooks.rs.j2", "src/hooks.rs", include_str!("../../../../templates/service/hooks.rs.j2")),
+    ("Cargo.toml.j2", "Cargo.toml", include_str!("../../templates/service/Cargo.toml.j2")),
+    ("lib.rs.j2", "src/lib.rs", include_str!("../../templates/service/lib.rs.j2")),
+    ("main.rs.j2", "src/main.rs", include_str!("../../templates/service/main.rs.j2")),
+    ("hooks.rs.j2", "src/hooks.rs", include_str!("../../templates/service/hooks.rs.j2")),
 ];
 
-const CLIENT_MANIFEST: &str = include_str!("../../../../templates/client/Cargo.toml.j2");
+const CLIENT_MANIFEST: &str = include_str!("../../templates/client/Cargo.toml.j2");
 
 fn environment() -> Environment<'static> {
     let mut env = Environment::new();
@@ -103,7 +103,8 @@ pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'stat
 }
 
 fn err(name: &str, e: minijinja::Error) -> EmitError {
-    let dir = if name.contains('/') { "templates" } else { "templates/service" };
+    let dir =
+        if name.contains('/') { "crates/restgen-core/templates" } else { "crates/restgen-core/templates/service" };
     EmitError { file: format!("{dir}/{name}"), message: format!("{e:#}") }
 }
 
