@@ -59,6 +59,8 @@ async fn measure(rounds: usize) -> String {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("hashing.db").display());
     let base = serve(&url).await;
+    // reqwest is built without a TLS provider of its own (docs/deploy.md, "Outgoing TLS").
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::new();
     let loads = [Load::Idle, Load::Bounded, Load::OnTheWorkers];
     let mut results: Vec<(Load, Vec<(Duration, Duration)>)> = loads.iter().map(|l| (*l, Vec::new())).collect();

@@ -135,6 +135,9 @@ fn main() {
 }
 
 async fn compare() {
+    // The load's HTTP clients are built before any server: ring for their TLS stack, as a
+    // generated service installs at start (reqwest is built without a provider of its own).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let pair = Pair::from_env();
     let rounds = setting("BENCH_ROUNDS", 5);
     let run = Duration::from_millis(setting("BENCH_MILLIS", 2_000) as u64);

@@ -75,6 +75,10 @@ pub(super) struct Run {
     /// sharing the machine disturbs less than it does wall-clock throughput.
     pub(super) cpu: Duration,
     pub(super) rss_kib: u64,
+    /// The server's anonymous memory at the run's end (heap, stacks, SQLite's caches): its
+    /// resident set less the clean pages of the executable and libraries, which the kernel
+    /// maps in 64 KiB around each page of code run and may drop or share.
+    pub(super) anon_kib: u64,
 }
 
 pub(super) static RUN: AtomicU64 = AtomicU64::new(0);
@@ -212,6 +216,7 @@ pub(super) async fn round(
             p99: all[all.len() * 99 / 100],
             cpu: Duration::from_nanos(cpu[k] / all.len() as u64),
             rss_kib: servers[k].peak_rss_kib(),
+            anon_kib: servers[k].anon_kib(),
         }
     })
 }

@@ -52,10 +52,19 @@ impl Server {
 
     /// Peak resident memory so far, from /proc.
     pub(super) fn peak_rss_kib(&self) -> u64 {
+        self.status_kib("VmHWM:")
+    }
+
+    pub(super) fn anon_kib(&self) -> u64 {
+        self.status_kib("RssAnon:")
+    }
+
+    /// A line of the server's `/proc/<pid>/status`, in KiB.
+    fn status_kib(&self, field: &str) -> u64 {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap_or_default();
         status
             .lines()
-            .find_map(|l| l.strip_prefix("VmHWM:"))
+            .find_map(|l| l.strip_prefix(field))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
             .unwrap_or(0)
     }
