@@ -50,12 +50,13 @@ enum Color {
 enum Command {
     /// Check a schema and report every problem, each with its file, line and column.
     #[command(
-        after_help = "Exit status: 0 when the schema is sound (warnings allowed), 1 when problems were found, 2 on usage or I/O errors.\n\nExamples:\n  restgen check shop.yaml\n  restgen check --format short shop.yaml    # one line per problem, for editors and CI"
+        after_help = "Exit status: 0 when the schema is sound (warnings allowed), 1 when problems were found, 2 on usage or I/O errors.\n\nExamples:\n  restgen check shop.yaml\n  restgen check --format short shop.yaml    # one line per problem, for editors and CI\n  restgen check --format json shop.yaml     # every problem as JSON on standard output (docs/diagnostics.md)"
     )]
     Check {
         /// The schema file.
         file: PathBuf,
-        /// `human` shows source snippets like rustc; `short` prints `file:line:col: error[code]: message`.
+        /// `human` shows source snippets like rustc; `short` prints `file:line:col: error[code]: message`;
+        /// `json` prints one JSON document of every problem on standard output.
         #[arg(long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
@@ -157,6 +158,7 @@ impl From<Database> for Dialect {
 pub(crate) enum Format {
     Human,
     Short,
+    Json,
 }
 
 fn main() -> ExitCode {
@@ -215,14 +217,14 @@ fn load(file: &Path, format: Format, color: bool) -> Result<Loaded, u8> {
 }
 
 /// Prints diagnostics about the schema `name` and how many there were.
+/// As JSON, on standard output and always (an empty list says the schema is sound).
 pub(crate) fn report(diags: Diagnostics, name: &str, text: &str, format: Format, color: bool) {
     let list = diags.into_sorted();
-    if list.is_empty() {
-        return;
-    }
     let mut sources = Sources::new();
     sources.add(name.to_owned(), text.to_owned());
     let rendered = match format {
+        Format::Json => return print!("{}", diagnostics::render_json(&list, &sources)),
+        _ if list.is_empty() => return,
         Format::Human => diagnostics::render(&list, &sources, color),
         Format::Short => diagnostics::render_short(&list),
     };

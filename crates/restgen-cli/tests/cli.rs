@@ -37,6 +37,79 @@ fn check_short_format_prints_one_line_per_problem() {
     assert!(err.contains("broken.yaml:6:30: error[E0002]: unknown key `setable` in field `total`\n"), "{err}");
 }
 
+/// The byte offset of 1-based `line` and `column` (in characters) of `text`: the inverse of
+/// how positions are counted, to check them by.
+fn offset_of(text: &str, line: u64, column: u64) -> usize {
+    let starts: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let start = starts[line as usize - 1];
+    start + text[start..].chars().take(column as usize - 1).map(char::len_utf8).sum::<usize>()
+}
+
+#[test]
+fn check_json_format_says_what_short_says_with_ends_labels_and_help_for_every_invalid_fixture() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/invalid");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&fixtures).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "yaml") {
+            continue;
+        }
+        let file = path.to_str().unwrap();
+        let source = std::fs::read_to_string(&path).unwrap();
+        let short = restgen(&["check", "--format", "short", file], Path::new("."));
+        let json = restgen(&["check", "--format", "json", file], Path::new("."));
+        assert_eq!(json.status.code(), short.status.code(), "{file}");
+        assert_eq!(text(&json.stderr), "", "{file}: JSON alone, on standard output");
+        let doc: serde_json::Value = serde_json::from_str(&text(&json.stdout)).unwrap();
+        assert_eq!(doc["version"], 1);
+        let list = doc["diagnostics"].as_array().unwrap();
+        let lines: Vec<String> = list
+            .iter()
+            .map(|d| {
+                format!("{}:{}:{}: {}[{}]: {}", d["file"].as_str().unwrap(), d["line"], d["column"], d["severity"].as_str().unwrap(), d["code"].as_str().unwrap(), d["message"].as_str().unwrap())
+            })
+            .collect();
+        let said = text(&short.stderr);
+        let expected: Vec<&str> = said.lines().filter(|l| l.contains(": error[") || l.contains(": warning[")).collect();
+        assert_eq!(lines, expected, "{file}");
+        let errors = list.iter().filter(|d| d["severity"] == "error").count();
+        assert_eq!((doc["errors"].as_u64(), doc["warnings"].as_u64()), (Some(errors as u64), Some((list.len() - errors) as u64)));
+        for d in list {
+            let (start, end) = (d["start"].as_u64().unwrap() as usize, d["end"].as_u64().unwrap() as usize);
+            assert!(start <= end && end <= source.len(), "{file}: {d}");
+            let at = |line: &str, column: &str| offset_of(&source, d[line].as_u64().unwrap(), d[column].as_u64().unwrap());
+            assert_eq!(at("line", "column"), start, "{file}: the start's line and column are its offset: {d}");
+            assert_eq!(at("end_line", "end_column"), end, "{file}: the end's likewise: {d}");
+            let labels = d["labels"].as_array().unwrap();
+            assert_eq!(labels[0]["primary"], true, "{file}: the primary label first: {d}");
+            assert_eq!((&labels[0]["start"], &labels[0]["end"]), (&d["start"], &d["end"]), "{file}");
+            assert!(labels[1..].iter().all(|l| l["primary"] == false && l["message"].is_string()), "{file}: {d}");
+            assert!(d["help"].is_null() || d["help"].is_string(), "{file}: {d}");
+            assert!(d["name"].as_str().is_some_and(|n| !n.is_empty()), "{file}: {d}");
+        }
+        seen += list.len();
+    }
+    assert!(seen > 50, "the invalid fixtures report problems: {seen}");
+}
+
+#[test]
+fn check_json_format_of_a_sound_schema_says_so_and_exits_0() {
+    let vault = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/valid/vault.yaml");
+    let out = restgen(&["check", "--format", "json", vault.to_str().unwrap()], Path::new("."));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    assert_eq!(doc, serde_json::json!({ "version": 1, "diagnostics": [], "errors": 0, "warnings": 0 }));
+    // A misspelt key's help and both places of a duplicate, as an editor shows them.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("broken.yaml"), BROKEN).unwrap();
+    let out = restgen(&["check", "--format", "json", "broken.yaml"], dir.path());
+    assert_eq!(out.status.code(), Some(1));
+    let doc: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
+    let setable = doc["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "E0002").unwrap();
+    assert_eq!(setable["help"], "did you mean `settable`?");
+    assert_eq!((&setable["line"], &setable["column"], &setable["end_line"], &setable["end_column"]), (&6.into(), &30.into(), &6.into(), &37.into()));
+}
+
 #[test]
 fn check_of_a_sound_schema_is_silent_and_exits_0() {
     let vault = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/valid/vault.yaml");
