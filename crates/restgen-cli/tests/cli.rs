@@ -66,18 +66,30 @@ fn check_json_format_says_what_short_says_with_ends_labels_and_help_for_every_in
         let lines: Vec<String> = list
             .iter()
             .map(|d| {
-                format!("{}:{}:{}: {}[{}]: {}", d["file"].as_str().unwrap(), d["line"], d["column"], d["severity"].as_str().unwrap(), d["code"].as_str().unwrap(), d["message"].as_str().unwrap())
+                format!(
+                    "{}:{}:{}: {}[{}]: {}",
+                    d["file"].as_str().unwrap(),
+                    d["line"],
+                    d["column"],
+                    d["severity"].as_str().unwrap(),
+                    d["code"].as_str().unwrap(),
+                    d["message"].as_str().unwrap()
+                )
             })
             .collect();
         let said = text(&short.stderr);
         let expected: Vec<&str> = said.lines().filter(|l| l.contains(": error[") || l.contains(": warning[")).collect();
         assert_eq!(lines, expected, "{file}");
         let errors = list.iter().filter(|d| d["severity"] == "error").count();
-        assert_eq!((doc["errors"].as_u64(), doc["warnings"].as_u64()), (Some(errors as u64), Some((list.len() - errors) as u64)));
+        assert_eq!(
+            (doc["errors"].as_u64(), doc["warnings"].as_u64()),
+            (Some(errors as u64), Some((list.len() - errors) as u64))
+        );
         for d in list {
             let (start, end) = (d["start"].as_u64().unwrap() as usize, d["end"].as_u64().unwrap() as usize);
             assert!(start <= end && end <= source.len(), "{file}: {d}");
-            let at = |line: &str, column: &str| offset_of(&source, d[line].as_u64().unwrap(), d[column].as_u64().unwrap());
+            let at =
+                |line: &str, column: &str| offset_of(&source, d[line].as_u64().unwrap(), d[column].as_u64().unwrap());
             assert_eq!(at("line", "column"), start, "{file}: the start's line and column are its offset: {d}");
             assert_eq!(at("end_line", "end_column"), end, "{file}: the end's likewise: {d}");
             let labels = d["labels"].as_array().unwrap();
@@ -107,7 +119,10 @@ fn check_json_format_of_a_sound_schema_says_so_and_exits_0() {
     let doc: serde_json::Value = serde_json::from_str(&text(&out.stdout)).unwrap();
     let setable = doc["diagnostics"].as_array().unwrap().iter().find(|d| d["code"] == "E0002").unwrap();
     assert_eq!(setable["help"], "did you mean `settable`?");
-    assert_eq!((&setable["line"], &setable["column"], &setable["end_line"], &setable["end_column"]), (&6.into(), &30.into(), &6.into(), &37.into()));
+    assert_eq!(
+        (&setable["line"], &setable["column"], &setable["end_line"], &setable["end_column"]),
+        (&6.into(), &30.into(), &6.into(), &37.into())
+    );
 }
 
 #[test]

@@ -3,10 +3,10 @@
 
 pub use restgen_model::diagnostics::*;
 
+use crate::origin::Origin;
 use codespan_reporting::diagnostic::{Diagnostic as Report, Label};
 use codespan_reporting::files::SimpleFiles;
 use codespan_reporting::term::{self, termcolor};
-use crate::origin::Origin;
 use std::collections::BTreeMap;
 
 /// The nearest of `candidates` to a misspelt `word`, if one is close enough to be meant.
