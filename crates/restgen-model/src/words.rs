@@ -62,6 +62,27 @@ macro_rules! words {
 }
 pub(crate) use words;
 
+/// `noun` with its indefinite article, by sound: "an order", "a user", "an hour"; a
+/// snake_case name is read as the words it joins ("an order item").
+pub fn a(noun: &str) -> String {
+    format!("{} {noun}", article(noun))
+}
+
+/// [`a`], capitalized to begin a sentence: "An order was created."
+pub fn a_capitalized(noun: &str) -> String {
+    let with = a(noun);
+    let mut chars = with.chars();
+    chars.next().map_or_else(String::new, |first| first.to_uppercase().chain(chars).collect())
+}
+
+/// The indefinite article `noun` is said with.
+pub fn article(noun: &str) -> &'static str {
+    match in_definite::is_an(&noun.replace('_', " ")) {
+        in_definite::Is::An => "an",
+        _ => "a",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::Word;
@@ -73,5 +94,32 @@ mod tests {
         assert_eq!(NotOwned::NotFound.word(), "not_found");
         assert_eq!(NotOwned::from_word("notfound"), None);
         assert_eq!(<Operation as Word>::WORDS, ["create", "get", "list", "replace", "patch", "delete"]);
+    }
+}
+
+#[cfg(test)]
+mod articles {
+    use super::{a, a_capitalized};
+
+    #[test]
+    fn a_name_takes_the_article_it_is_said_with() {
+        for (name, said) in [
+            ("order", "an order"),
+            ("invoice", "an invoice"),
+            ("item", "an item"),
+            ("event_log", "an event_log"),
+            ("user", "a user"),
+            ("unicorn", "a unicorn"),
+            ("hour_entry", "an hour_entry"),
+            ("customer", "a customer"),
+            ("vehicle", "a vehicle"),
+            ("euro_rate", "a euro_rate"),
+            ("one_off", "a one_off"),
+            ("api_key", "an api_key"),
+        ] {
+            assert_eq!(a(name), said, "{name}");
+        }
+        assert_eq!(a_capitalized("order"), "An order");
+        assert_eq!(a_capitalized("user"), "A user");
     }
 }

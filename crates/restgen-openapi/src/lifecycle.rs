@@ -9,6 +9,7 @@ use crate::{json_response, schema_ref};
 use heck::{ToLowerCamelCase, ToUpperCamelCase};
 use restgen_model::bounds::DATETIME_CHARS;
 use restgen_model::model::*;
+use restgen_model::words::a;
 use restgen_wire::http;
 use serde_json::{Map, Value, json};
 
@@ -69,7 +70,7 @@ pub(crate) fn lifecycle_paths(
             "post".into(),
             json!({
                 "operationId": format!("{}{model}", tname.to_lower_camel_case()),
-                "summary": format!("{} a {name} ({} → {})", tname.to_upper_camel_case(), from.join(", "), t.to.value),
+                "summary": format!("{} {} ({} → {})", tname.to_upper_camel_case(), a(name), from.join(", "), t.to.value),
                 "description": description,
                 "tags": [name],
                 "security": security(service, &r.access.write),
@@ -107,7 +108,7 @@ pub(crate) fn lifecycle_paths(
             "get".into(),
             json!({
                 "operationId": format!("get{model}Status"),
-                "summary": format!("The state of a {name}"),
+                "summary": format!("The state of {}", a(name)),
                 "description": "Allowed to those who may read the record. Poll it with `If-None-Match`: 304 while the state has not changed.",
                 "tags": [name],
                 "security": security(service, &r.access.read),

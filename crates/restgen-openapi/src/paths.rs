@@ -12,6 +12,7 @@ use restgen_model::bounds::{self, MAX_LOCATION};
 use restgen_model::bounds::{DATETIME_CHARS, MAX_API_KEY_NAME, MAX_API_KEYS};
 use restgen_model::model::*;
 use restgen_model::query as names;
+use restgen_model::words::a;
 use restgen_wire::http;
 use serde_json::{Map, Value, json};
 
@@ -101,7 +102,7 @@ pub(crate) fn auth_paths(
             format!("{base}{}", auth.login.path.value),
             json!({ "post": {
                 "operationId": "login",
-                "summary": format!("Sign in as a {} and get a bearer token", principal.name.value),
+                "summary": format!("Sign in as {} and get a bearer token", a(&principal.name.value)),
                 "description": "Needs no credentials. A wrong identifier and a wrong password get the same 401.",
                 "tags": ["auth"],
                 "security": [],
@@ -359,7 +360,7 @@ pub(crate) fn resource_paths(
             "post".into(),
             json!({
                 "operationId": format!("create{model}"),
-                "summary": format!("Create a {name}"),
+                "summary": format!("Create {}", a(name)),
                 "tags": tags,
                 "security": security(service, &r.access.create),
                 "parameters": [idempotency_key()],
@@ -380,7 +381,7 @@ pub(crate) fn resource_paths(
             "get".into(),
             json!({
                 "operationId": format!("get{model}"),
-                "summary": format!("Get a {name}"),
+                "summary": format!("Get {}", a(name)),
                 "tags": tags,
                 "security": security(service, &r.access.read),
                 "parameters": parameters,
@@ -410,7 +411,7 @@ pub(crate) fn resource_paths(
             method.into(),
             json!({
                 "operationId": format!("{verb}{model}"),
-                "summary": format!("{} a {name}", if op == WriteOp::Replace { "Replace" } else { "Update part of" }),
+                "summary": format!("{} {}", if op == WriteOp::Replace { "Replace" } else { "Update part of" }, a(name)),
                 "tags": tags,
                 "security": security(service, &r.access.write),
                 "parameters": [if_match(r)],
@@ -429,7 +430,7 @@ pub(crate) fn resource_paths(
             "delete".into(),
             json!({
                 "operationId": format!("delete{model}"),
-                "summary": format!("Delete a {name}"),
+                "summary": format!("Delete {}", a(name)),
                 "tags": tags,
                 "security": security(service, &r.access.delete),
                 "parameters": [if_match(r)],
@@ -470,7 +471,7 @@ pub(crate) fn resource_paths(
                 "get".into(),
                 json!({
                     "operationId": format!("list{model}Of{}", schema_name(parent, "")),
-                    "summary": format!("List the {} of a {}", r.path.value.trim_start_matches('/'), parent.name.value),
+                    "summary": format!("List the {} of {}", r.path.value.trim_start_matches('/'), a(&parent.name.value)),
                     "tags": tags,
                     "security": security(service, &r.access.read),
                     "parameters": parameters,

@@ -10,6 +10,7 @@ use restgen_model::bounds::{
     DATETIME_CHARS, MAX_DELIVERIES, MAX_DELIVERY_ERROR, MAX_WEBHOOK_DESCRIPTION, MAX_WEBHOOK_URL, MAX_WEBHOOKS,
 };
 use restgen_model::model::*;
+use restgen_model::words::a_capitalized;
 use restgen_wire::http;
 use serde_json::{Map, Value, json};
 
@@ -183,10 +184,10 @@ pub(crate) fn events(service: &Service) -> Value {
     for (kind, r) in types(service) {
         let event = kind.split('.').nth(1).unwrap_or_default().to_owned();
         let what = match event.as_str() {
-            "created" => format!("A {} was created.", r.name.value),
-            "updated" => format!("A {} was replaced or patched.", r.name.value),
-            "deleted" => format!("A {} was deleted; `data` is the record as it was.", r.name.value),
-            t => format!("A {} took the transition `{t}`.", r.name.value),
+            "created" => format!("{} was created.", a_capitalized(&r.name.value)),
+            "updated" => format!("{} was replaced or patched.", a_capitalized(&r.name.value)),
+            "deleted" => format!("{} was deleted; `data` is the record as it was.", a_capitalized(&r.name.value)),
+            t => format!("{} took the transition `{t}`.", a_capitalized(&r.name.value)),
         };
         let body = json!({ "type": "object", "required": ["type", "timestamp", "data"], "properties": {
             "type": { "const": kind },

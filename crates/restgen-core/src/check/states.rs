@@ -88,7 +88,11 @@ fn state_values<'a>(resource: &'a Resource, states: &States, diags: &mut Diagnos
                 .error(
                     codes::STATES_NOT_ENUM,
                     &states.field.origin,
-                    format!("state field `{}` is a {}, not an enum", field.name.value, other.keyword()),
+                    format!(
+                        "state field `{}` is {}, not an enum",
+                        field.name.value,
+                        restgen_model::words::a(other.keyword())
+                    ),
                 )
                 .related(&field.ty.origin, "type declared here");
             None

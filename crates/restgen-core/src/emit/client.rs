@@ -11,6 +11,7 @@ use heck::{ToLowerCamelCase, ToSnakeCase};
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 use restgen_model::query;
+use restgen_model::words::a;
 
 pub(crate) fn models(service: &Service) -> RustFile<'_> {
     models::emit(service, Side::Client)
@@ -226,8 +227,10 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
     if r.has(Operation::Create) {
         let method = format_ident!("create_{name}");
         let input = format_ident!("Create{}", type_name(name));
-        let doc =
-            doc(&format!("`create{model}`: creates a {name}. Sends a new `Idempotency-Key`, the same on every retry."));
+        let doc = doc(&format!(
+            "`create{model}`: creates {}. Sends a new `Idempotency-Key`, the same on every retry.",
+            a(name)
+        ));
         methods.push(quote! {
             #doc
             pub async fn #method(&self, input: &models::#input) -> ::core::result::Result<models::#model, ::restgen_client::Error> {
@@ -265,9 +268,9 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
         let call_ident = format_ident!("{call}");
         let input = format_ident!("{}{}", if op == WriteOp::Replace { "Replace" } else { "Patch" }, type_name(name));
         let text = if op == WriteOp::Replace {
-            format!("`replace{model}`: replaces a {name} (PUT): an omitted optional field is cleared.")
+            format!("`replace{model}`: replaces {} (PUT): an omitted optional field is cleared.", a(name))
         } else {
-            format!("`update{model}`: changes part of a {name} (JSON Merge Patch): absent fields stay.")
+            format!("`update{model}`: changes part of {} (JSON Merge Patch): absent fields stay.", a(name))
         };
         let doc = doc(&text);
         if unconditional {
@@ -290,7 +293,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
     }
     if r.has(Operation::Delete) {
         let method = format_ident!("delete_{name}");
-        let doc = doc(&format!("`delete{model}`: deletes a {name}."));
+        let doc = doc(&format!("`delete{model}`: deletes {}.", a(name)));
         if unconditional {
             methods.push(quote! {
                 #doc
@@ -312,8 +315,9 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
         for t in &states.transitions {
             let tname = &t.name.value;
             let text = format!(
-                "`{}{model}`: moves a {name} from {} to {} (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.",
+                "`{}{model}`: moves {} from {} to {} (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.",
                 tname.to_lower_camel_case(),
+                a(name),
                 t.from.iter().map(|f| f.value.as_str()).collect::<Vec<_>>().join(" or "),
                 t.to.value,
             );
@@ -342,7 +346,7 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
         {
             let method = format_ident!("get_{name}_status");
             let state = enum_ident(r, field);
-            let doc = doc(&format!("`get{model}Status`: the state of a {name} and when it last changed."));
+            let doc = doc(&format!("`get{model}Status`: the state of {} and when it last changed.", a(name)));
             methods.push(quote! {
                 #doc
                 pub async fn #method(&self, #id_param: #id_ty) -> ::core::result::Result<::restgen_client::Status<models::#state>, ::restgen_client::Error> {

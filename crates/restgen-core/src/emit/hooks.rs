@@ -4,6 +4,7 @@ use super::names::type_name;
 use super::rust::RustFile;
 use crate::model::{Operation, Service};
 use quote::{format_ident, quote};
+use restgen_model::words::article;
 
 /// `hooks.rs`: the trait a service's `src/hooks.rs` implements, one method per resource
 /// and write, each defaulting to "allow unchanged" (and telling the runtime so, which
@@ -20,9 +21,9 @@ pub(crate) fn emit(service: &Service) -> RustFile<'static> {
                 _ => "deleted",
             };
             let doc = if op == Operation::Delete {
-                format!(" Before a `{name}` record is {verb}: refuse with a problem to keep it (422 for a business rule).")
+                format!(" Before {} `{name}` record is {verb}: refuse with a problem to keep it (422 for a business rule).", article(&name))
             } else {
-                format!(" Before a `{name}` record is {verb}: change the input, or refuse with a problem (422 for a business rule).")
+                format!(" Before {} `{name}` record is {verb}: change the input, or refuse with a problem (422 for a business rule).", article(&name))
             };
             let input = format_ident!("{}{}", match op { Operation::Create => "Create", Operation::Replace => "Replace", _ => "Patch" }, type_name(&name));
             match op {
@@ -51,7 +52,7 @@ pub(crate) fn emit(service: &Service) -> RustFile<'static> {
         let name = &r.name.value;
         let method = format_ident!("before_transition_{name}");
         let record = format_ident!("{}", type_name(name));
-        let doc = format!(" Before a `{name}` record takes a transition (`transition` names it), with the record as stored: refuse with a problem to keep it where it is (422 for a business rule).");
+        let doc = format!(" Before {} `{name}` record takes a transition (`transition` names it), with the record as stored: refuse with a problem to keep it where it is (422 for a business rule).", article(name));
         quote! {
             #[doc = #doc]
             fn #method(&self, _id: &str, _transition: &str, _record: &super::models::#record) -> ::core::result::Result<(), ::restgen::Problem> { ::core::result::Result::Ok(()) }

@@ -42,7 +42,7 @@ impl Policy {
                 Some("an address off this machine, and this deployment admits loopback targets only".into())
             }
             Class::Public => None,
-            Class::Refused(kind) => Some(format!("a {kind} address")),
+            Class::Refused(kind) => Some(format!("{} address", restgen_model::words::a(kind))),
         }
     }
 

@@ -486,7 +486,7 @@ impl CustomerList {
     " Records per page (default 20, at most 100)."
 );
 impl Client {
-    /// `createOrder`: creates a order. Sends a new `Idempotency-Key`, the same on every retry.
+    /// `createOrder`: creates an order. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_order(
         &self,
         input: &models::CreateOrder,
@@ -510,7 +510,7 @@ impl Client {
     > {
         self.transport.get_tagged(&::std::format!("{}/{}", "/orders", order_id)).await
     }
-    /// `replaceOrder`: replaces a order (PUT): an omitted optional field is cleared.
+    /// `replaceOrder`: replaces an order (PUT): an omitted optional field is cleared.
     pub async fn replace_order(
         &self,
         order_id: ::restgen_client::__private::uuid::Uuid,
@@ -520,7 +520,7 @@ impl Client {
             .replace(&::std::format!("{}/{}", "/orders", order_id), input)
             .await
     }
-    /// `replaceOrder`: replaces a order (PUT): an omitted optional field is cleared.
+    /// `replaceOrder`: replaces an order (PUT): an omitted optional field is cleared.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn replace_order_if(
         &self,
@@ -535,7 +535,7 @@ impl Client {
             .replace_if(&::std::format!("{}/{}", "/orders", order_id), etag, input)
             .await
     }
-    /// `updateOrder`: changes part of a order (JSON Merge Patch): absent fields stay.
+    /// `updateOrder`: changes part of an order (JSON Merge Patch): absent fields stay.
     pub async fn update_order(
         &self,
         order_id: ::restgen_client::__private::uuid::Uuid,
@@ -543,7 +543,7 @@ impl Client {
     ) -> ::core::result::Result<models::Order, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/orders", order_id), input).await
     }
-    /// `updateOrder`: changes part of a order (JSON Merge Patch): absent fields stay.
+    /// `updateOrder`: changes part of an order (JSON Merge Patch): absent fields stay.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn update_order_if(
         &self,
@@ -558,14 +558,14 @@ impl Client {
             .patch_if(&::std::format!("{}/{}", "/orders", order_id), etag, input)
             .await
     }
-    /// `deleteOrder`: deletes a order.
+    /// `deleteOrder`: deletes an order.
     pub async fn delete_order(
         &self,
         order_id: ::restgen_client::__private::uuid::Uuid,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/orders", order_id)).await
     }
-    /// `deleteOrder`: deletes a order.
+    /// `deleteOrder`: deletes an order.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn delete_order_if(
         &self,
@@ -576,7 +576,7 @@ impl Client {
             .delete_if(&::std::format!("{}/{}", "/orders", order_id), etag)
             .await
     }
-    /// `payOrder`: moves a order from pending to paid (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    /// `payOrder`: moves an order from pending to paid (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn pay_order(
         &self,
         order_id: ::restgen_client::__private::uuid::Uuid,
@@ -585,7 +585,7 @@ impl Client {
             .transition(&::std::format!("{}/{}/{}", "/orders", order_id, "pay"))
             .await
     }
-    /// `payOrder`: moves a order from pending to paid (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    /// `payOrder`: moves an order from pending to paid (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn pay_order_if(
         &self,
@@ -599,7 +599,7 @@ impl Client {
             .transition_if(&::std::format!("{}/{}/{}", "/orders", order_id, "pay"), etag)
             .await
     }
-    /// `shipOrder`: moves a order from paid to shipped (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    /// `shipOrder`: moves an order from paid to shipped (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn ship_order(
         &self,
         order_id: ::restgen_client::__private::uuid::Uuid,
@@ -608,7 +608,7 @@ impl Client {
             .transition(&::std::format!("{}/{}/{}", "/orders", order_id, "ship"))
             .await
     }
-    /// `shipOrder`: moves a order from paid to shipped (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    /// `shipOrder`: moves an order from paid to shipped (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn ship_order_if(
         &self,
@@ -625,7 +625,7 @@ impl Client {
             )
             .await
     }
-    /// `cancelOrder`: moves a order from pending or paid to cancelled (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    /// `cancelOrder`: moves an order from pending or paid to cancelled (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn cancel_order(
         &self,
         order_id: ::restgen_client::__private::uuid::Uuid,
@@ -634,7 +634,7 @@ impl Client {
             .transition(&::std::format!("{}/{}/{}", "/orders", order_id, "cancel"))
             .await
     }
-    /// `cancelOrder`: moves a order from pending or paid to cancelled (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
+    /// `cancelOrder`: moves an order from pending or paid to cancelled (409, `Error::Problem` naming its state, from any other). Sends a new `Idempotency-Key`, the same on every retry.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn cancel_order_if(
         &self,
@@ -651,7 +651,7 @@ impl Client {
             )
             .await
     }
-    /// `getOrderStatus`: the state of a order and when it last changed.
+    /// `getOrderStatus`: the state of an order and when it last changed.
     pub async fn get_order_status(
         &self,
         order_id: ::restgen_client::__private::uuid::Uuid,

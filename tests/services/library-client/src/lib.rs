@@ -241,7 +241,7 @@ impl MemberList {
     " Records per page (default 25, at most 200)."
 );
 impl Client {
-    /// `createAuthor`: creates a author. Sends a new `Idempotency-Key`, the same on every retry.
+    /// `createAuthor`: creates an author. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_author(
         &self,
         input: &models::CreateAuthor,
@@ -265,7 +265,7 @@ impl Client {
     > {
         self.transport.get_tagged(&::std::format!("{}/{}", "/authors", author_id)).await
     }
-    /// `replaceAuthor`: replaces a author (PUT): an omitted optional field is cleared.
+    /// `replaceAuthor`: replaces an author (PUT): an omitted optional field is cleared.
     pub async fn replace_author(
         &self,
         author_id: i64,
@@ -275,7 +275,7 @@ impl Client {
             .replace(&::std::format!("{}/{}", "/authors", author_id), input)
             .await
     }
-    /// `replaceAuthor`: replaces a author (PUT): an omitted optional field is cleared.
+    /// `replaceAuthor`: replaces an author (PUT): an omitted optional field is cleared.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn replace_author_if(
         &self,
@@ -290,7 +290,7 @@ impl Client {
             .replace_if(&::std::format!("{}/{}", "/authors", author_id), etag, input)
             .await
     }
-    /// `updateAuthor`: changes part of a author (JSON Merge Patch): absent fields stay.
+    /// `updateAuthor`: changes part of an author (JSON Merge Patch): absent fields stay.
     pub async fn update_author(
         &self,
         author_id: i64,
@@ -300,7 +300,7 @@ impl Client {
             .patch(&::std::format!("{}/{}", "/authors", author_id), input)
             .await
     }
-    /// `updateAuthor`: changes part of a author (JSON Merge Patch): absent fields stay.
+    /// `updateAuthor`: changes part of an author (JSON Merge Patch): absent fields stay.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn update_author_if(
         &self,
@@ -315,14 +315,14 @@ impl Client {
             .patch_if(&::std::format!("{}/{}", "/authors", author_id), etag, input)
             .await
     }
-    /// `deleteAuthor`: deletes a author.
+    /// `deleteAuthor`: deletes an author.
     pub async fn delete_author(
         &self,
         author_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/authors", author_id)).await
     }
-    /// `deleteAuthor`: deletes a author.
+    /// `deleteAuthor`: deletes an author.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn delete_author_if(
         &self,
@@ -1292,7 +1292,7 @@ impl ReadingListList {
     " Records per page (default 25, at most 200)."
 );
 impl Client {
-    /// `createEntry`: creates a entry. Sends a new `Idempotency-Key`, the same on every retry.
+    /// `createEntry`: creates an entry. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_entry(
         &self,
         input: &models::CreateEntry,
@@ -1316,7 +1316,7 @@ impl Client {
     > {
         self.transport.get_tagged(&::std::format!("{}/{}", "/entries", entry_id)).await
     }
-    /// `replaceEntry`: replaces a entry (PUT): an omitted optional field is cleared.
+    /// `replaceEntry`: replaces an entry (PUT): an omitted optional field is cleared.
     pub async fn replace_entry(
         &self,
         entry_id: i64,
@@ -1326,7 +1326,7 @@ impl Client {
             .replace(&::std::format!("{}/{}", "/entries", entry_id), input)
             .await
     }
-    /// `replaceEntry`: replaces a entry (PUT): an omitted optional field is cleared.
+    /// `replaceEntry`: replaces an entry (PUT): an omitted optional field is cleared.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn replace_entry_if(
         &self,
@@ -1341,7 +1341,7 @@ impl Client {
             .replace_if(&::std::format!("{}/{}", "/entries", entry_id), etag, input)
             .await
     }
-    /// `updateEntry`: changes part of a entry (JSON Merge Patch): absent fields stay.
+    /// `updateEntry`: changes part of an entry (JSON Merge Patch): absent fields stay.
     pub async fn update_entry(
         &self,
         entry_id: i64,
@@ -1349,7 +1349,7 @@ impl Client {
     ) -> ::core::result::Result<models::Entry, ::restgen_client::Error> {
         self.transport.patch(&::std::format!("{}/{}", "/entries", entry_id), input).await
     }
-    /// `updateEntry`: changes part of a entry (JSON Merge Patch): absent fields stay.
+    /// `updateEntry`: changes part of an entry (JSON Merge Patch): absent fields stay.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn update_entry_if(
         &self,
@@ -1364,14 +1364,14 @@ impl Client {
             .patch_if(&::std::format!("{}/{}", "/entries", entry_id), etag, input)
             .await
     }
-    /// `deleteEntry`: deletes a entry.
+    /// `deleteEntry`: deletes an entry.
     pub async fn delete_entry(
         &self,
         entry_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/entries", entry_id)).await
     }
-    /// `deleteEntry`: deletes a entry.
+    /// `deleteEntry`: deletes an entry.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn delete_entry_if(
         &self,
@@ -1457,7 +1457,7 @@ impl EntryList {
     " Records per page (default 10, at most 50)."
 );
 impl Client {
-    /// `createArchive`: creates a archive. Sends a new `Idempotency-Key`, the same on every retry.
+    /// `createArchive`: creates an archive. Sends a new `Idempotency-Key`, the same on every retry.
     pub async fn create_archive(
         &self,
         input: &models::CreateArchive,
@@ -1483,7 +1483,7 @@ impl Client {
             .get_tagged(&::std::format!("{}/{}", "/archives", archive_id))
             .await
     }
-    /// `replaceArchive`: replaces a archive (PUT): an omitted optional field is cleared.
+    /// `replaceArchive`: replaces an archive (PUT): an omitted optional field is cleared.
     pub async fn replace_archive(
         &self,
         archive_id: i64,
@@ -1493,7 +1493,7 @@ impl Client {
             .replace(&::std::format!("{}/{}", "/archives", archive_id), input)
             .await
     }
-    /// `replaceArchive`: replaces a archive (PUT): an omitted optional field is cleared.
+    /// `replaceArchive`: replaces an archive (PUT): an omitted optional field is cleared.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn replace_archive_if(
         &self,
@@ -1508,7 +1508,7 @@ impl Client {
             .replace_if(&::std::format!("{}/{}", "/archives", archive_id), etag, input)
             .await
     }
-    /// `updateArchive`: changes part of a archive (JSON Merge Patch): absent fields stay.
+    /// `updateArchive`: changes part of an archive (JSON Merge Patch): absent fields stay.
     pub async fn update_archive(
         &self,
         archive_id: i64,
@@ -1518,7 +1518,7 @@ impl Client {
             .patch(&::std::format!("{}/{}", "/archives", archive_id), input)
             .await
     }
-    /// `updateArchive`: changes part of a archive (JSON Merge Patch): absent fields stay.
+    /// `updateArchive`: changes part of an archive (JSON Merge Patch): absent fields stay.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn update_archive_if(
         &self,
@@ -1533,14 +1533,14 @@ impl Client {
             .patch_if(&::std::format!("{}/{}", "/archives", archive_id), etag, input)
             .await
     }
-    /// `deleteArchive`: deletes a archive.
+    /// `deleteArchive`: deletes an archive.
     pub async fn delete_archive(
         &self,
         archive_id: i64,
     ) -> ::core::result::Result<(), ::restgen_client::Error> {
         self.transport.delete(&::std::format!("{}/{}", "/archives", archive_id)).await
     }
-    /// `deleteArchive`: deletes a archive.
+    /// `deleteArchive`: deletes an archive.
     /// Only if the record is still the one `etag` names (`If-Match`): `Error::Changed`, with its current tag, otherwise.
     pub async fn delete_archive_if(
         &self,

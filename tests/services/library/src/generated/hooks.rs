@@ -38,7 +38,7 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `author` record is created: change the input, or refuse with a problem (422 for a business rule).
+    /// Before an `author` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_author(
         &self,
         input: &mut super::models::CreateAuthor,
@@ -46,7 +46,7 @@ pub trait Hooks: Send + Sync + 'static {
         ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
-    /// Before a `author` record is replaced: change the input, or refuse with a problem (422 for a business rule).
+    /// Before an `author` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_author(
         &self,
         _id: &str,
@@ -55,7 +55,7 @@ pub trait Hooks: Send + Sync + 'static {
         ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
-    /// Before a `author` record is patched: change the input, or refuse with a problem (422 for a business rule).
+    /// Before an `author` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_author(
         &self,
         _id: &str,
@@ -64,7 +64,7 @@ pub trait Hooks: Send + Sync + 'static {
         ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
-    /// Before a `author` record is deleted: refuse with a problem to keep it (422 for a business rule).
+    /// Before an `author` record is deleted: refuse with a problem to keep it (422 for a business rule).
     fn before_delete_author(
         &self,
         _id: &str,
@@ -228,7 +228,7 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `entry` record is created: change the input, or refuse with a problem (422 for a business rule).
+    /// Before an `entry` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_entry(
         &self,
         input: &mut super::models::CreateEntry,
@@ -236,7 +236,7 @@ pub trait Hooks: Send + Sync + 'static {
         ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
-    /// Before a `entry` record is replaced: change the input, or refuse with a problem (422 for a business rule).
+    /// Before an `entry` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_entry(
         &self,
         _id: &str,
@@ -245,7 +245,7 @@ pub trait Hooks: Send + Sync + 'static {
         ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
-    /// Before a `entry` record is patched: change the input, or refuse with a problem (422 for a business rule).
+    /// Before an `entry` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_entry(
         &self,
         _id: &str,
@@ -254,14 +254,14 @@ pub trait Hooks: Send + Sync + 'static {
         ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
-    /// Before a `entry` record is deleted: refuse with a problem to keep it (422 for a business rule).
+    /// Before an `entry` record is deleted: refuse with a problem to keep it (422 for a business rule).
     fn before_delete_entry(
         &self,
         _id: &str,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `archive` record is created: change the input, or refuse with a problem (422 for a business rule).
+    /// Before an `archive` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_archive(
         &self,
         input: &mut super::models::CreateArchive,
@@ -269,7 +269,7 @@ pub trait Hooks: Send + Sync + 'static {
         ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
-    /// Before a `archive` record is replaced: change the input, or refuse with a problem (422 for a business rule).
+    /// Before an `archive` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_archive(
         &self,
         _id: &str,
@@ -278,7 +278,7 @@ pub trait Hooks: Send + Sync + 'static {
         ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
-    /// Before a `archive` record is patched: change the input, or refuse with a problem (422 for a business rule).
+    /// Before an `archive` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_archive(
         &self,
         _id: &str,
@@ -287,7 +287,7 @@ pub trait Hooks: Send + Sync + 'static {
         ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
-    /// Before a `archive` record is deleted: refuse with a problem to keep it (422 for a business rule).
+    /// Before an `archive` record is deleted: refuse with a problem to keep it (422 for a business rule).
     fn before_delete_archive(
         &self,
         _id: &str,

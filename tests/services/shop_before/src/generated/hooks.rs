@@ -71,7 +71,7 @@ pub trait Hooks: Send + Sync + 'static {
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `order` record is created: change the input, or refuse with a problem (422 for a business rule).
+    /// Before an `order` record is created: change the input, or refuse with a problem (422 for a business rule).
     fn before_create_order(
         &self,
         input: &mut super::models::CreateOrder,
@@ -79,7 +79,7 @@ pub trait Hooks: Send + Sync + 'static {
         ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
-    /// Before a `order` record is replaced: change the input, or refuse with a problem (422 for a business rule).
+    /// Before an `order` record is replaced: change the input, or refuse with a problem (422 for a business rule).
     fn before_replace_order(
         &self,
         _id: &str,
@@ -88,7 +88,7 @@ pub trait Hooks: Send + Sync + 'static {
         ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
-    /// Before a `order` record is patched: change the input, or refuse with a problem (422 for a business rule).
+    /// Before an `order` record is patched: change the input, or refuse with a problem (422 for a business rule).
     fn before_patch_order(
         &self,
         _id: &str,
@@ -97,14 +97,14 @@ pub trait Hooks: Send + Sync + 'static {
         ::restgen::__private::unchanged(input);
         ::core::result::Result::Ok(())
     }
-    /// Before a `order` record is deleted: refuse with a problem to keep it (422 for a business rule).
+    /// Before an `order` record is deleted: refuse with a problem to keep it (422 for a business rule).
     fn before_delete_order(
         &self,
         _id: &str,
     ) -> ::core::result::Result<(), ::restgen::Problem> {
         ::core::result::Result::Ok(())
     }
-    /// Before a `order` record takes a transition (`transition` names it), with the record as stored: refuse with a problem to keep it where it is (422 for a business rule).
+    /// Before an `order` record takes a transition (`transition` names it), with the record as stored: refuse with a problem to keep it where it is (422 for a business rule).
     fn before_transition_order(
         &self,
         _id: &str,
