@@ -87,8 +87,8 @@ enum Command {
         runtime_version: Option<String>,
         /// Build the new service with this database alone (repeat it for both, the default:
         /// `DATABASE_URL` then picks at start). Written into a new Cargo.toml only.
-        #[arg(long = "database", value_enum, value_name = "DATABASE")]
-        databases: Vec<Database>,
+        #[arg(long = "database", value_name = "DATABASE", value_parser = database())]
+        databases: Vec<Dialect>,
         /// Write the migration even where it drops data (a field or resource gone, a type
         /// narrowed) or may fail on rows stored (a new required field without a default).
         #[arg(long)]
@@ -138,20 +138,12 @@ pub(crate) enum DiffFormat {
     Json,
 }
 
-/// A database a generated service's build keeps.
-#[derive(Clone, Copy, ValueEnum)]
-enum Database {
-    Sqlite,
-    Postgres,
-}
-
-impl From<Database> for Dialect {
-    fn from(database: Database) -> Dialect {
-        match database {
-            Database::Sqlite => Dialect::Sqlite,
-            Database::Postgres => Dialect::Postgres,
-        }
-    }
+/// `--database`'s words: the runtime's feature that keeps each database.
+fn database() -> impl clap::builder::TypedValueParser<Value = Dialect> {
+    use clap::builder::TypedValueParser as _;
+    use restgen_core::features;
+    clap::builder::PossibleValuesParser::new(Dialect::ALL.map(features::database))
+        .map(|word| Dialect::ALL.into_iter().find(|d| features::database(*d) == word).expect("a possible value"))
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -245,7 +237,7 @@ struct Generation {
     check: bool,
     runtime_path: Option<PathBuf>,
     runtime_version: Option<String>,
-    databases: Vec<Database>,
+    databases: Vec<Dialect>,
     accept_data_loss: bool,
 }
 
@@ -264,8 +256,7 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
         (None, None) => (paths::default_runtime(out, "restgen"), paths::default_runtime(&client_out, "restgen-client")),
     };
     let source_name = file.file_name().map_or_else(|| "schema".into(), |n| n.to_string_lossy().into_owned());
-    let kept: Vec<Dialect> = databases.into_iter().map(Dialect::from).collect();
-    let databases = Dialect::ALL.into_iter().filter(|d| kept.is_empty() || kept.contains(d)).collect();
+    let databases = Dialect::ALL.into_iter().filter(|d| databases.is_empty() || databases.contains(d)).collect();
     let options = Options { source_name, runtime, client_runtime, databases };
     let mut diags = Diagnostics::new();
     let history = history::plan(out, service, accept_data_loss, &mut diags)?;

@@ -37,6 +37,17 @@ fn of(family: AlgorithmFamily, key_family: AlgorithmFamily) -> Result<(), Error>
     if family == key_family { Ok(()) } else { Err(ErrorKind::InvalidKeyFormat.into()) }
 }
 
+/// Says which algorithm a family's signer or verifier signs with.
+macro_rules! family {
+    ($role:ident for $type:ident: $algorithm:ident) => {
+        impl $role for $type {
+            fn algorithm(&self) -> jsonwebtoken::Algorithm {
+                jsonwebtoken::Algorithm::$algorithm
+            }
+        }
+    };
+}
+
 fn signer(algorithm: &Algorithm, key: &EncodingKey) -> Result<Box<dyn JwtSigner>, Error> {
     match algorithm {
         #[cfg(feature = "jwt-hs256")]
@@ -54,10 +65,7 @@ fn signer(algorithm: &Algorithm, key: &EncodingKey) -> Result<Box<dyn JwtSigner>
             of(AlgorithmFamily::Ec, key.family())?;
             Ok(Box::new(es256::Signing::new(key.as_bytes())?))
         }
-        _ => {
-            let _ = key;
-            Err(ErrorKind::InvalidAlgorithm.into())
-        }
+        _ => Err(ErrorKind::InvalidAlgorithm.into()),
     }
 }
 
@@ -78,10 +86,7 @@ fn verifier(algorithm: &Algorithm, key: &DecodingKey) -> Result<Box<dyn JwtVerif
             of(AlgorithmFamily::Ec, key.family())?;
             Ok(Box::new(es256::Verifying::new(key.try_get_as_bytes()?)?))
         }
-        _ => {
-            let _ = key;
-            Err(ErrorKind::InvalidAlgorithm.into())
-        }
+        _ => Err(ErrorKind::InvalidAlgorithm.into()),
     }
 }
 
@@ -89,7 +94,6 @@ fn verifier(algorithm: &Algorithm, key: &DecodingKey) -> Result<Box<dyn JwtVerif
 mod hs256 {
     use super::{Error, ErrorKind, JwtSigner, JwtVerifier, Signer, Verifier, signature};
     use hmac::{Hmac, Mac};
-    use jsonwebtoken::Algorithm;
 
     /// The secret, keyed into HMAC-SHA-256 once.
     pub(super) struct Key(Hmac<sha2::Sha256>);
@@ -113,23 +117,14 @@ mod hs256 {
         }
     }
 
-    impl JwtSigner for Key {
-        fn algorithm(&self) -> Algorithm {
-            Algorithm::HS256
-        }
-    }
-
-    impl JwtVerifier for Key {
-        fn algorithm(&self) -> Algorithm {
-            Algorithm::HS256
-        }
-    }
+    family!(JwtSigner for Key: HS256);
+    family!(JwtVerifier for Key: HS256);
 }
 
 #[cfg(feature = "jwt-rs256")]
 mod rs256 {
     use super::{Error, ErrorKind, JwtSigner, JwtVerifier, Signer, Verifier, signature};
-    use jsonwebtoken::{Algorithm, DecodingKey, DecodingKeyKind};
+    use jsonwebtoken::{DecodingKey, DecodingKeyKind};
     use rsa::pkcs1::{DecodeRsaPrivateKey, DecodeRsaPublicKey};
     use rsa::pkcs1v15::{Signature, SigningKey, VerifyingKey};
     use rsa::signature::{RandomizedSigner, SignatureEncoding};
@@ -177,23 +172,13 @@ mod rs256 {
         }
     }
 
-    impl JwtSigner for Signing {
-        fn algorithm(&self) -> Algorithm {
-            Algorithm::RS256
-        }
-    }
-
-    impl JwtVerifier for Verifying {
-        fn algorithm(&self) -> Algorithm {
-            Algorithm::RS256
-        }
-    }
+    family!(JwtSigner for Signing: RS256);
+    family!(JwtVerifier for Verifying: RS256);
 }
 
 #[cfg(feature = "jwt-es256")]
 mod es256 {
     use super::{Error, ErrorKind, JwtSigner, JwtVerifier, Signer, Verifier, signature};
-    use jsonwebtoken::Algorithm;
     use p256::ecdsa::{Signature, SigningKey, VerifyingKey};
     use p256::pkcs8::DecodePrivateKey;
 
@@ -231,17 +216,8 @@ mod es256 {
         }
     }
 
-    impl JwtSigner for Signing {
-        fn algorithm(&self) -> Algorithm {
-            Algorithm::ES256
-        }
-    }
-
-    impl JwtVerifier for Verifying {
-        fn algorithm(&self) -> Algorithm {
-            Algorithm::ES256
-        }
-    }
+    family!(JwtSigner for Signing: ES256);
+    family!(JwtVerifier for Verifying: ES256);
 }
 
 #[cfg(test)]
