@@ -10,6 +10,9 @@ use crate::model::{Field, FieldKind, FieldType, IdKind, Resource, Service};
 /// asks nothing of the database, and readiness, which does.
 pub const LIVENESS_PATH: &str = "/healthz";
 pub const READINESS_PATH: &str = "/readyz";
+/// The reference page a person reads in a browser (`api.docs`), at the origin beside
+/// `/openapi.json`: the newest version's here, each version's at `/docs/v{n}`.
+pub const DOCS_PATH: &str = "/docs";
 /// How long readiness waits for the database before it answers 503.
 pub const READY_WITHIN_SECONDS: u64 = 2;
 

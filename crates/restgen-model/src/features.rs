@@ -17,7 +17,7 @@ pub struct Feature {
 
 /// The features the generated code can require, as the runtime's `Cargo.toml` names
 /// them; `derive` is the hand-written path's, never a generated service's.
-pub const ALL: &[&str] = &[SQLITE, POSTGRES, WEBHOOKS, JWT_HS256, JWT_RS256, JWT_ES256, PASSWORD, CSV];
+pub const ALL: &[&str] = &[SQLITE, POSTGRES, WEBHOOKS, JWT_HS256, JWT_RS256, JWT_ES256, PASSWORD, CSV, DOCS];
 
 pub const SQLITE: &str = "sqlite";
 pub const POSTGRES: &str = "postgres";
@@ -27,6 +27,7 @@ pub const JWT_RS256: &str = "jwt-rs256";
 pub const JWT_ES256: &str = "jwt-es256";
 pub const PASSWORD: &str = "password";
 pub const CSV: &str = "csv";
+pub const DOCS: &str = "docs";
 
 /// The feature that signs and verifies tokens with `algorithm`.
 pub fn jwt(algorithm: JwtAlgorithm) -> &'static str {
@@ -102,6 +103,9 @@ pub fn used(service: &Service) -> Vec<Feature> {
         .collect();
     if !csv.is_empty() {
         used.push(Feature { name: CSV, why: format!("`formats: [csv]` of {}", csv.join(", ")) });
+    }
+    if service.api.docs {
+        used.push(Feature { name: DOCS, why: "`api.docs`: the reference page at /docs".into() });
     }
     used
 }

@@ -266,6 +266,9 @@ pub const API: Table = Table {
             .words(Versioning::WORDS)
             .yaml().json(r##"{"type":"array","items":{"enum":"{words}"},"uniqueItems":true}"##),
         key("vendor", "string", Default::Text("the service name"), "the vendor in media types").yaml().json(r##"{"type":"string"}"##),
+        key("docs", "boolean", Default::Bool(true), "serve the reference page at `/docs` (each version's at `/docs/v{n}`): read the API and call it from a browser")
+            .yaml()
+            .json(r##"{"type":"boolean"}"##),
     ],
 };
 

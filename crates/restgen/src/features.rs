@@ -27,6 +27,9 @@ macro_rules! require {
     (csv, $why:literal) => {
         $crate::__require_csv!($why);
     };
+    (docs, $why:literal) => {
+        $crate::__require_docs!($why);
+    };
 }
 
 /// One macro per feature: present when the feature is on, a compile error when it is off.
@@ -62,4 +65,5 @@ features! {
     "jwt-es256" => __require_jwt_es256,
     "password" => __require_password,
     "csv" => __require_csv,
+    "docs" => __require_docs,
 }

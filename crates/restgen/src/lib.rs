@@ -23,6 +23,8 @@ mod csv_format;
 mod deadlines;
 #[cfg(feature = "derive")]
 mod derived;
+#[cfg(feature = "docs")]
+mod docs;
 pub mod email;
 mod features;
 pub mod hooks;

@@ -41,6 +41,8 @@ pub struct Service {
     pub openapi: Option<&'static str>,
     /// With versions, each one's document, served at `/openapi.v{n}.json`.
     pub openapi_versions: &'static [(u32, &'static str)],
+    /// `api.docs`: the reference page at `/docs` (and `/docs/v{n}`) over those documents.
+    pub docs: bool,
     /// The `cors` section; `None`: browsers on other origins are not let in.
     pub cors: Option<CorsSpec>,
     /// `limits.max_in_flight`: requests served at once; beyond it, 503 with `Retry-After`.
@@ -212,10 +214,14 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
     let webhooks = WebhookSettings::from_lookup(service.name, |name| std::env::var(name).ok())?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (name, sample) = (service.name, service.sample_path);
+    let docs = service.docs && service.openapi.is_some();
     let settings = Settings { secrets, rate, clock: Clock::System, webhooks };
     let (app, background) = build(service, store.clone(), &settings, Worker::Returned)?;
     println!("{name} listening on http://{addr}");
     println!("try: curl -i http://{addr}{sample}");
+    if docs {
+        println!("read and try the API: http://{addr}{}", restgen_model::bounds::DOCS_PATH);
+    }
     serve_with(listener, app, config.http, shutdown()).await.map_err(|e| e.to_string())?;
     // Deliveries in flight finish (each within its timeout); claimed ones not yet
     // attempted are released to the other instances.
@@ -307,6 +313,20 @@ fn webhooks(
     }
 }
 
+/// The reference page over the service's documents.
+#[cfg(feature = "docs")]
+fn docs(name: &str, documents: &[(u32, &str)]) -> Result<Router<Store>, String> {
+    let versions: Vec<u32> = documents.iter().map(|(n, _)| *n).collect();
+    Ok(crate::docs::routes(name, &versions))
+}
+
+/// A build without the page serves no service that asks for it (generated code stops its
+/// build first, with `require!`).
+#[cfg(not(feature = "docs"))]
+fn docs(name: &str, _: &[(u32, &str)]) -> Result<Router<Store>, String> {
+    Err(format!("{name}: `api.docs` serves a reference page, and this build of restgen leaves out its `docs` feature"))
+}
+
 /// The whole application: resource routes under the base path, the auth endpoints,
 /// `/healthz` and `/readyz`, and the middleware every route shares. Fails when the key material in
 /// `settings` is unusable.
@@ -352,6 +372,9 @@ fn build(
                 ([(header::CONTENT_TYPE, restgen_wire::http::media::JSON)], *document)
             }),
         );
+    }
+    if service.docs && service.openapi.is_some() {
+        routes = routes.merge(docs(service.name, service.openapi_versions)?);
     }
     let auth = match service.auth {
         Some(spec) => {

@@ -34,6 +34,7 @@ fn service(routes: Router<Store>) -> Service {
         versioning: None,
         webhooks: None,
         openapi_versions: &[],
+        docs: false,
     }
 }
 

@@ -96,6 +96,9 @@ fn no_clashes(service: &Service, diags: &mut Diagnostics) {
     claimed.push((bounds::LIVENESS_PATH.into(), "the liveness probe".into(), Origin::Unknown));
     claimed.push((bounds::READINESS_PATH.into(), "the readiness probe".into(), Origin::Unknown));
     claimed.push(("/openapi.json".into(), "the OpenAPI document".into(), Origin::Unknown));
+    if service.api.docs {
+        claimed.push((bounds::DOCS_PATH.into(), "the reference page".into(), Origin::Unknown));
+    }
 
     // Indexed by path and by every proper prefix, so each claim is compared with the
     // earlier ones in time linear in the number of claims.

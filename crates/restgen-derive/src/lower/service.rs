@@ -118,6 +118,7 @@ pub(super) fn surrounding_service(
             versions: Vec::new(),
             versioning: Vec::new(),
             vendor: "derived".into(),
+            docs: true,
             origin: Origin::Unknown,
         },
         auth,

@@ -87,6 +87,8 @@ pub struct Api {
     pub versioning: Vec<Located<Versioning>>,
     /// For `application/vnd.{vendor}.v{n}+json`.
     pub vendor: String,
+    /// The reference page at `/docs` (default on).
+    pub docs: bool,
     #[serde(skip)]
     pub origin: Origin,
 }

@@ -77,6 +77,7 @@ fn api(cx: &mut Cx, node: Option<&Node>, service: &str, root: &Node) -> Api {
         versions: Vec::new(),
         versioning: Vec::new(),
         vendor: service.to_owned(),
+        docs: true,
         origin,
     };
     let Some(m) = node.and_then(|n| cx.map(n, "`api`", &keys::API)) else { return api };
@@ -93,6 +94,9 @@ fn api(cx: &mut Cx, node: Option<&Node>, service: &str, root: &Node) -> Api {
     }
     if let Some(v) = m.get("vendor").and_then(|n| cx.string(n, "`vendor`")) {
         api.vendor = v.value;
+    }
+    if let Some(docs) = m.get("docs").and_then(|n| cx.bool(n, "`docs`")) {
+        api.docs = docs.value;
     }
     api
 }

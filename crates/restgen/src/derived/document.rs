@@ -25,6 +25,7 @@ pub(super) struct Settings<'a> {
     pub request_timeout: Duration,
     pub max_in_flight: Option<usize>,
     pub versioning: Option<&'static VersioningSpec>,
+    pub docs: bool,
 }
 
 /// The document as pretty JSON, from each mounted resource's model (`Resource::MODEL`),
@@ -81,6 +82,7 @@ fn api(s: &Settings<'_>) -> model::Api {
             versions: Vec::new(),
             versioning: Vec::new(),
             vendor: s.name.to_owned(),
+            docs: s.docs,
             origin: Origin::Unknown,
         };
     };
@@ -104,6 +106,7 @@ fn api(s: &Settings<'_>) -> model::Api {
         versions,
         versioning: schemes.into_iter().filter(|(on, _)| *on).map(|(_, scheme)| bare(scheme)).collect(),
         vendor: v.vendor.to_owned(),
+        docs: s.docs,
         origin: Origin::Unknown,
     }
 }

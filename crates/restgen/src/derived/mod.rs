@@ -190,6 +190,7 @@ pub struct App {
     max_in_flight: Option<usize>,
     versioning: Option<&'static VersioningSpec>,
     webhooks: Option<crate::spec::WebhooksSpec>,
+    docs: bool,
 }
 
 impl App {
@@ -214,7 +215,17 @@ impl App {
             max_in_flight: None,
             versioning: None,
             webhooks: None,
+            // A build that leaves the page out has chosen so.
+            docs: cfg!(feature = "docs"),
         }
+    }
+
+    /// Whether the reference page is served at `/docs` (the schema's `api.docs`). On by
+    /// default where the runtime's `docs` feature is; asked for without it, the service
+    /// refuses to start.
+    pub fn docs(mut self, serve: bool) -> App {
+        self.docs = serve;
+        self
     }
 
     /// The title and description the OpenAPI document gives the service (the schema's
@@ -332,6 +343,7 @@ impl App {
             request_timeout: self.request_timeout,
             max_in_flight: self.max_in_flight,
             versioning: self.versioning,
+            docs: self.docs,
         };
         // Built once per process, and served for its whole life.
         // Built once per process, and needed for its whole life: the document is rendered
@@ -380,6 +392,7 @@ impl App {
             auth: self.auth.map(|a| a.spec(self.name, self.base_path)),
             openapi: Some(openapi),
             openapi_versions: Box::leak(versions.into_boxed_slice()),
+            docs: self.docs,
             cors: self.cors,
             max_in_flight: self.max_in_flight,
             resources: Box::leak(self.specs.into_boxed_slice()),

@@ -7,6 +7,7 @@ mod client;
 mod conditional;
 mod connections;
 mod cors;
+mod docs;
 mod evolution;
 mod formats;
 mod hardening;

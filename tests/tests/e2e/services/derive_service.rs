@@ -215,6 +215,10 @@ async fn the_bakery_documents_what_it_serves(s: Server) {
     let doc = doc.body;
     assert!(crate::features::openapi::assert_every_operation_routed(&s, &doc).await >= 6);
     assert!(doc["components"].get("securitySchemes").is_none(), "the bakery is open");
+    // The reference page over it, as a generated service's.
+    let page = s.get("/docs").await;
+    assert_eq!(page.status, 200, "{}", page.text);
+    assert!(page.text.contains(r#"data-document="/openapi.json""#), "{}", page.text);
     let paths: Vec<&String> = doc["paths"].as_object().unwrap().keys().collect();
     assert_eq!(paths, ["/healthz", "/readyz", "/api/orders", "/api/orders/{order_id}"]);
     // The allow-listed create: what a client may send, the hand-written enum's values.

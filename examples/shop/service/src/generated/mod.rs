@@ -12,6 +12,7 @@ pub mod routes;
 ::restgen::require!(jwt_hs256, "`auth.jwt.algorithm: HS256`: bearer tokens");
 ::restgen::require!(password, "`type: password` of user.password: Argon2id hashes");
 ::restgen::require!(csv, "`formats: [csv]` of order");
+::restgen::require!(docs, "`api.docs`: the reference page at /docs");
 /// The service as the schema declares it, ready for `restgen::serve`.
 pub fn service() -> ::restgen::serve::Service {
     ::restgen::serve::Service {
@@ -29,6 +30,7 @@ pub fn service() -> ::restgen::serve::Service {
             (1, include_str!("../../openapi.v1.json")),
             (2, include_str!("../../openapi.v2.json")),
         ],
+        docs: true,
         cors: ::core::option::Option::Some(::restgen::serve::CorsSpec {
             allowed_origins: &["https://shop.example.com"],
             max_age: ::core::option::Option::Some(::std::time::Duration::from_secs(600)),

@@ -22,6 +22,7 @@ pub fn service() -> ::restgen::serve::Service {
         auth: resources::AUTH.as_ref(),
         openapi: ::core::option::Option::Some(include_str!("../../openapi.json")),
         openapi_versions: &[],
+        docs: false,
         cors: ::core::option::Option::None,
         max_in_flight: ::core::option::Option::None,
         resources: resources::RESOURCES,

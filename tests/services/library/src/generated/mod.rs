@@ -11,6 +11,7 @@ pub mod routes;
 ::restgen::require!(jwt_hs256, "`auth.jwt.algorithm: HS256`: bearer tokens");
 ::restgen::require!(password, "`type: password` of member.password: Argon2id hashes");
 ::restgen::require!(csv, "`formats: [csv]` of book");
+::restgen::require!(docs, "`api.docs`: the reference page at /docs");
 /// The service as the schema declares it, ready for `restgen::serve`.
 pub fn service() -> ::restgen::serve::Service {
     ::restgen::serve::Service {
@@ -25,6 +26,7 @@ pub fn service() -> ::restgen::serve::Service {
         auth: resources::AUTH.as_ref(),
         openapi: ::core::option::Option::Some(include_str!("../../openapi.json")),
         openapi_versions: &[],
+        docs: true,
         cors: ::core::option::Option::None,
         max_in_flight: ::core::option::Option::None,
         resources: resources::RESOURCES,
