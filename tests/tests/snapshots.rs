@@ -27,6 +27,50 @@ fn snapshot_generated(path: &Path) {
     }
 }
 
+/// What a person reads of `path`'s newest document, operation by operation: the summary,
+/// who may call it, and what each parameter does. Reviewed as prose.
+fn snapshot_descriptions(path: &Path) {
+    let files = generate(path).files;
+    let document: serde_json::Value =
+        serde_json::from_str(&files[Path::new("openapi.json")].contents).expect("the document is JSON");
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or("(none)").to_owned();
+    let mut out = String::new();
+    for (route, item) in document["paths"].as_object().into_iter().flatten() {
+        for (method, op) in item.as_object().into_iter().flatten().filter(|(m, _)| *m != "parameters") {
+            out.push_str(&format!(
+                "{} {route}: {}\n  {}\n",
+                method.to_uppercase(),
+                text(&op["summary"]),
+                text(&op["description"])
+            ));
+            let parameters = item["parameters"].as_array().into_iter().chain(op["parameters"].as_array()).flatten();
+            for p in parameters {
+                let p = match p["$ref"].as_str() {
+                    Some(r) => &document["components"]["parameters"][r.rsplit('/').next().unwrap()],
+                    None => p,
+                };
+                out.push_str(&format!("  - {} ({}): {}\n", text(&p["name"]), text(&p["in"]), text(&p["description"])));
+            }
+        }
+    }
+    insta::with_settings!({
+        snapshot_path => "snapshots/descriptions",
+        prepend_module_to_snapshot => false,
+        snapshot_suffix => display_name(path),
+        description => format!("the operations' prose in the newest document of {}", display_name(path)),
+        omit_expression => true,
+    }, {
+        insta::assert_snapshot!("descriptions", out);
+    });
+}
+
+#[test]
+fn descriptions_of_every_schema() {
+    for path in restgen_tests::valid_schemas() {
+        snapshot_descriptions(&path);
+    }
+}
+
 #[test]
 fn generated_from_fixtures() {
     insta::glob!("../fixtures/valid", "*.yaml", snapshot_generated);
@@ -50,7 +94,7 @@ fn no_orphan_snapshots() {
     let valid: Vec<_> = restgen_tests::valid_schemas();
     let invalid: Vec<String> = restgen_tests::invalid_schemas().iter().map(|p| display_name(p)).collect();
     let mut orphans = Vec::new();
-    for (sub, live) in [("generated", true), ("diagnostics", false)] {
+    for (sub, live) in [("generated", true), ("diagnostics", false), ("descriptions", true)] {
         let Ok(entries) = std::fs::read_dir(dir.join(sub)) else { continue };
         for entry in entries {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
@@ -58,7 +102,9 @@ fn no_orphan_snapshots() {
                 orphans.push(name);
                 continue;
             };
-            let referenced = if live {
+            let referenced = if sub == "descriptions" {
+                stem == "descriptions" && valid.iter().any(|p| display_name(p) == fixture)
+            } else if live {
                 valid
                     .iter()
                     .find(|p| display_name(p) == fixture)

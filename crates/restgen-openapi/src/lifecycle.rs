@@ -24,6 +24,7 @@ pub(crate) fn lifecycle_paths(
     let Some(states) = &r.states else { return Vec::new() };
     let mut added = Vec::new();
     let name = &r.name.value;
+    let noun = r.noun();
     let model = schema_name(r, "");
     let values: Vec<&str> = r
         .field(&states.field.value)
@@ -43,7 +44,7 @@ pub(crate) fn lifecycle_paths(
     for t in &states.transitions {
         let tname = &t.name.value;
         let from: Vec<&str> = t.from.iter().map(|f| f.value.as_str()).collect();
-        let mut stored = json_response(&format!("The {name}, now {}.", t.to.value), schema_ref(&model));
+        let mut stored = json_response(&format!("The {noun}, now {}.", t.to.value), schema_ref(&model));
         stored["headers"] = json!({
             "ETag": { "$ref": "#/components/headers/ETag" },
             (http::IDEMPOTENT_REPLAYED.name): {
@@ -58,10 +59,11 @@ pub(crate) fn lifecycle_paths(
             String::new()
         } else {
             let roles: Vec<String> = t.roles.iter().map(|r| format!("`{}`", r.value)).collect();
-            format!(" Only for callers with the role {} (403 for others).", roles.join(" or "))
+            format!(" Of those, only callers with the role {} may take it (403 for others).", roles.join(" or "))
         };
+        let who = crate::paths::who_may(service, r, &r.access.write, crate::paths::Reach::Item);
         let description = format!(
-            "Moves the {name} from {} to `{}`: allowed to those who may change it.{roles} From any other state: 409. Takes no input (an empty body, or `{{}}`).",
+            "Moves the {noun} from {} to `{}`. {who}{roles} From any other state: 409. Takes no input (an empty body, or `{{}}`).",
             from.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(" or "),
             t.to.value,
         );
@@ -70,7 +72,7 @@ pub(crate) fn lifecycle_paths(
             "post".into(),
             json!({
                 "operationId": format!("{}{model}", tname.to_lower_camel_case()),
-                "summary": format!("{} {} ({} → {})", tname.to_upper_camel_case(), a(name), from.join(", "), t.to.value),
+                "summary": format!("{} {} ({} → {})", tname.to_upper_camel_case(), a(&noun), from.join(", "), t.to.value),
                 "description": description,
                 "tags": [name],
                 "security": security(service, &r.access.write),
@@ -98,7 +100,7 @@ pub(crate) fn lifecycle_paths(
         );
         let mut answers = responses(
             "200",
-            json_response(&format!("The {name}'s state."), schema_ref(&status_name)),
+            json_response(&format!("The {noun}'s state."), schema_ref(&status_name)),
             &[400, 401, 403, 404, 500],
         );
         let mut parameters = Vec::new();
@@ -108,8 +110,8 @@ pub(crate) fn lifecycle_paths(
             "get".into(),
             json!({
                 "operationId": format!("get{model}Status"),
-                "summary": format!("The state of {}", a(name)),
-                "description": "Allowed to those who may read the record. Poll it with `If-None-Match`: 304 while the state has not changed.",
+                "summary": format!("The state of {}", a(&noun)),
+                "description": format!("{} Poll it with `If-None-Match`: 304 while the state has not changed.", crate::paths::who_may(service, r, &r.access.read, crate::paths::Reach::Item)),
                 "tags": [name],
                 "security": security(service, &r.access.read),
                 "parameters": parameters,

@@ -180,7 +180,7 @@ pub(crate) fn auth_paths(
                 "description": "The key's owner, or an admin; another caller's key answers 404.",
                 "tags": ["auth"],
                 "security": security,
-                "parameters": [{ "name": "key_id", "in": "path", "required": true,
+                "parameters": [{ "name": "key_id", "in": "path", "required": true, "description": "The key's id.",
                     "schema": { "type": "string", "pattern": "^[0-9a-f]{32}$", "maxLength": 32 } }],
                 "responses": revoke_responses,
             } }),
@@ -188,8 +188,42 @@ pub(crate) fn auth_paths(
     }
 }
 
-/// Who may call each operation of `ops` (a path item), as its `description`.
-pub(crate) fn describe(service: &Service, r: &Resource, ops: &mut Map<String, Value>) {
+/// Where an operation reaches: what `owner` in its rules means there.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// `POST` of the collection: the new record becomes the caller's.
+    Create,
+    /// `GET` of a collection, or of a parent's children: the caller's own records alone.
+    List,
+    /// One record: its owner, or the account itself.
+    Item,
+}
+
+impl Reach {
+    /// The reach of `method` on a collection path (`item: false`) or an item path.
+    fn of(method: &str, item: bool) -> Reach {
+        match (method, item) {
+            (_, true) => Reach::Item,
+            ("post", false) => Reach::Create,
+            _ => Reach::List,
+        }
+    }
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn or(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// Who may call each operation of `ops` (a path item), as its `description`, in the
+/// terms the runtime applies them (`access.rs`): `owner` lets any signed-in caller create
+/// (and own what they create) and list (their own records alone), and reach one record
+/// only where it is theirs; the admin roles may do everything.
+pub(crate) fn describe(service: &Service, r: &Resource, ops: &mut Map<String, Value>, item: bool) {
     for (method, op) in ops.iter_mut() {
         let rules = match method.as_str() {
             "post" => &r.access.create,
@@ -197,37 +231,72 @@ pub(crate) fn describe(service: &Service, r: &Resource, ops: &mut Map<String, Va
             "put" | "patch" => &r.access.write,
             _ => &r.access.delete,
         };
-        let who: Vec<String> = rules
-            .iter()
-            .map(|rule| match &rule.value {
-                AccessRule::Anyone => "anyone".to_owned(),
-                AccessRule::Authenticated => "any signed-in caller".to_owned(),
-                AccessRule::Owner if r.owner.is_none() => "the account itself".to_owned(),
-                AccessRule::Owner => "the record's owner".to_owned(),
-                AccessRule::Role(role) => format!("callers with the `{role}` role"),
-            })
-            .collect();
-        // Admins may do everything, whatever the lists say (said unless the list
-        // admits every signed-in caller anyway).
-        let everyone = rules.iter().any(|r| matches!(r.value, AccessRule::Anyone | AccessRule::Authenticated));
-        let admins: Vec<String> = service
-            .auth
-            .iter()
-            .flat_map(|a| &a.admin_roles)
-            .filter(|role| !everyone && !rules.iter().any(|r| r.value == AccessRule::Role(role.value.clone())))
-            .map(|role| format!("callers with the `{}` role", role.value))
-            .collect();
-        let who = [who, admins].concat();
-        let mut text = if service.auth.is_some() { format!("Allowed to {}.", who.join(", ")) } else { String::new() };
-        if r.owner.is_some() && service.auth.is_some() {
-            let hidden = if r.not_owned == NotOwned::NotFound { "404, as if it did not exist" } else { "403" };
-            text.push_str(&format!(" Somebody else's record answers {hidden}."));
-        }
-        if text.is_empty() {
-            text = "Open to anyone: the service has no auth.".to_owned();
-        }
-        op["description"] = json!(text.trim());
+        op["description"] = json!(who_may(service, r, rules, Reach::of(method, item)));
     }
+}
+
+/// The sentence `describe` writes for one operation.
+pub(crate) fn who_may(service: &Service, r: &Resource, rules: &[Located<AccessRule>], reach: Reach) -> String {
+    let Some(auth) = &service.auth else { return "Open to anyone: the service has no auth.".to_owned() };
+    let has = |rule: &AccessRule| rules.iter().any(|r| &r.value == rule);
+    let plural = r.plural_noun();
+    if has(&AccessRule::Anyone) {
+        return "Open to anyone, signed in or not.".to_owned();
+    }
+    // Roles named in the rules, then the admin roles they leave out: both reach every record.
+    let mut roles: Vec<String> = rules
+        .iter()
+        .filter_map(|rule| match &rule.value {
+            AccessRule::Role(role) => Some(role.clone()),
+            _ => None,
+        })
+        .collect();
+    for admin in &auth.admin_roles {
+        if !roles.contains(&admin.value) {
+            roles.push(admin.value.clone());
+        }
+    }
+    let with_roles = |roles: &[String]| match roles {
+        [one] => format!("callers with the `{one}` role"),
+        _ => format!("callers with the role {}", or(&roles.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>())),
+    };
+    let everyone = has(&AccessRule::Authenticated);
+    let owner = has(&AccessRule::Owner) && !everyone;
+    let noun = r.noun();
+    let owned = r.owner.is_some();
+    let mut text = if everyone {
+        "Allowed to any signed-in caller.".to_owned()
+    } else if owner {
+        // Admins are signed-in callers too: a create is theirs like anybody's.
+        let mine = match reach {
+            Reach::Create if owned => {
+                format!(
+                    "any signed-in caller; the new {noun} is theirs (`owner_id` comes from the credentials, never from the body)"
+                )
+            }
+            Reach::Create => "any signed-in caller".to_owned(),
+            Reach::List if owned => format!("any signed-in caller, who sees only their own {plural}"),
+            Reach::List => "any signed-in caller, who sees only their own account".to_owned(),
+            Reach::Item if owned => format!("the {noun}'s owner"),
+            Reach::Item => "the account itself".to_owned(),
+        };
+        match (reach, roles.is_empty()) {
+            (Reach::Create, _) | (_, true) => format!("Allowed to {mine}."),
+            (Reach::List, false) => format!("Allowed to {mine}, and to {}, who see all of them.", with_roles(&roles)),
+            (Reach::Item, false) => format!("Allowed to {mine} and to {}.", with_roles(&roles)),
+        }
+    } else if roles.is_empty() {
+        "Allowed to nobody: no rule admits a caller.".to_owned()
+    } else {
+        format!("Allowed only to {}; other callers get 403.", with_roles(&roles))
+    };
+    if owner && reach == Reach::Item {
+        let hidden = if r.not_owned == NotOwned::NotFound { "404, as if it did not exist" } else { "403" };
+        let whose = if owned { format!("Somebody else's {noun}") } else { "Another account".to_owned() };
+        text.push_str(&format!(" {whose} answers {hidden}."));
+    }
+    text.push_str(" Without credentials: 401.");
+    text
 }
 
 pub(crate) fn query(name: &str, description: &str, schema: Value) -> Value {
@@ -245,7 +314,11 @@ pub(crate) fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
         if let Some(o) = s.as_object_mut() {
             o.remove("description");
         }
-        out.push(query(&f.name.value, &format!("Only records whose `{}` equals this.", f.name.value), s));
+        out.push(query(
+            &f.name.value,
+            &format!("Only the {} whose `{}` equals this.", r.plural_noun(), f.name.value),
+            s,
+        ));
     }
     let mut sorts: Vec<String> = Vec::new();
     let sortable = ["id".to_owned()]
@@ -311,6 +384,7 @@ pub(crate) fn resource_paths(
 ) -> Vec<String> {
     let mut added = Vec::new();
     let name = &r.name.value;
+    let (noun, plural) = (r.noun(), r.plural_noun());
     let model = schema_name(r, "");
     schemas.insert(model.clone(), representation(service, r));
     let tags = json!([name]);
@@ -321,10 +395,7 @@ pub(crate) fn resource_paths(
 
     let mut collection = Map::new();
     if r.has(Operation::List) {
-        let mut ok = json_response(
-            &format!("A page of {}.", r.path.value.trim_start_matches('/')),
-            list_schema(service, r, schema_ref(&model)),
-        );
+        let mut ok = json_response(&format!("A page of {plural}."), list_schema(service, r, schema_ref(&model)));
         ok["headers"] = link(base.len() + r.path.value.len());
         let mut answers = responses("200", ok, &[400, 401, 403, 500]);
         let mut parameters = list_parameters(service, r);
@@ -333,7 +404,7 @@ pub(crate) fn resource_paths(
             "get".into(),
             json!({
                 "operationId": format!("list{model}"),
-                "summary": format!("List {}", r.path.value.trim_start_matches('/')),
+                "summary": format!("List {plural}"),
                 "tags": tags,
                 "security": security(service, &r.access.read),
                 "parameters": parameters,
@@ -360,7 +431,7 @@ pub(crate) fn resource_paths(
             "post".into(),
             json!({
                 "operationId": format!("create{model}"),
-                "summary": format!("Create {}", a(name)),
+                "summary": format!("Create {}", a(&noun)),
                 "tags": tags,
                 "security": security(service, &r.access.create),
                 "parameters": [idempotency_key()],
@@ -381,7 +452,7 @@ pub(crate) fn resource_paths(
             "get".into(),
             json!({
                 "operationId": format!("get{model}"),
-                "summary": format!("Get {}", a(name)),
+                "summary": format!("Get {}", a(&noun)),
                 "tags": tags,
                 "security": security(service, &r.access.read),
                 "parameters": parameters,
@@ -411,7 +482,7 @@ pub(crate) fn resource_paths(
             method.into(),
             json!({
                 "operationId": format!("{verb}{model}"),
-                "summary": format!("{} {}", if op == WriteOp::Replace { "Replace" } else { "Update part of" }, a(name)),
+                "summary": format!("{} {}", if op == WriteOp::Replace { "Replace" } else { "Update part of" }, a(&noun)),
                 "tags": tags,
                 "security": security(service, &r.access.write),
                 "parameters": [if_match(r)],
@@ -430,7 +501,7 @@ pub(crate) fn resource_paths(
             "delete".into(),
             json!({
                 "operationId": format!("delete{model}"),
-                "summary": format!("Delete {}", a(name)),
+                "summary": format!("Delete {}", a(&noun)),
                 "tags": tags,
                 "security": security(service, &r.access.delete),
                 "parameters": [if_match(r)],
@@ -438,8 +509,8 @@ pub(crate) fn resource_paths(
             }),
         );
     }
-    describe(service, r, &mut collection);
-    describe(service, r, &mut item);
+    describe(service, r, &mut collection, false);
+    describe(service, r, &mut item, true);
     if !collection.is_empty() {
         let path = format!("{base}{}", r.path.value);
         added.push(path.clone());
@@ -459,7 +530,7 @@ pub(crate) fn resource_paths(
             let mut parameters = vec![path_param(&parent_param, parent.id)];
             parameters.extend(list_parameters(service, r));
             let mut ok = json_response(
-                &format!("A page of the {}'s {}.", parent.name.value, r.path.value.trim_start_matches('/')),
+                &format!("A page of the {}'s {plural}.", parent.noun()),
                 list_schema(service, r, schema_ref(&model)),
             );
             let parent_id = if parent.id == IdKind::Uuid { 36 } else { 20 };
@@ -471,14 +542,25 @@ pub(crate) fn resource_paths(
                 "get".into(),
                 json!({
                     "operationId": format!("list{model}Of{}", schema_name(parent, "")),
-                    "summary": format!("List the {} of {}", r.path.value.trim_start_matches('/'), a(&parent.name.value)),
+                    "summary": format!("List the {plural} of {}", a(&parent.noun())),
                     "tags": tags,
                     "security": security(service, &r.access.read),
                     "parameters": parameters,
                     "responses": answers,
                 }),
             );
-            describe(service, r, &mut nested);
+            describe(service, r, &mut nested, false);
+            // The parent is held to its own rules first, as reading it would be (where
+            // anybody may read it, that refuses nobody).
+            let open = service.auth.is_none() || parent.access.read.iter().any(|r| r.value == AccessRule::Anyone);
+            if let (false, Some(text)) = (open, nested["get"]["description"].as_str()) {
+                let parent = parent.noun();
+                let text = format!(
+                    "{text} The {plural} of {} the caller may not read answer as reading that {parent} would.",
+                    a(&parent)
+                );
+                nested["get"]["description"] = json!(text);
+            }
             let path = format!("{base}{}/{{{parent_param}}}{}", parent.path.value, r.path.value);
             added.push(path.clone());
             paths.insert(path, Value::Object(nested));

@@ -232,5 +232,6 @@ pub(crate) fn list_schema(service: &Service, r: &Resource, item: Value) -> Value
 
 /// A path parameter holding an id of `kind`.
 pub(crate) fn path_param(name: &str, kind: IdKind) -> Value {
-    json!({ "name": name, "in": "path", "required": true, "schema": id_schema(kind) })
+    let whose = name.strip_suffix("_id").unwrap_or(name).replace('_', " ");
+    json!({ "name": name, "in": "path", "required": true, "description": format!("The {whose}'s id."), "schema": id_schema(kind) })
 }

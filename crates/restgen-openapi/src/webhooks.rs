@@ -124,7 +124,7 @@ pub(crate) fn paths(service: &Service, base: &str, paths: &mut Map<String, Value
             },
         }),
     );
-    let webhook_id = json!({ "name": "webhook_id", "in": "path", "required": true, "schema": id("wh") });
+    let webhook_id = json!({ "name": "webhook_id", "in": "path", "required": true, "description": "The subscription's id.", "schema": id("wh") });
     paths.insert(
         format!("{base}/webhooks/{{webhook_id}}"),
         json!({
@@ -151,7 +151,7 @@ pub(crate) fn paths(service: &Service, base: &str, paths: &mut Map<String, Value
     paths.insert(
         format!("{base}/webhooks/{{webhook_id}}/deliveries/{{delivery_id}}/resend"),
         json!({
-            "parameters": [webhook_id, { "name": "delivery_id", "in": "path", "required": true, "schema": id("dlv") }],
+            "parameters": [webhook_id, { "name": "delivery_id", "in": "path", "required": true, "description": "The delivery's id.", "schema": id("dlv") }],
             "post": { "operationId": "resendWebhookDelivery", "summary": "Send a delivery again",
                 "description": format!("{who} The delivery is due at once with a fresh round of attempts, under the same `webhook-id`."),
                 "tags": tags, "security": security,

@@ -130,6 +130,16 @@ impl Resource {
         !field.read_only && self.state_field() != Some(field.name.value.as_str()) && field.settable.value.allows(op)
     }
 
+    /// The resource's name as a noun in prose: `reading list`.
+    pub fn noun(&self) -> String {
+        self.name.value.replace('_', " ")
+    }
+
+    /// Its records in prose, from the last segment of its path: `reading lists`.
+    pub fn plural_noun(&self) -> String {
+        self.path.value.rsplit('/').next().unwrap_or_default().replace(['-', '_'], " ")
+    }
+
     /// The item path parameter name: `order_id`.
     pub fn id_param(&self) -> String {
         format!("{}_id", self.name.value)
