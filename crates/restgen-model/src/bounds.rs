@@ -10,6 +10,16 @@ use crate::model::{Field, FieldKind, FieldType, IdKind, Resource, Service};
 /// asks nothing of the database, and readiness, which does.
 pub const LIVENESS_PATH: &str = "/healthz";
 pub const READINESS_PATH: &str = "/readyz";
+/// Where a service serves its OpenAPI document, and the file it is generated into (without
+/// the `/`): the newest version's (`None`) or version `n`'s, in OpenAPI 3.1 or, for the
+/// tools that read no other, 3.0.3: `/openapi.json`, `/openapi.v2.json`,
+/// `/openapi.3.0.json`, `/openapi.v2.3.0.json`.
+pub fn document_path(version: Option<u32>, openapi_3_0: bool) -> String {
+    let version = version.map(|n| format!(".v{n}")).unwrap_or_default();
+    let dialect = if openapi_3_0 { ".3.0" } else { "" };
+    format!("/openapi{version}{dialect}.json")
+}
+
 /// The reference page a person reads in a browser (`api.docs`), at the origin beside
 /// `/openapi.json`: the newest version's here, each version's at `/docs/v{n}`.
 pub const DOCS_PATH: &str = "/docs";

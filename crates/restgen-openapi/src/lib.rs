@@ -7,8 +7,11 @@
 //! One module a topic: `paths` (operations and their parameters), `schemas` (records,
 //! inputs, lists), `problems` (error answers), `security` (schemes and requirements),
 //! `headers` (ETag, conditional requests, idempotency, CORS), `rate` (rate limit fields and
-//! 429s); `parts` makes the document as it is written, one resource at a time.
+//! 429s), `access` (who may call each operation, in words); `parts` makes the document as
+//! it is written, one resource at a time, and `downgrade` renders it in OpenAPI 3.0.3.
 
+mod access;
+pub mod downgrade;
 mod headers;
 mod lifecycle;
 mod parts;

@@ -61,7 +61,7 @@ pub(crate) fn lifecycle_paths(
             let roles: Vec<String> = t.roles.iter().map(|r| format!("`{}`", r.value)).collect();
             format!(" Of those, only callers with the role {} may take it (403 for others).", roles.join(" or "))
         };
-        let who = crate::paths::who_may(service, r, &r.access.write, crate::paths::Reach::Item);
+        let who = crate::access::who_may(service, r, &r.access.write, crate::access::Reach::Item);
         let description = format!(
             "Moves the {noun} from {} to `{}`. {who}{roles} From any other state: 409. Takes no input (an empty body, or `{{}}`).",
             from.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(" or "),
@@ -111,7 +111,7 @@ pub(crate) fn lifecycle_paths(
             json!({
                 "operationId": format!("get{model}Status"),
                 "summary": format!("The state of {}", a(&noun)),
-                "description": format!("{} Poll it with `If-None-Match`: 304 while the state has not changed.", crate::paths::who_may(service, r, &r.access.read, crate::paths::Reach::Item)),
+                "description": format!("{} Poll it with `If-None-Match`: 304 while the state has not changed.", crate::access::who_may(service, r, &r.access.read, crate::access::Reach::Item)),
                 "tags": [name],
                 "security": security(service, &r.access.read),
                 "parameters": parameters,

@@ -41,6 +41,10 @@ pub struct Service {
     pub openapi: Option<&'static str>,
     /// With versions, each one's document, served at `/openapi.v{n}.json`.
     pub openapi_versions: &'static [(u32, &'static str)],
+    /// The same documents in OpenAPI 3.0.3, for the tools that read no other: the newest's
+    /// at `/openapi.3.0.json`, each version's at `/openapi.v{n}.3.0.json`.
+    pub openapi_3_0: Option<&'static str>,
+    pub openapi_3_0_versions: &'static [(u32, &'static str)],
     /// `api.docs`: the reference page at `/docs` (and `/docs/v{n}`) over those documents.
     pub docs: bool,
     /// The `cors` section; `None`: browsers on other origins are not let in.
@@ -357,20 +361,16 @@ fn build(
     let store = store.with_clock(settings.clock.clone());
     let (mut routes, mut background) = webhooks(&service, &store, settings)?;
     routes = routes.merge(service.routes);
-    if let Some(openapi) = service.openapi {
+    let newest = [(None, service.openapi, false), (None, service.openapi_3_0, true)];
+    let versions = service.openapi_versions.iter().map(|(n, d)| (Some(*n), Some(*d), false));
+    let versions_3_0 = service.openapi_3_0_versions.iter().map(|(n, d)| (Some(*n), Some(*d), true));
+    for (version, document, openapi_3_0) in newest.into_iter().chain(versions).chain(versions_3_0) {
+        let Some(document) = document else { continue };
         routes = routes.route(
-            "/openapi.json",
+            &restgen_model::bounds::document_path(version, openapi_3_0),
             axum::routing::get(
-                move || async move { ([(header::CONTENT_TYPE, restgen_wire::http::media::JSON)], openapi) },
+                move || async move { ([(header::CONTENT_TYPE, restgen_wire::http::media::JSON)], document) },
             ),
-        );
-    }
-    for (n, document) in service.openapi_versions {
-        routes = routes.route(
-            &format!("/openapi.v{n}.json"),
-            axum::routing::get(move || async move {
-                ([(header::CONTENT_TYPE, restgen_wire::http::media::JSON)], *document)
-            }),
         );
     }
     if service.docs && service.openapi.is_some() {

@@ -34,6 +34,8 @@ fn service(routes: Router<Store>) -> Service {
         versioning: None,
         webhooks: None,
         openapi_versions: &[],
+        openapi_3_0: None,
+        openapi_3_0_versions: &[],
         docs: false,
     }
 }

@@ -95,7 +95,8 @@ fn no_clashes(service: &Service, diags: &mut Diagnostics) {
     }
     claimed.push((bounds::LIVENESS_PATH.into(), "the liveness probe".into(), Origin::Unknown));
     claimed.push((bounds::READINESS_PATH.into(), "the readiness probe".into(), Origin::Unknown));
-    claimed.push(("/openapi.json".into(), "the OpenAPI document".into(), Origin::Unknown));
+    claimed.push((bounds::document_path(None, false), "the OpenAPI document".into(), Origin::Unknown));
+    claimed.push((bounds::document_path(None, true), "the OpenAPI 3.0 document".into(), Origin::Unknown));
     if service.api.docs {
         claimed.push((bounds::DOCS_PATH.into(), "the reference page".into(), Origin::Unknown));
     }

@@ -149,7 +149,10 @@ fn rust_file(path: &str, options: &Options, file: rust::RustFile) -> Result<Outp
 /// The OpenAPI document of what a request that names no version gets.
 fn openapi_newest(service: &Service) -> Output {
     let mut out = Output::default();
-    out.add("openapi.json", FileKind::Generated, restgen_openapi::render(service));
+    let document = restgen_openapi::render(service);
+    let file = |openapi_3_0| restgen_model::bounds::document_path(None, openapi_3_0)[1..].to_owned();
+    out.add(file(true), FileKind::Generated, restgen_openapi::downgrade::to_3_0(&document));
+    out.add(file(false), FileKind::Generated, document);
     out
 }
 
@@ -157,7 +160,9 @@ fn openapi_newest(service: &Service) -> Output {
 fn openapi_versions(service: &Service) -> Output {
     let mut out = Output::default();
     for (n, document) in restgen_openapi::render_versions(service) {
-        out.add(format!("openapi.v{n}.json"), FileKind::Generated, document);
+        let file = |openapi_3_0| restgen_model::bounds::document_path(Some(n), openapi_3_0)[1..].to_owned();
+        out.add(file(true), FileKind::Generated, restgen_openapi::downgrade::to_3_0(&document));
+        out.add(file(false), FileKind::Generated, document);
     }
     out
 }

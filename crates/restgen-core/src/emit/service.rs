@@ -32,11 +32,17 @@ pub(crate) fn emit(service: &crate::model::Service) -> RustFile<'static> {
     };
     let proxies = service.trusted_proxies.iter().map(|p| p.value.as_str());
     let proxy_header = quote::format_ident!("{}", service.proxy_header.variant());
-    let documents = service.api.versions.iter().map(|v| {
-        let n = proc_macro2::Literal::u32_unsuffixed(v.number.value);
-        let file = format!("../../openapi.v{}.json", v.number.value);
-        quote!((#n, include_str!(#file)))
-    });
+    // Each document's file, as the emitter names it beside `Cargo.toml`.
+    let file = |n, openapi_3_0| format!("../..{}", restgen_model::bounds::document_path(n, openapi_3_0));
+    let versions = |openapi_3_0| {
+        service.api.versions.iter().map(move |v| {
+            let n = proc_macro2::Literal::u32_unsuffixed(v.number.value);
+            let file = file(Some(v.number.value), openapi_3_0);
+            quote!((#n, include_str!(#file)))
+        })
+    };
+    let (documents, documents_3_0) = (versions(false), versions(true));
+    let (newest, newest_3_0) = (file(None, false), file(None, true));
     let sample = service
         .resources
         .first()
@@ -67,8 +73,10 @@ pub(crate) fn emit(service: &crate::model::Service) -> RustFile<'static> {
                 request_timeout: ::std::time::Duration::from_millis(#timeout_ms),
                 sample_path: #sample,
                 auth: resources::AUTH.as_ref(),
-                openapi: ::core::option::Option::Some(include_str!("../../openapi.json")),
+                openapi: ::core::option::Option::Some(include_str!(#newest)),
                 openapi_versions: &[#(#documents),*],
+                openapi_3_0: ::core::option::Option::Some(include_str!(#newest_3_0)),
+                openapi_3_0_versions: &[#(#documents_3_0),*],
                 docs: #docs,
                 cors: #cors,
                 max_in_flight: #max_in_flight,

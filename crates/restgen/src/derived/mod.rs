@@ -351,9 +351,12 @@ impl App {
         let model: &'static restgen_model::model::Service =
             Box::leak(Box::new(document::model(&settings, &self.models)));
         let (openapi, versions) = document::render(model);
-        let openapi: &'static str = Box::leak(openapi.into_boxed_str());
-        let versions: Vec<(u32, &'static str)> =
-            versions.into_iter().map(|(n, text)| (n, &*Box::leak(text.into_boxed_str()))).collect();
+        let leak = |text: String| -> &'static str { Box::leak(text.into_boxed_str()) };
+        let openapi_3_0 = leak(restgen_openapi::downgrade::to_3_0(&openapi));
+        let openapi = leak(openapi);
+        let versions_3_0: Vec<(u32, &'static str)> =
+            versions.iter().map(|(n, text)| (*n, leak(restgen_openapi::downgrade::to_3_0(text)))).collect();
+        let versions: Vec<(u32, &'static str)> = versions.into_iter().map(|(n, text)| (n, leak(text))).collect();
         let mut routes = Router::new();
         for mount in self.mounts {
             routes = routes.merge(mount(self.base_path));
@@ -392,6 +395,8 @@ impl App {
             auth: self.auth.map(|a| a.spec(self.name, self.base_path)),
             openapi: Some(openapi),
             openapi_versions: Box::leak(versions.into_boxed_slice()),
+            openapi_3_0: Some(openapi_3_0),
+            openapi_3_0_versions: Box::leak(versions_3_0.into_boxed_slice()),
             docs: self.docs,
             cors: self.cors,
             max_in_flight: self.max_in_flight,

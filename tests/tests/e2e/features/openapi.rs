@@ -67,6 +67,28 @@ fn assert_documented(doc: &Value, path: &str, method: &str, r: &Reply) {
     }
 }
 
+backends!(every_document_is_served_in_3_1_and_in_3_0, shop::service());
+async fn every_document_is_served_in_3_1_and_in_3_0(s: Server) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/shop/service");
+    for file in [
+        "openapi.json",
+        "openapi.v1.json",
+        "openapi.v2.json",
+        "openapi.3.0.json",
+        "openapi.v1.3.0.json",
+        "openapi.v2.3.0.json",
+    ] {
+        let served = s.get(&format!("/{file}")).await;
+        assert_eq!(served.status, 200, "{file}");
+        assert_eq!(served.header("content-type"), Some("application/json"), "{file}");
+        let written: Value = serde_json::from_str(&std::fs::read_to_string(format!("{dir}/{file}")).unwrap()).unwrap();
+        assert_eq!(served.body, written, "{file}: the service serves the document written beside it");
+        let version = if file.ends_with(".3.0.json") { "3.0.3" } else { "3.1.0" };
+        assert_eq!(served.body["openapi"], version, "{file}");
+    }
+    assert_eq!(s.get("/openapi.v3.3.0.json").await.status, 404, "no version 3");
+}
+
 backends!(openapi_json_is_served_and_every_documented_operation_is_routed, shop::service());
 async fn openapi_json_is_served_and_every_documented_operation_is_routed(s: Server) {
     let served = s.get("/openapi.json").await;

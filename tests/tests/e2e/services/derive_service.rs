@@ -215,6 +215,9 @@ async fn the_bakery_documents_what_it_serves(s: Server) {
     let doc = doc.body;
     assert!(crate::features::openapi::assert_every_operation_routed(&s, &doc).await >= 6);
     assert!(doc["components"].get("securitySchemes").is_none(), "the bakery is open");
+    // Its 3.0 rendering, as a generated service's.
+    let down = s.get("/openapi.3.0.json").await;
+    assert_eq!((down.status, &down.body["openapi"]), (200, &serde_json::json!("3.0.3")), "{}", down.text);
     // The reference page over it, as a generated service's.
     let page = s.get("/docs").await;
     assert_eq!(page.status, 200, "{}", page.text);

@@ -30,6 +30,13 @@ pub fn service() -> ::restgen::serve::Service {
             (1, include_str!("../../openapi.v1.json")),
             (2, include_str!("../../openapi.v2.json")),
         ],
+        openapi_3_0: ::core::option::Option::Some(
+            include_str!("../../openapi.3.0.json"),
+        ),
+        openapi_3_0_versions: &[
+            (1, include_str!("../../openapi.v1.3.0.json")),
+            (2, include_str!("../../openapi.v2.3.0.json")),
+        ],
         docs: true,
         cors: ::core::option::Option::Some(::restgen::serve::CorsSpec {
             allowed_origins: &["https://shop.example.com"],

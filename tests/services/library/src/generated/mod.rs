@@ -26,6 +26,10 @@ pub fn service() -> ::restgen::serve::Service {
         auth: resources::AUTH.as_ref(),
         openapi: ::core::option::Option::Some(include_str!("../../openapi.json")),
         openapi_versions: &[],
+        openapi_3_0: ::core::option::Option::Some(
+            include_str!("../../openapi.3.0.json"),
+        ),
+        openapi_3_0_versions: &[],
         docs: true,
         cors: ::core::option::Option::None,
         max_in_flight: ::core::option::Option::None,

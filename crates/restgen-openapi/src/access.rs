@@ -1,0 +1,117 @@
+//! Who may call an operation, in words: its access rules as the runtime applies them,
+//! written into each operation's `description`.
+
+use restgen_model::Located;
+use restgen_model::model::*;
+use serde_json::{Map, Value, json};
+
+/// Where an operation reaches: what `owner` in its rules means there.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// `POST` of the collection: the new record becomes the caller's.
+    Create,
+    /// `GET` of a collection, or of a parent's children: the caller's own records alone.
+    List,
+    /// One record: its owner, or the account itself.
+    Item,
+}
+
+impl Reach {
+    /// The reach of `method` on a collection path (`item: false`) or an item path.
+    fn of(method: &str, item: bool) -> Reach {
+        match (method, item) {
+            (_, true) => Reach::Item,
+            ("post", false) => Reach::Create,
+            _ => Reach::List,
+        }
+    }
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn or(items: &[String]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// Who may call each operation of `ops` (a path item), as its `description`, in the
+/// terms the runtime applies them (`access.rs`): `owner` lets any signed-in caller create
+/// (and own what they create) and list (their own records alone), and reach one record
+/// only where it is theirs; the admin roles may do everything.
+pub(crate) fn describe(service: &Service, r: &Resource, ops: &mut Map<String, Value>, item: bool) {
+    for (method, op) in ops.iter_mut() {
+        let rules = match method.as_str() {
+            "post" => &r.access.create,
+            "get" => &r.access.read,
+            "put" | "patch" => &r.access.write,
+            _ => &r.access.delete,
+        };
+        op["description"] = json!(who_may(service, r, rules, Reach::of(method, item)));
+    }
+}
+
+/// The sentence `describe` writes for one operation.
+pub(crate) fn who_may(service: &Service, r: &Resource, rules: &[Located<AccessRule>], reach: Reach) -> String {
+    let Some(auth) = &service.auth else { return "Open to anyone: the service has no auth.".to_owned() };
+    let has = |rule: &AccessRule| rules.iter().any(|r| &r.value == rule);
+    let plural = r.plural_noun();
+    if has(&AccessRule::Anyone) {
+        return "Open to anyone, signed in or not.".to_owned();
+    }
+    // Roles named in the rules, then the admin roles they leave out: both reach every record.
+    let mut roles: Vec<String> = rules
+        .iter()
+        .filter_map(|rule| match &rule.value {
+            AccessRule::Role(role) => Some(role.clone()),
+            _ => None,
+        })
+        .collect();
+    for admin in &auth.admin_roles {
+        if !roles.contains(&admin.value) {
+            roles.push(admin.value.clone());
+        }
+    }
+    let with_roles = |roles: &[String]| match roles {
+        [one] => format!("callers with the `{one}` role"),
+        _ => format!("callers with the role {}", or(&roles.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>())),
+    };
+    let everyone = has(&AccessRule::Authenticated);
+    let owner = has(&AccessRule::Owner) && !everyone;
+    let noun = r.noun();
+    let owned = r.owner.is_some();
+    let mut text = if everyone {
+        "Allowed to any signed-in caller.".to_owned()
+    } else if owner {
+        // Admins are signed-in callers too: a create is theirs like anybody's.
+        let mine = match reach {
+            Reach::Create if owned => {
+                format!(
+                    "any signed-in caller; the new {noun} is theirs (`owner_id` comes from the credentials, never from the body)"
+                )
+            }
+            Reach::Create => "any signed-in caller".to_owned(),
+            Reach::List if owned => format!("any signed-in caller, who sees only their own {plural}"),
+            Reach::List => "any signed-in caller, who sees only their own account".to_owned(),
+            Reach::Item if owned => format!("the {noun}'s owner"),
+            Reach::Item => "the account itself".to_owned(),
+        };
+        match (reach, roles.is_empty()) {
+            (Reach::Create, _) | (_, true) => format!("Allowed to {mine}."),
+            (Reach::List, false) => format!("Allowed to {mine}, and to {}, who see all of them.", with_roles(&roles)),
+            (Reach::Item, false) => format!("Allowed to {mine} and to {}.", with_roles(&roles)),
+        }
+    } else if roles.is_empty() {
+        "Allowed to nobody: no rule admits a caller.".to_owned()
+    } else {
+        format!("Allowed only to {}; other callers get 403.", with_roles(&roles))
+    };
+    if owner && reach == Reach::Item {
+        let hidden = if r.not_owned == NotOwned::NotFound { "404, as if it did not exist" } else { "403" };
+        let whose = if owned { format!("Somebody else's {noun}") } else { "Another account".to_owned() };
+        text.push_str(&format!(" {whose} answers {hidden}."));
+    }
+    text.push_str(" Without credentials: 401.");
+    text
+}
