@@ -5,6 +5,7 @@
 //! boolean form, and what 3.0 has no word for (the `webhooks`, `propertyNames`, ...) is
 //! left out, the webhooks with a note in the description pointing at the 3.1 document.
 
+use restgen_wire::http;
 use serde_json::{Map, Value, json};
 
 /// The version the rendering declares.
@@ -92,6 +93,13 @@ fn operation(op: &mut Value) {
     op.get_mut("parameters").and_then(Value::as_array_mut).into_iter().flatten().for_each(parameter);
     if let Some(body) = op.get_mut("requestBody") {
         content_of(body);
+        // The service takes a merge patch as `application/json` too, with the same
+        // semantics (RFC 7396); 3.0's tools know no `+json` type but JSON's own.
+        if let Some(content) = body.get_mut("content").and_then(Value::as_object_mut)
+            && let Some(patch) = content.remove(http::media::MERGE_PATCH)
+        {
+            content.entry(http::media::JSON).or_insert(patch);
+        }
     }
     each(op.get_mut("responses"), response);
 }
@@ -263,6 +271,18 @@ mod tests {
         assert_eq!(s["properties"]["type"], json!({ "enum": [1] }));
         assert_eq!(s["properties"]["tags"]["items"], json!({ "enum": ["x"] }));
         assert_eq!(s["additionalProperties"], json!({ "type": "integer", "nullable": true }));
+    }
+
+    #[test]
+    fn a_merge_patch_body_is_sent_as_json() {
+        let mut op = json!({ "requestBody": { "required": true, "content": {
+            "application/merge-patch+json": { "schema": { "type": ["string", "null"] } },
+        } } });
+        operation(&mut op);
+        assert_eq!(
+            op["requestBody"]["content"],
+            json!({ "application/json": { "schema": { "type": "string", "nullable": true } } })
+        );
     }
 
     #[test]
