@@ -2,7 +2,7 @@
 
     python3 calls.py DOC OUT.ts [TYPES_MODULE]
 
-Each path and method becomes one openapi-fetch call on createClient<paths>(), with the
+Each path and method becomes one openapi-fetch call on createClient<paths, JSON types>(), with the
 operation's required path, query, header and cookie parameters and, where it takes one, a
 minimal valid request body: required properties only, strings "x" (or a value of their
 format), numbers 0 (or their minimum), booleans false, enums and consts their first value,
@@ -238,6 +238,41 @@ def body_media(content):
     return next(iter(content))
 
 
+def is_json(media):
+    """The media types the client reads as JSON: `createClient<paths, JSON_MEDIA>`."""
+    essence = media.split(";")[0].strip().lower()
+    return essence.split("/")[-1].endswith("json")
+
+
+def required_of(doc, schema):
+    """The properties a schema (through $ref and allOf) says every instance has."""
+    schema = doc.resolve(schema)
+    names = list(schema.get("required", []))
+    for part in schema.get("allOf", []):
+        names += [n for n in required_of(doc, part) if n not in names]
+    return names
+
+
+def readings(doc, op):
+    """What a call's answer is read for, as TypeScript: a required field of its JSON 2xx
+    answer (or an array's length), and a problem's `title`; each None where there is none."""
+    data = error = None
+    for status, response in sorted(op.get("responses", {}).items()):
+        content = doc.resolve(response).get("content", {})
+        json_media = [m for m in content if is_json(m)]
+        if not json_media:
+            continue
+        schema = doc.resolve(content[json_media[0]].get("schema", {}))
+        if status.startswith("2") and data is None:
+            if schema.get("type") == "array":
+                data = "r.data.length"
+            elif required_of(doc, schema):
+                data = f"r.data[{ts(required_of(doc, schema)[0])}]"
+        elif status[0] in "45" and error is None and "title" in required_of(doc, schema):
+            error = "r.error.title"
+    return data, error
+
+
 def calls(raw):
     doc = Document(raw)
     lines = []
@@ -274,7 +309,14 @@ def calls(raw):
             if init:
                 args.append(ts(init))
             lines.append(f"  // {name}" + (f" ({media})" if media else ""))
-            lines.append(f"  results.push(await client.{method.upper()}({', '.join(args)}));")
+            # The answer read as typed: a field of the JSON answer, a problem's title.
+            data, error = readings(doc, op)
+            read = []
+            if error:
+                read.append(f"if (r.error) results.push({error});")
+            if data:
+                read.append(f"if (r.data) results.push({data});")
+            lines.append(f"  {{ const r = await client.{method.upper()}({', '.join(args)}); {' '.join(read)} results.push(r); }}")
     return lines, explodes
 
 
@@ -299,7 +341,8 @@ def main():
         'import createClient from "openapi-fetch";',
         f'import type {{ paths }} from "{types}";',
         "",
-        f'const client = createClient<paths>({{ baseUrl: "http://localhost"{serializer} }});',
+        "// The JSON media types alone (docs/openapi-lint.md): answers and problems read as typed.",
+        f'const client = createClient<paths, `${{string}}/${{string}}json`>({{ baseUrl: "http://localhost"{serializer} }});',
         "",
         "export async function callEveryOperation(): Promise<unknown[]> {",
         "  const results: unknown[] = [];",
