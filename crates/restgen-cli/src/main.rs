@@ -3,6 +3,7 @@
 mod diff;
 mod history;
 mod init;
+mod lsp;
 mod paths;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -118,6 +119,11 @@ enum Command {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Serve editors (LSP on stdio): checks as you type, completion, hover, definitions.
+    #[command(
+        after_help = "A language server (LSP) for schema files: each open schema is checked as it is typed, with restgen check's own words, a moment after the typing stops; keys and the words of closed sets complete; hovering a key says what it means; go to definition jumps from a resource's name in `to`, `owner`, `nested_under` or `principal` to its declaration. Editor setup: docs/editors.md.\n\nExamples:\n  restgen lsp     # started by the editor, which speaks to it on standard input and output"
+    )]
+    Lsp,
     /// Write a commented starter schema to NAME.yaml.
     #[command(
         after_help = "Examples:\n  restgen init            # writes service.yaml\n  restgen init shop       # writes shop.yaml for a service named shop"
@@ -162,6 +168,10 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Command::Check { file, format } => load(&file, format, color).map(|_| ExitCode::SUCCESS),
+        Command::Lsp => lsp::run().map(|()| ExitCode::SUCCESS).map_err(|e| {
+            eprintln!("error: restgen lsp: {e}");
+            FAILURE
+        }),
         Command::Generate {
             file,
             out,

@@ -412,6 +412,7 @@ fn help_of_every_command_shows_examples() {
         &["diff", "--help"],
         &["init", "--help"],
         &["schema", "--help"],
+        &["lsp", "--help"],
     ] {
         let out = restgen(args, Path::new("."));
         assert_eq!(out.status.code(), Some(0));
