@@ -118,7 +118,8 @@ pub(super) fn surrounding_service(
             versions: Vec::new(),
             versioning: Vec::new(),
             vendor: "derived".into(),
-            docs: true,
+            // The page is the `App`'s to serve (`App::docs`), never a resource's to require.
+            docs: false,
             origin: Origin::Unknown,
         },
         auth,
