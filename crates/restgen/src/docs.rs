@@ -8,7 +8,7 @@ use crate::store::Store;
 use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use restgen_model::bounds::DOCS_PATH;
+use restgen_model::bounds::{DOCS_PATH, document_path};
 
 /// Where the page's files are served, under [`DOCS_PATH`].
 const ASSETS: &str = "/docs/assets";
@@ -41,10 +41,10 @@ struct Page {
 /// The page and its files: `/docs` reads `/openapi.json` (with versions, the newest's), and
 /// with versions `/docs/v{n}` reads `/openapi.v{n}.json`; each page links to the others.
 pub(crate) fn routes(name: &str, versions: &[u32]) -> Router<Store> {
-    let mut pages = vec![Page { path: DOCS_PATH.to_owned(), document: "/openapi.json".into(), version: None }];
+    let mut pages = vec![Page { path: DOCS_PATH.to_owned(), document: document_path(None, false), version: None }];
     pages.extend(versions.iter().map(|n| Page {
         path: format!("{DOCS_PATH}/v{n}"),
-        document: format!("/openapi.v{n}.json"),
+        document: document_path(Some(*n), false),
         version: Some(*n),
     }));
     let newest = versions.iter().max().copied();
