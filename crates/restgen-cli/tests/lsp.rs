@@ -259,6 +259,9 @@ fn hover_says_what_a_key_means_and_definition_finds_a_resource() {
     assert_eq!(found["uri"], uri);
     assert_eq!(found["range"]["start"], json!({ "line": 5, "character": 2 }), "{found}");
     assert_eq!(found["range"]["end"], json!({ "line": 5, "character": 6 }), "{found}");
+    // A request the server does not answer is refused, and it carries on.
+    let refused = editor.request("textDocument/formatting", json!({ "textDocument": { "uri": uri }, "options": {} }));
+    assert_eq!(refused["error"]["code"], -32601, "method not found: {refused}");
     // A word that names no resource goes nowhere.
     let nowhere = editor.at("textDocument/definition", uri, &SOUND.replace("type: string", "type: str|ing"));
     assert!(nowhere.is_null(), "{nowhere}");

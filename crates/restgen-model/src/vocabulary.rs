@@ -10,7 +10,7 @@
 //! the model's enums ([`Word`]) and defaults from the model's constants, so a default or a
 //! word is stated in one place too.
 
-use crate::model::{AccessRule, Envelope};
+use crate::model::{AccessRule, Api, Envelope};
 use crate::model::{
     ApiKey, FieldKind, Format, IdKind, Jwt, JwtAlgorithm, Limits, Login, NotOwned, Operation, PageStyle, Pagination,
     ProxyHeader, RateAlgorithmKind, RateKey, Scheme, UnknownFields, Versioning, Visibility, Webhooks, WriteOp,
@@ -266,7 +266,7 @@ pub const API: Table = Table {
             .words(Versioning::WORDS)
             .yaml().json(r##"{"type":"array","items":{"enum":"{words}"},"uniqueItems":true}"##),
         key("vendor", "string", Default::Text("the service name"), "the vendor in media types").yaml().json(r##"{"type":"string"}"##),
-        key("docs", "boolean", Default::Bool(true), "serve the reference page at `/docs` (each version's at `/docs/v{n}`): read the API and call it from a browser")
+        key("docs", "boolean", Default::Bool(Api::DOCS), "serve the reference page at `/docs` (each version's at `/docs/v{n}`): read the API and call it from a browser")
             .yaml()
             .json(r##"{"type":"boolean"}"##),
     ],

@@ -59,6 +59,10 @@ pub mod media {
     pub const PROBLEM: &str = "application/problem+json";
     /// CSV (RFC 4180) as a service writes it: UTF-8, its header row announced (RFC 7111).
     pub const CSV: &str = "text/csv; charset=utf-8; header=present";
+    /// The reference page at `/docs`, and the script and styles it loads.
+    pub const HTML: &str = "text/html; charset=utf-8";
+    pub const JAVASCRIPT: &str = "text/javascript; charset=utf-8";
+    pub const CSS: &str = "text/css; charset=utf-8";
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use restgen_model::bounds::{DOCS_PATH, document_path};
+use restgen_wire::http::media;
 
 /// Where the page's files are served, under [`DOCS_PATH`].
 const ASSETS: &str = "/docs/assets";
@@ -21,14 +22,10 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'none'; script-src 'self'; st
 
 /// The files the page loads: name, media type, bytes.
 const FILES: &[(&str, &str, &[u8])] = &[
-    (
-        "swagger-ui-bundle.js",
-        "text/javascript; charset=utf-8",
-        include_bytes!("../assets/swagger-ui/swagger-ui-bundle.js"),
-    ),
-    ("swagger-ui.css", "text/css; charset=utf-8", include_bytes!("../assets/swagger-ui/swagger-ui.css")),
-    ("docs.js", "text/javascript; charset=utf-8", include_bytes!("../assets/docs.js")),
-    ("docs.css", "text/css; charset=utf-8", include_bytes!("../assets/docs.css")),
+    ("swagger-ui-bundle.js", media::JAVASCRIPT, include_bytes!("../assets/swagger-ui/swagger-ui-bundle.js")),
+    ("swagger-ui.css", media::CSS, include_bytes!("../assets/swagger-ui/swagger-ui.css")),
+    ("docs.js", media::JAVASCRIPT, include_bytes!("../assets/docs.js")),
+    ("docs.css", media::CSS, include_bytes!("../assets/docs.css")),
 ];
 
 /// One page of the reference: a version's document (`None` without versions) at `path`.
@@ -75,7 +72,7 @@ pub(crate) fn routes(name: &str, versions: &[u32]) -> Router<Store> {
 fn answer_page(html: String) -> Response {
     let mut answer = html.into_response();
     let headers = answer.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8"));
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media::HTML));
     headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(CONTENT_SECURITY_POLICY));
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));

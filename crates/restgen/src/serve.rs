@@ -66,6 +66,13 @@ pub struct Service {
     pub webhooks: Option<WebhooksSpec>,
 }
 
+impl Service {
+    /// Whether `/docs` is served: asked for, and there is a document to show.
+    fn serves_docs(&self) -> bool {
+        self.docs && self.openapi.is_some()
+    }
+}
+
 /// What a deployment decides beside the schema: key material, how rate limits run, and
 /// the clock budgets and stored answers are measured by.
 #[derive(Clone, Debug, Default)]
@@ -218,7 +225,7 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
     let webhooks = WebhookSettings::from_lookup(service.name, |name| std::env::var(name).ok())?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (name, sample) = (service.name, service.sample_path);
-    let docs = service.docs && service.openapi.is_some();
+    let docs = service.serves_docs();
     let settings = Settings { secrets, rate, clock: Clock::System, webhooks };
     let (app, background) = build(service, store.clone(), &settings, Worker::Returned)?;
     println!("{name} listening on http://{addr}");
@@ -360,6 +367,7 @@ fn build(
     // Records and events are stamped by the service's clock, as budgets are measured by it.
     let store = store.with_clock(settings.clock.clone());
     let (mut routes, mut background) = webhooks(&service, &store, settings)?;
+    let serves_docs = service.serves_docs();
     routes = routes.merge(service.routes);
     let newest = [(None, service.openapi, false), (None, service.openapi_3_0, true)];
     let versions = service.openapi_versions.iter().map(|(n, d)| (Some(*n), Some(*d), false));
@@ -373,7 +381,7 @@ fn build(
             ),
         );
     }
-    if service.docs && service.openapi.is_some() {
+    if serves_docs {
         routes = routes.merge(docs(service.name, service.openapi_versions)?);
     }
     let auth = match service.auth {

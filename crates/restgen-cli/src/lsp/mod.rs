@@ -197,37 +197,12 @@ impl Server<'_> {
 
     fn complete(&self, uri: &Uri, position: lsp_types::Position) -> Option<CompletionResponse> {
         let (text, place, _) = self.place(uri, position)?;
-        let markdown =
-            |value: String| Some(Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value }));
         let items: Vec<CompletionItem> = match &place.at {
-            At::Key => self
-                .format
-                .keys(&place.path)
-                .into_iter()
-                .map(|k| CompletionItem {
-                    label: k.name.clone(),
-                    kind: Some(CompletionItemKind::PROPERTY),
-                    detail: Some(k.takes),
-                    documentation: markdown(k.about),
-                    insert_text: Some(format!("{}: ", k.name)),
-                    ..CompletionItem::default()
-                })
-                .collect(),
+            At::Key => self.format.keys(&place.path).into_iter().map(key_item).collect(),
             At::Item(key) if self.format.holds_maps(&place.path, key) => {
                 let mut path = place.path.clone();
                 path.extend([key.clone(), "[]".to_owned()]);
-                self.format
-                    .keys(&path)
-                    .into_iter()
-                    .map(|k| CompletionItem {
-                        label: k.name.clone(),
-                        kind: Some(CompletionItemKind::PROPERTY),
-                        detail: Some(k.takes),
-                        documentation: markdown(k.about),
-                        insert_text: Some(format!("{}: ", k.name)),
-                        ..CompletionItem::default()
-                    })
-                    .collect()
+                self.format.keys(&path).into_iter().map(key_item).collect()
             }
             At::Value(key) | At::Item(key) => {
                 let about = self.format.key(&place.path, key).map(|k| k.about).unwrap_or_default();
@@ -293,5 +268,22 @@ impl Server<'_> {
         let (_, line, (start, end)) = text::resources(text).into_iter().find(|(name, ..)| *name == place.word)?;
         let range = text::line_range(text, line, start, end);
         Some(GotoDefinitionResponse::Scalar(Location { uri: uri.clone(), range }))
+    }
+}
+
+/// Text for the editor to render as Markdown.
+fn markdown(value: String) -> Option<Documentation> {
+    Some(Documentation::MarkupContent(MarkupContent { kind: MarkupKind::Markdown, value }))
+}
+
+/// A key offered where a map's key goes, written with its colon.
+fn key_item(key: format::KeyInfo) -> CompletionItem {
+    CompletionItem {
+        label: key.name.clone(),
+        kind: Some(CompletionItemKind::PROPERTY),
+        detail: Some(key.takes),
+        documentation: markdown(key.about),
+        insert_text: Some(format!("{}: ", key.name)),
+        ..CompletionItem::default()
     }
 }

@@ -259,6 +259,17 @@ mod tests {
     }
 
     #[test]
+    fn a_position_past_its_line_or_the_document_or_inside_a_character_is_a_place() {
+        let text = "resources:\n  caf\u{e9}:\n    path: /x\n";
+        let inside = text.find('\u{e9}').unwrap() + 1 - text.find("  caf").unwrap();
+        assert_eq!(place(text, 1, inside).word, "caf\u{e9}", "inside é: the word it is in");
+        assert_eq!(path(&place(text, 2, 1000)), vec!["resources", "caf\u{e9}"], "past the line's end");
+        let past = place(text, 99, 0);
+        assert_eq!((path(&past), &past.at, past.word.as_str()), (vec![], &At::Key, ""), "past the document");
+        assert_eq!(place("", 0, 0).at, At::Key, "an empty document");
+    }
+
+    #[test]
     fn the_whole_word_around_a_position() {
         let p = at("resources:\n  order:\n    owner: us|er\n");
         assert_eq!((p.word.as_str(), p.word_range), ("user", (11, 15)));

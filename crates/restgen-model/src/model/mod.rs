@@ -94,6 +94,9 @@ pub struct Api {
 }
 
 impl Api {
+    /// `docs`: the reference page is served unless the schema says otherwise.
+    pub const DOCS: bool = true;
+
     /// The media type of version `n` (`versioning: [media_type]`).
     pub fn media_type(&self, n: u32) -> String {
         version_media_type(&self.vendor, n)

@@ -77,7 +77,7 @@ fn api(cx: &mut Cx, node: Option<&Node>, service: &str, root: &Node) -> Api {
         versions: Vec::new(),
         versioning: Vec::new(),
         vendor: service.to_owned(),
-        docs: true,
+        docs: Api::DOCS,
         origin,
     };
     let Some(m) = node.and_then(|n| cx.map(n, "`api`", &keys::API)) else { return api };
