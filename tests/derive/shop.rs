@@ -37,7 +37,9 @@ pub struct User {
     renamed_from = "client",
     owner = User,
     pagination(style = page, default_size = 20, max_size = 100),
-    envelope = bare
+    envelope = bare,
+    formats(json, csv),
+    access(read = [owner, staff], write = [owner, staff])
 )]
 pub struct Customer {
     pub id: Uuid,
@@ -48,6 +50,12 @@ pub struct Customer {
     pub email: Option<String>,
     #[field(settable, filter, sort, renamed_from = "town")]
     pub city: Option<String>,
+    #[field(max_length = 30, settable, filter, sort, read(owner), write(owner))]
+    #[serde(default)]
+    pub phone: Option<String>,
+    #[field(text, max_length = 2000, settable(replace, patch), read(staff), write(staff))]
+    #[serde(default)]
+    pub staff_note: Option<String>,
     pub created_at: DateTime<Utc>,
     pub updated_at: DateTime<Utc>,
 }

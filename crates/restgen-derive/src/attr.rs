@@ -121,6 +121,10 @@ pub(crate) struct FieldAttrs {
     pub sort: Option<Sp<bool>>,
     pub read_only: Option<Sp<bool>>,
     pub write_only: Option<Sp<bool>>,
+    /// `read(owner, hr)`: who may see the field.
+    pub read: Option<Sp<Vec<Sp<String>>>>,
+    /// `write(hr)`: who may set it.
+    pub write: Option<Sp<Vec<Sp<String>>>>,
     pub values: Option<Sp<Vec<Sp<String>>>>,
     pub reference: Option<syn::Path>,
     /// `text`, `email`, `url`, `password`, `json` or `roles`: the schema type where the
@@ -525,6 +529,14 @@ fn field_key(meta: &ParseNestedMeta, out: &mut FieldAttrs, errors: &mut Errors) 
             "values" => {
                 let span = meta.path.span();
                 once(&mut out.values, Sp::new(words(meta)?, span), meta, errors);
+            }
+            "read" => {
+                let span = meta.path.span();
+                once(&mut out.read, Sp::new(words(meta)?, span), meta, errors);
+            }
+            "write" => {
+                let span = meta.path.span();
+                once(&mut out.write, Sp::new(words(meta)?, span), meta, errors);
             }
             "ref" => once(&mut out.reference, meta.value()?.parse()?, meta, errors),
             "text" | "email" | "url" | "password" | "json" | "roles" => {

@@ -53,6 +53,7 @@ pub mod codes {
         CONFLICTING_FLAGS = "E0112" "conflicting-flags";
         BAD_NAME = "E0113" "bad-name";
         DISCLOSING_UNIQUE = "E0114" "disclosing-unique";
+        FIELD_ACCESS = "E0115" "field-access";
         UNKNOWN_RESOURCE = "E0201" "unknown-resource";
         OWNER_NOT_PRINCIPAL = "E0202" "owner-not-principal";
         NESTED_WITHOUT_LINK = "E0203" "nested-without-link";

@@ -733,6 +733,24 @@ pub const FIELD: Table = Table {
         .words(WriteOp::WORDS).json(r##"{"anyOf":[{"type":"boolean"},{"type":"array","items":{"enum":"{words}"},"uniqueItems":true}]}"##),
         key("write_only", "boolean", Default::Text("`false` (`true` for `password`)"), "never in a response").json(r##"{"type":"boolean"}"##),
         key("read_only", "boolean", Default::Bool(false), "rejected from every input").json(r##"{"type":"boolean"}"##),
+        key(
+            "read",
+            RULES,
+            Default::Text("whoever may read the record"),
+            "who may see the field: elsewhere it is absent from every representation, list, CSV column, event and feed, and cannot be filtered or sorted on (see docs/field-access.md)",
+        )
+        .words(AccessRule::WORDS)
+        .open()
+        .json(r##"{"$ref":"#/$defs/role_list"}"##),
+        key(
+            "write",
+            RULES,
+            Default::Text("whoever may write the record"),
+            "who may set the field where it is settable: to anyone else it is not settable",
+        )
+        .words(AccessRule::WORDS)
+        .open()
+        .json(r##"{"$ref":"#/$defs/role_list"}"##),
         key("renamed_from", "field name", Default::None, "its name in the schema generated before: the next migration renames its column, values kept (see docs/evolution.md)").json(r##"{"type":"string"}"##),
         key(
             "unique",

@@ -115,3 +115,58 @@ pub(crate) fn who_may(service: &Service, r: &Resource, rules: &[Located<AccessRu
     text.push_str(" Without credentials: 401.");
     text
 }
+
+/// A field's `read` or `write` in its schema: a sentence after its description (`lead`
+/// who, then what `others` meet), and the rules' words as `x-restgen-read` or
+/// `x-restgen-write` for tools.
+pub(crate) fn field_access(
+    service: &Service,
+    r: &Resource,
+    schema: &mut Value,
+    rules: &[Located<AccessRule>],
+    lead: &str,
+    others: &str,
+) {
+    let sentence = format!("{lead} {}; {others}.", field_callers(service, r, rules));
+    let text = match schema.get("description").and_then(Value::as_str) {
+        Some(d) => format!("{d} {sentence}"),
+        None => sentence,
+    };
+    schema["description"] = json!(text);
+    let key = if lead.starts_with("Shown") { "x-restgen-read" } else { "x-restgen-write" };
+    schema[key] = json!(rules.iter().map(|r| r.value.word()).collect::<Vec<_>>());
+}
+
+/// Who a field's rules admit, among the callers the record's own rules admit: `the
+/// customer's owner or callers with the `staff` or `admin` role`.
+fn field_callers(service: &Service, r: &Resource, rules: &[Located<AccessRule>]) -> String {
+    let has = |rule: &AccessRule| rules.iter().any(|r| &r.value == rule);
+    if has(&AccessRule::Anyone) {
+        return format!("whoever may reach the {}", r.noun());
+    }
+    let mut who = Vec::new();
+    if has(&AccessRule::Authenticated) {
+        who.push("any signed-in caller".to_owned());
+    } else if has(&AccessRule::Owner) {
+        who.push(if r.owner.is_some() { format!("the {}'s owner", r.noun()) } else { "the account itself".to_owned() });
+    }
+    let mut roles: Vec<String> = rules
+        .iter()
+        .filter_map(|rule| match &rule.value {
+            AccessRule::Role(role) => Some(role.clone()),
+            _ => None,
+        })
+        .collect();
+    for admin in service.auth.iter().flat_map(|a| &a.admin_roles) {
+        if !roles.contains(&admin.value) {
+            roles.push(admin.value.clone());
+        }
+    }
+    match roles.as_slice() {
+        [] => {}
+        [one] => who.push(format!("callers with the `{one}` role")),
+        _ => who
+            .push(format!("callers with the role {}", or(&roles.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>()))),
+    }
+    or(&who)
+}

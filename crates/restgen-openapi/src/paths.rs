@@ -204,11 +204,11 @@ pub(crate) fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
         if let Some(o) = s.as_object_mut() {
             o.remove("description");
         }
-        out.push(query(
-            &f.name.value,
-            &format!("Only the {} whose `{}` equals this.", r.plural_noun(), f.name.value),
-            s,
-        ));
+        let mut text = format!("Only the {} whose `{}` equals this.", r.plural_noun(), f.name.value);
+        if f.read.is_some() {
+            text.push_str(&format!(" {}", hidden_query("Only", &f.name.value)));
+        }
+        out.push(query(&f.name.value, &text, s));
     }
     let mut sorts: Vec<String> = Vec::new();
     let sortable = ["id".to_owned()]
@@ -219,9 +219,13 @@ pub(crate) fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
         sorts.push(format!("{name}_asc"));
         sorts.push(format!("{name}_desc"));
     }
+    let mut sort_text = "Sort keys, most significant first, comma separated (the parameter repeated, `sort=a&sort=b`, is the same list); ties are broken by id. Leave it out for the default order (an empty `sort=` is a 400).".to_owned();
+    for f in r.fields.iter().filter(|f| f.sort.value && f.read.is_some()) {
+        sort_text.push_str(&format!(" Sorting by `{}`: {}", f.name.value, hidden_query("only", &f.name.value)));
+    }
     let mut sort = query(
         names::SORT,
-        "Sort keys, most significant first, comma separated (the parameter repeated, `sort=a&sort=b`, is the same list); ties are broken by id. Leave it out for the default order (an empty `sort=` is a 400).",
+        &sort_text,
         json!({ "type": "array", "minItems": 1, "maxItems": sorts.len() / 2, "items": { "type": "string", "enum": sorts } }),
     );
     sort["style"] = json!("form");
@@ -541,4 +545,12 @@ fn former_paths(
         paths.insert(path, Value::Object(item));
     }
     out
+}
+
+/// What a filter or sort on a field with `read` says: it is taken only from callers who
+/// see the field on every record the list could show them.
+fn hidden_query(lead: &str, field: &str) -> String {
+    format!(
+        "{lead} for callers who see `{field}` on every record of the list (its `read` admits them for all, or they list only their own): for anyone else it is a 400, as for a field that does not exist."
+    )
 }

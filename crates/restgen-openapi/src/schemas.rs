@@ -106,11 +106,16 @@ pub(crate) fn representation(service: &Service, r: &Resource) -> Value {
     if let Some(owner) = r.owner.as_ref().and_then(|o| service.resource(&o.value)) {
         props.insert("owner_id".into(), id_schema(owner.id));
     }
+    let mut some_see = Vec::new();
     for f in r.fields.iter().filter(|f| !f.write_only && f.ty.value != FieldType::Password) {
         let mut s = field_schema(service, f);
         // Stored values may be null where the column is optional.
         if f.optional() && !f.nullable.value {
             nullable(&mut s);
+        }
+        if let Some(rules) = &f.read {
+            crate::access::field_access(service, r, &mut s, rules, "Shown only to", "absent for anyone else");
+            some_see.push(f.name.value.as_str());
         }
         props.insert(f.name.value.clone(), s);
     }
@@ -127,7 +132,8 @@ pub(crate) fn representation(service: &Service, r: &Resource) -> Value {
     if r.links.value {
         props.insert("_links".into(), links(service, r));
     }
-    let required: Vec<&String> = props.keys().collect();
+    // A field only some callers may read is absent from the others' representations.
+    let required: Vec<&String> = props.keys().filter(|k| !some_see.contains(&k.as_str())).collect();
     let mut s = json!({ "type": "object", "required": required, "properties": props });
     if let Some(d) = &r.description {
         s["description"] = json!(d);
@@ -179,10 +185,23 @@ pub(crate) fn input(service: &Service, r: &Resource, op: WriteOp) -> Value {
     let mut props = Map::new();
     let mut required = Vec::new();
     for f in r.fields.iter().filter(|f| r.settable_in(f, op)) {
-        props.insert(f.name.value.clone(), field_schema(service, f));
+        let mut s = field_schema(service, f);
+        if let Some(rules) = &f.write {
+            let refused = if r.unknown_fields == UnknownFields::Reject { "refused (400)" } else { "ignored" };
+            crate::access::field_access(
+                service,
+                r,
+                &mut s,
+                rules,
+                "Settable only by",
+                &format!("{refused} from anyone else"),
+            );
+        }
+        props.insert(f.name.value.clone(), s);
+        // Required of the callers who may set it; the runtime says so to them.
         let must = match op {
-            WriteOp::Create => f.required.value && f.default.is_none(),
-            WriteOp::Replace => f.required.value,
+            WriteOp::Create => f.required.value && f.default.is_none() && f.write.is_none(),
+            WriteOp::Replace => f.required.value && f.write.is_none(),
             WriteOp::Patch => false,
         };
         if must {

@@ -1,11 +1,13 @@
 //! Who may do what: the `access` rules of an operation against the caller and, for one
 //! record, its owner. Missing credentials give 401, a caller the rules do not admit 403,
 //! and a record of somebody else 403 or, with `not_owned: not_found`, the very 404 a
-//! missing record gives.
+//! missing record gives. A field's own `read` and `write` narrow, field by field, what
+//! the resource's rules admitted: a field the caller may not read is absent wherever the
+//! record shows, one they may not write is not settable to them.
 
 use crate::caller::Caller;
 use crate::problem::Problem;
-use crate::spec::{IdKind, ResourceSpec, Rule};
+use crate::spec::{FieldSpec, IdKind, ResourceSpec, Rule};
 use crate::store::{Record, SqlValue};
 use serde_json::Value;
 
@@ -61,6 +63,44 @@ pub fn not_owned(spec: &ResourceSpec) -> Problem {
         Problem::not_found(format!("no {} with this id", spec.name))
     } else {
         Problem::forbidden(format!("this {} belongs to somebody else", spec.name))
+    }
+}
+
+/// How far a field's `read` or `write` reaches for the caller among the records the
+/// resource's own rules admit them to: all of them where the field has no such list.
+pub fn field(rules: Option<&[Rule]>, caller: &Caller) -> Option<Scope> {
+    match rules {
+        None => Some(Scope::All),
+        Some(rules) => scope(rules, caller),
+    }
+}
+
+/// Whether the caller may see `f` on `record`.
+pub fn reads(spec: &ResourceSpec, f: &FieldSpec, caller: &Caller, record: &Record) -> bool {
+    match field(f.read, caller) {
+        Some(Scope::All) => true,
+        Some(Scope::Own) => owns(spec, caller, record),
+        None => false,
+    }
+}
+
+/// Whether the caller may set `f` on a record that is theirs (`mine`) or not.
+pub fn writes(f: &FieldSpec, caller: &Caller, mine: bool) -> bool {
+    match field(f.write, caller) {
+        Some(Scope::All) => true,
+        Some(Scope::Own) => mine,
+        None => false,
+    }
+}
+
+/// Whether a list the caller reaches with `scope` may be filtered or sorted on `f`: only
+/// where they see it on every record it could hold, so a query learns nothing of a value
+/// they may not read.
+pub fn queries(f: &FieldSpec, caller: &Caller, scope: Scope) -> bool {
+    match field(f.read, caller) {
+        Some(Scope::All) => true,
+        Some(Scope::Own) => scope == Scope::Own,
+        None => false,
     }
 }
 

@@ -5,20 +5,33 @@
 //! return) is neutralised with a leading `'`, as OWASP advises for CSV exports; numbers,
 //! booleans and decimals are values, never formulas, and are written as they are.
 
+use crate::access::{self, Scope};
+use crate::caller::Caller;
 use crate::problem::Problem;
-use crate::spec::{FieldKind, ResourceSpec};
+use crate::spec::{FieldKind, FieldSpec, ResourceSpec};
 use crate::store::Record;
 use crate::version::View;
 use serde_json::Value;
 
-/// The columns of `spec`'s representation in `view`'s version, in the order a record
-/// holds them.
-pub(crate) fn columns(spec: &ResourceSpec, view: &View) -> Vec<&'static str> {
+/// The columns of `records`, representations of `spec` as the caller sees them in the
+/// request's version, in the order a record holds them: a field they see on every record
+/// has its column, one they see on none has none, and one they see on their own records
+/// only has one where `records` hold one of theirs (empty in the others' rows), so an
+/// item's table has exactly the item's fields.
+fn columns(spec: &ResourceSpec, view: &View, caller: &Caller, records: &[Record]) -> Vec<&'static str> {
     let mut out = vec!["id"];
     if spec.owner.is_some() {
         out.push("owner_id");
     }
-    out.extend(spec.fields.iter().filter(|f| view.shows(f)).map(|f| f.name));
+    let shown = |f: &&FieldSpec| {
+        view.shows(f)
+            && match access::field(f.read, caller) {
+                Some(Scope::All) => true,
+                Some(Scope::Own) => records.iter().any(|r| r.contains_key(f.name)),
+                None => false,
+            }
+    };
+    out.extend(spec.fields.iter().filter(shown).map(|f| f.name));
     if spec.timestamps {
         out.extend(["created_at", "updated_at"]);
     }
@@ -26,12 +39,8 @@ pub(crate) fn columns(spec: &ResourceSpec, view: &View) -> Vec<&'static str> {
 }
 
 /// `records` (representations of `spec`) as a CSV document.
-pub(crate) fn csv<'a>(
-    spec: &ResourceSpec,
-    view: &View,
-    records: impl IntoIterator<Item = &'a Record>,
-) -> Result<Vec<u8>, Problem> {
-    let columns = columns(spec, view);
+pub(crate) fn csv(spec: &ResourceSpec, view: &View, caller: &Caller, records: &[Record]) -> Result<Vec<u8>, Problem> {
+    let columns = columns(spec, view, caller, records);
     let mut out = csv::WriterBuilder::new().terminator(csv::Terminator::CRLF).from_writer(Vec::new());
     let fail = |e: csv::Error| {
         tracing::error!(error = %e, "writing CSV");
@@ -81,7 +90,7 @@ mod tests {
     }
 
     fn text(records: &[Record]) -> String {
-        String::from_utf8(csv(&SPEC, &View::NONE, records).expect("writes")).expect("UTF-8")
+        String::from_utf8(csv(&SPEC, &View::NONE, &Caller::default(), records).expect("writes")).expect("UTF-8")
     }
 
     #[test]

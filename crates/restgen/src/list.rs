@@ -1,10 +1,10 @@
 //! List requests: filters, sorts and the three pagination styles, and the envelopes and
 //! `Link` headers of their answers.
 
+use crate::context::RequestContext;
 use crate::problem::{FieldError, Problem};
 use crate::spec::{Envelope, FieldKind, FieldSpec, Format, IdKind, PageStyle, ResourceSpec};
 use crate::store::{Filter, ListQuery, Page, Record, SortKey, SqlValue};
-use crate::version::View;
 use axum::http::{HeaderMap, HeaderValue, Uri, header};
 use axum::response::Response;
 use base64::Engine;
@@ -34,11 +34,11 @@ pub fn within(parent: &str, id: &SqlValue) -> String {
 }
 
 /// Parses the query of a list of `spec`: the whole collection, or the children of the
-/// parent `within` names.
-/// Filters and sorts are the version's: a field `view` lacks is neither.
+/// parent `within` names. Filters and sorts are on the fields `queries` admits (those the
+/// version has and the caller sees); any other is unknown.
 pub fn parse(
     spec: &ResourceSpec,
-    view: &View,
+    queries: &dyn Fn(&FieldSpec) -> bool,
     params: &[(String, String)],
     within: Option<String>,
 ) -> Result<ListRequest, Problem> {
@@ -98,7 +98,7 @@ pub fn parse(
             }
             query::CURSOR if style == PageStyle::Cursor => cursor = Some(value.clone()),
             query::STARTING_AFTER if style == PageStyle::Cursor => starting_after = Some(value.clone()),
-            name => match spec.fields.iter().find(|f| f.name == name && f.filter && view.has(&f.gate)) {
+            name => match spec.fields.iter().find(|f| f.name == name && f.filter && queries(f)) {
                 Some(f) => match filter_value(f, value) {
                     Ok(v) => filters.push(Filter { column: f.name, value: v }),
                     Err(message) => bad(message),
@@ -107,7 +107,7 @@ pub fn parse(
             },
         }
     }
-    let sort = match sort_keys(spec, view, &sort_param) {
+    let sort = match sort_keys(spec, queries, &sort_param) {
         Ok((keys, named)) => {
             // Written back canonically: what cursors carry and `Link` repeats.
             sort_param = canonical_sort(&keys[..named]);
@@ -162,14 +162,18 @@ fn canonical_sort(keys: &[SortKey]) -> String {
 /// `sort=city_asc,created_at_desc`: fields marked `sort`, plus `id` and `created_at`.
 /// The id always ends the keys, so the order is total and cursors are stable.
 /// Returns the keys, and how many of them the request named.
-fn sort_keys(spec: &ResourceSpec, view: &View, param: &str) -> Result<(Vec<SortKey>, usize), FieldError> {
+fn sort_keys(
+    spec: &ResourceSpec,
+    queries: &dyn Fn(&FieldSpec) -> bool,
+    param: &str,
+) -> Result<(Vec<SortKey>, usize), FieldError> {
     let mut keys = Vec::new();
     // No `sort` is the default order; an empty key among others (`sort=a_asc,`) names nothing.
     let parts: Vec<&str> = if param.is_empty() { Vec::new() } else { param.split(',').map(str::trim).collect() };
     if parts.iter().any(|p| p.is_empty()) {
         return Err(FieldError { field: query::SORT.into(), message: "lists an empty key".into() });
     }
-    let sorts = |f: &&FieldSpec| f.sort && view.has(&f.gate);
+    let sorts = |f: &&FieldSpec| f.sort && queries(f);
     // As many keys as there are sortable fields, as the OpenAPI document says.
     let sortable = 1 + usize::from(spec.timestamps) + spec.fields.iter().filter(sorts).count();
     if parts.len() > sortable {
@@ -309,7 +313,7 @@ fn decode_cursor(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn respond(
     spec: &ResourceSpec,
-    view: &View,
+    cx: &RequestContext,
     uri: &Uri,
     request: &HeaderMap,
     format: Format,
@@ -317,7 +321,7 @@ pub(crate) fn respond(
     items: Items,
     more: bool,
 ) -> Result<Response, Problem> {
-    let limit = req.query.limit;
+    let (view, limit) = (&cx.view, req.query.limit);
     let next_cursor = match (spec.pagination.style, more) {
         (PageStyle::Cursor, true) => {
             items.last(spec)?.map(|last| encode_cursor(&req.sort_param, req.within.as_deref(), &req.query.sort, &last))
@@ -357,10 +361,13 @@ pub(crate) fn respond(
         // The columns are the fields a representation shows, so rows read as stored
         // records make the same table.
         let bytes = match &items {
-            Items::Records(records) => crate::csv_format::csv(spec, view, records)?,
-            Items::Rows(rows, _) => {
-                crate::csv_format::csv(spec, view, &rows.records(spec).map_err(crate::store::StoreError::from)?)?
-            }
+            Items::Records(records) => crate::csv_format::csv(spec, view, &cx.caller, records)?,
+            Items::Rows(rows, _) => crate::csv_format::csv(
+                spec,
+                view,
+                &cx.caller,
+                &rows.records(spec).map_err(crate::store::StoreError::from)?,
+            )?,
         };
         return crate::conditional::read(spec, view, request, format, bytes, headers);
     }

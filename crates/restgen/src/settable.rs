@@ -9,6 +9,7 @@
 //! a replace's unchanged server-controlled fields ignored), and wherever the straight way
 //! fails, so that every refusal is the one the object way gives.
 
+use crate::access;
 use crate::body;
 use crate::caller::Caller;
 use crate::problem::{FieldError, Problem};
@@ -32,8 +33,11 @@ pub(crate) enum Write<'a> {
     Replace {
         current: &'a Record,
     },
-    /// JSON Merge Patch: also sent as `application/merge-patch+json`.
-    Patch,
+    /// JSON Merge Patch: also sent as `application/merge-patch+json`. `mine`: the record
+    /// written is the caller's.
+    Patch {
+        mine: bool,
+    },
 }
 
 impl Write<'_> {
@@ -41,7 +45,17 @@ impl Write<'_> {
         match self {
             Write::Create => f.create,
             Write::Replace { .. } => f.replace,
-            Write::Patch => f.patch,
+            Write::Patch { .. } => f.patch,
+        }
+    }
+
+    /// Whether the record written is the caller's, as a field's `write: [owner]` asks: a
+    /// new record of an owned resource becomes theirs.
+    fn mine(&self, spec: &ResourceSpec, caller: &Caller) -> bool {
+        match self {
+            Write::Create => spec.owner.is_some(),
+            Write::Replace { current } => access::owns(spec, caller, current),
+            Write::Patch { mine } => *mine,
         }
     }
 }
@@ -60,11 +74,15 @@ pub(crate) fn read<T: DeserializeOwned + Serialize>(
     write: Write<'_>,
     hook: Option<impl FnOnce(&mut T) -> Result<(), Problem>>,
 ) -> Result<Record, Problem> {
-    let bytes = body::json(headers, body, matches!(write, Write::Patch))?;
+    let bytes = body::json(headers, body, matches!(write, Write::Patch { .. }))?;
+    // A field settable here that this caller may not set (its `write`) is theirs as a
+    // field the input type lacks would be: refused or dropped as `unknown_fields` says.
+    let mine = write.mine(spec, caller);
+    let barred = |f: &FieldSpec| write.settable(f) && !access::writes(f, caller, mine);
     let by_name = matches!(write, Write::Replace { .. })
-        || spec.fields.iter().any(|f| f.kind == FieldKind::Roles || !view.has(&f.gate));
+        || spec.fields.iter().any(|f| f.kind == FieldKind::Roles || !view.has(&f.gate) || barred(f));
     if !by_name && let Some(typed) = straight::<T>(&bytes) {
-        return checked(spec, view, typed, hook);
+        return checked(spec, view, typed, hook).and_then(|input| required(spec, caller, &write, input));
     }
     let mut object = body::object_of(&bytes)?;
     let roles = take_roles(spec, caller, &mut object, |f| write.settable(f))?;
@@ -72,28 +90,53 @@ pub(crate) fn read<T: DeserializeOwned + Serialize>(
         // A GET-modify-PUT round trip sends the server-controlled fields back: unchanged,
         // they are ignored; changed, they fail below like any field the client may not set.
         object.retain(|k, v| {
-            let client_controlled = spec.field(k).is_some_and(|f| f.replace);
+            let client_controlled = spec.field(k).is_some_and(|f| f.replace && !barred(f));
             client_controlled || current.get(k) != Some(v)
         });
     }
     let outside = |name: &str| outside(spec, view, name);
+    let barred = |name: &str| spec.field(name).is_some_and(barred);
     if spec.reject_unknown {
         let n = view.number().unwrap_or_default();
         let errors: Vec<FieldError> = object
             .keys()
-            .filter(|k| outside(k))
-            .map(|k| FieldError { field: k.clone(), message: format!("is not a field of version {n}") })
+            .filter_map(|k| match () {
+                () if outside(k) => {
+                    Some(FieldError { field: k.clone(), message: format!("is not a field of version {n}") })
+                }
+                () if barred(k) => Some(FieldError { field: k.clone(), message: body::NOT_SETTABLE.into() }),
+                () => None,
+            })
             .collect();
         if !errors.is_empty() {
             return Err(Problem::validation(errors));
         }
     }
-    object.retain(|k, _| !outside(k));
+    object.retain(|k, _| !outside(k) && !barred(k));
     let mut input = checked(spec, view, body::typed::<T>(object)?, hook)?;
+    // A hook may not set for the caller what the caller may not set.
+    input.retain(|k| !barred(k));
     if let Some((name, value)) = roles {
         input.insert(name, value);
     }
-    Ok(input)
+    required(spec, caller, &write, input)
+}
+
+/// A required field that only some may set is optional in the input type: it is required
+/// here, of the callers who may set it, in a create and a replace.
+fn required(spec: &ResourceSpec, caller: &Caller, write: &Write<'_>, input: Record) -> Result<Record, Problem> {
+    if matches!(write, Write::Patch { .. }) {
+        return Ok(input);
+    }
+    let mine = write.mine(spec, caller);
+    let errors: Vec<FieldError> = spec
+        .fields
+        .iter()
+        .filter(|f| f.write.is_some() && f.required && write.settable(f) && access::writes(f, caller, mine))
+        .filter(|f| !input.contains_key(f.name))
+        .map(|f| FieldError { field: f.name.into(), message: body::REQUIRED.into() })
+        .collect();
+    if errors.is_empty() { Ok(input) } else { Err(Problem::validation(errors)) }
 }
 
 /// The body read straight into `T`, where it is a JSON object `T` accepts; `None` where

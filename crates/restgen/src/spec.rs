@@ -262,6 +262,13 @@ pub struct FieldSpec {
     /// The API versions that have it (`since`, `until`): outside them it is absent from
     /// representations, filters, sorts and CSV, and not settable.
     pub gate: Gate,
+    /// Who may see the field (`read`), of those who may read the record; `None`: all of
+    /// them. Elsewhere it is absent from every representation and cannot be filtered or
+    /// sorted on.
+    pub read: Option<&'static [Rule]>,
+    /// Who may set the field (`write`) where it is settable, of those who may write the
+    /// record; `None`: all of them. To anyone else it is not settable.
+    pub write: Option<&'static [Rule]>,
 }
 
 impl FieldSpec {
@@ -291,6 +298,8 @@ impl FieldSpec {
         filter: false,
         sort: false,
         gate: Gate::ALWAYS,
+        read: None,
+        write: None,
     };
 }
 

@@ -21,14 +21,14 @@ pub(super) fn check(service: &Service, diags: &mut Diagnostics) {
 
 /// What one resource's access lists need: each rule once per list.
 pub(super) fn resource(resource: &crate::model::Resource, diags: &mut Diagnostics) {
-    for (key, rules) in resource.access.lists() {
+    for (key, rules) in resource.rule_lists() {
         for (i, rule) in rules.iter().enumerate() {
             if let Some(first) = rules[..i].iter().find(|r| r.value == rule.value) {
                 diags
                     .error(
                         codes::DUPLICATE_ENTRY,
                         &rule.origin,
-                        format!("`{}` is listed twice in `access.{key}`", rule.value.word()),
+                        format!("`{}` is listed twice in `{key}`", rule.value.word()),
                     )
                     .related(&first.origin, "first listed here");
             }
@@ -85,14 +85,14 @@ fn owners_need_principal(service: &Service, diags: &mut Diagnostics) {
 /// Without `auth` every caller is anonymous, so access can only be `anyone`.
 fn access_needs_auth(service: &Service, diags: &mut Diagnostics) {
     for resource in &service.resources {
-        for (key, list) in resource.access.lists() {
+        for (key, list) in resource.rule_lists() {
             for rule in list.iter().filter(|r| r.value != AccessRule::Anyone) {
                 diags
                     .error(
                         codes::ACCESS_WITHOUT_AUTH,
                         &rule.origin,
                         format!(
-                            "`access.{key}` of `{}` needs callers to sign in, but there is no `auth` section",
+                            "`{key}` of `{}` needs callers to sign in, but there is no `auth` section",
                             resource.name.value
                         ),
                     )
@@ -229,10 +229,10 @@ fn roles_declared(service: &Service, auth: &Auth, diags: &mut Diagnostics) {
         undeclared_role(auth, key, &role.value, &role.origin, diags);
     }
     for resource in &service.resources {
-        for (key, list) in resource.access.lists() {
+        for (key, list) in resource.rule_lists() {
             for rule in list {
                 if let AccessRule::Role(role) = &rule.value {
-                    undeclared_role(auth, &format!("`access.{key}`"), role, &rule.origin, diags);
+                    undeclared_role(auth, &format!("`{key}`"), role, &rule.origin, diags);
                 }
                 // On the principal resource, `owner` is the account itself.
                 let is_principal = auth.principal.as_ref().is_some_and(|p| p.value == resource.name.value);
@@ -241,7 +241,7 @@ fn roles_declared(service: &Service, auth: &Auth, diags: &mut Diagnostics) {
                         .error(
                             codes::ACCESS_WITHOUT_AUTH,
                             &rule.origin,
-                            format!("`owner` in `access.{key}` but `{}` has no owner", resource.name.value),
+                            format!("`owner` in `{key}` but `{}` has no owner", resource.name.value),
                         )
                         .hint("add `owner: <principal>` to the resource; `owner` needs someone to own the record");
                 }

@@ -74,8 +74,14 @@ fn public_cache_only_on_public_data(resource: &crate::model::Resource, diags: &m
         return;
     }
     let anyone_reads = resource.access.read.iter().any(|r| r.value == AccessRule::Anyone);
-    if resource.owner.is_some() || !anyone_reads {
-        let why = if resource.owner.is_some() { "is owned" } else { "is readable only by signed-in callers" };
+    if resource.owner.is_some() || !anyone_reads || !resource.shown_alike() {
+        let why = if resource.owner.is_some() {
+            "is owned"
+        } else if !anyone_reads {
+            "is readable only by signed-in callers"
+        } else {
+            "shows some fields only to some callers (`read`)"
+        };
         diags
             .error(
                 codes::CACHE_PUBLIC_PRIVATE,

@@ -3,6 +3,7 @@
 
 mod auth;
 mod collections;
+mod field_access;
 mod fields;
 mod names;
 mod paths;
@@ -19,6 +20,9 @@ use crate::model::{Resource, Service};
 pub fn check(service: &Service, diags: &mut Diagnostics) {
     names::check(service, diags);
     fields::check(service, diags);
+    for r in &service.resources {
+        field_access::resource(r, diags);
+    }
     refs::check(service, diags);
     auth::check(service, diags);
     paths::check(service, diags);
@@ -35,6 +39,7 @@ pub fn check(service: &Service, diags: &mut Diagnostics) {
 pub fn check_resource(service: &Service, resource: &Resource, diags: &mut Diagnostics) {
     names::resource(resource, diags);
     fields::resource(service, resource, diags);
+    field_access::resource(resource, diags);
     paths::resource(resource, diags);
     states::resource(resource, diags);
     collections::resource(resource, diags);

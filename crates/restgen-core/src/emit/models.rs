@@ -148,8 +148,9 @@ fn representation(service: &Service, resource: &Resource, side: Side) -> TokenSt
     let fields = resource.fields.iter().filter(|f| !hidden(f)).map(|f| {
         let ident = field_ident(&f.name.value);
         let ty = value_type(service, resource, f, side);
-        // A field some versions lack is absent from their representations.
-        let gated = f.gate.since.is_some() || f.gate.until.is_some();
+        // A field some versions lack is absent from their representations, one some
+        // callers may not read from theirs.
+        let gated = f.gate.since.is_some() || f.gate.until.is_some() || f.read.is_some();
         let ty = if f.optional() || gated { quote!(::core::option::Option<#ty>) } else { ty };
         let absent = gated.then(|| quote!(#[serde(default, skip_serializing_if = "::core::option::Option::is_none")]));
         let doc = doc_attr(f);
@@ -279,7 +280,9 @@ fn input_field(field: &Field, op: WriteOp, value: TokenStream, side: Side, time:
             quote!(deserialize_with = #plain)
         }
     };
-    let required = field.required.value && op != WriteOp::Patch;
+    // A required field only some may set is required of them by the runtime, and left
+    // out by the others.
+    let required = field.required.value && op != WriteOp::Patch && field.write.is_none();
     let nullable = field.nullable.value;
     let option = quote!(::core::option::Option<#value>);
     let patch = quote!(#root::Patch<#value>);

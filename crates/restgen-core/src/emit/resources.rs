@@ -279,15 +279,6 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
             })
         }
     });
-    let rules = |list: &[crate::Located<AccessRule>]| {
-        let items = list.iter().map(|rule| match &rule.value {
-            AccessRule::Anyone => quote!(Rule::Anyone),
-            AccessRule::Authenticated => quote!(Rule::Authenticated),
-            AccessRule::Owner => quote!(Rule::Owner),
-            AccessRule::Role(role) => quote!(Rule::Role(#role)),
-        });
-        quote!(&[#(#items),*])
-    };
     let (create, read, write, delete) =
         (rules(&r.access.create), rules(&r.access.read), rules(&r.access.write), rules(&r.access.delete));
     let hide = r.not_owned == NotOwned::NotFound;
@@ -464,6 +455,12 @@ pub(crate) fn field(service: &Service, r: &Resource, f: &Field, refer: Option<&R
         _ => None,
     };
     let (filter, sort) = (f.filter.value, f.sort.value);
+    let access = |list: &Option<Vec<crate::Located<AccessRule>>>| {
+        list.as_deref().map(|list| {
+            let rules = rules(list);
+            quote!(::core::option::Option::Some(#rules))
+        })
+    };
     // What differs from `FieldSpec::DEFAULT` (every flag off, no bounds), and only that,
     // in the struct's order.
     let flag = |on: bool| on.then(|| quote!(true));
@@ -491,6 +488,8 @@ pub(crate) fn field(service: &Service, r: &Resource, f: &Field, refer: Option<&R
         ("filter", flag(filter)),
         ("sort", flag(sort)),
         ("gate", gate(&f.gate)),
+        ("read", access(&f.read)),
+        ("write", access(&f.write)),
     ]
     .into_iter()
     .filter_map(|(key, value)| {
@@ -505,4 +504,15 @@ pub(crate) fn field(service: &Service, r: &Resource, f: &Field, refer: Option<&R
             ..FieldSpec::DEFAULT
         }
     }
+}
+
+/// An access list as the runtime's rules: `&[Rule::Owner, Rule::Role("hr")]`.
+fn rules(list: &[crate::Located<AccessRule>]) -> TokenStream {
+    let items = list.iter().map(|rule| match &rule.value {
+        AccessRule::Anyone => quote!(Rule::Anyone),
+        AccessRule::Authenticated => quote!(Rule::Authenticated),
+        AccessRule::Owner => quote!(Rule::Owner),
+        AccessRule::Role(role) => quote!(Rule::Role(#role)),
+    });
+    quote!(&[#(#items),*])
 }

@@ -325,6 +325,8 @@ pub(super) fn field(
         filter: flag(&fa.filter),
         sort: flag(&fa.sort),
         gate: gate(fa.since.as_ref(), fa.until.as_ref(), errors),
+        read: fa.read.as_ref().map(|words| rules(&words.value)),
+        write: fa.write.as_ref().map(|words| rules(&words.value)),
         origin,
     })
 }
@@ -406,4 +408,9 @@ fn field_type(
             return None;
         }
     })
+}
+
+/// A field's `read(...)` or `write(...)` as access rules.
+fn rules(words: &[Sp<String>]) -> Vec<Located<AccessRule>> {
+    words.iter().map(|w| Located::new(AccessRule::from_word(&w.value), at(w.span))).collect()
 }

@@ -1,7 +1,7 @@
 //! A field of a resource: its type, bounds, and who may set it.
 
 use super::Gate;
-use super::WriteOp;
+use super::{AccessRule, WriteOp};
 use crate::origin::{Located, Origin};
 use crate::words::words;
 
@@ -35,6 +35,14 @@ pub struct Field {
     pub filter: Located<bool>,
     pub sort: Located<bool>,
     pub gate: Gate,
+    /// Field-level access (`read`): who may see the field, of those who may read the
+    /// record; `None` is all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<Vec<Located<AccessRule>>>,
+    /// Field-level access (`write`): who may set the field where it is settable, of those
+    /// who may write the record; `None` is all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write: Option<Vec<Located<AccessRule>>>,
     #[serde(skip)]
     pub origin: Origin,
 }

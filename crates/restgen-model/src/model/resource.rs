@@ -94,8 +94,9 @@ impl Resource {
     /// where reading needs credentials, since an API key header, unlike `Authorization`,
     /// does not keep shared caches from storing an answer.
     pub fn cache_control(&self) -> String {
-        let public_data =
-            !self.access.read.is_empty() && self.access.read.iter().all(|rule| rule.value == AccessRule::Anyone);
+        let public_data = !self.access.read.is_empty()
+            && self.access.read.iter().all(|rule| rule.value == AccessRule::Anyone)
+            && self.shown_alike();
         match &self.cache {
             Some(c) => {
                 let visibility = if c.visibility.value == Visibility::Public { "public" } else { "private" };
@@ -118,6 +119,27 @@ impl Resource {
 
     pub fn has(&self, op: Operation) -> bool {
         self.operations.contains(&op)
+    }
+
+    /// Whether every caller who may read a record sees all of it: no field's `read`
+    /// admits fewer than anyone.
+    pub fn shown_alike(&self) -> bool {
+        self.fields.iter().all(|f| f.read.as_ref().is_none_or(|r| r.iter().any(|r| r.value == AccessRule::Anyone)))
+    }
+
+    /// Every access list of the resource and of its fields, each with the key that holds
+    /// it (`access.read`, `fields.salary.read`): what the checks of rules walk.
+    pub fn rule_lists(&self) -> Vec<(String, &[Located<AccessRule>])> {
+        let mut lists: Vec<(String, &[Located<AccessRule>])> =
+            self.access.lists().into_iter().map(|(key, rules)| (format!("access.{key}"), rules)).collect();
+        for f in &self.fields {
+            for (key, rules) in [("read", &f.read), ("write", &f.write)] {
+                if let Some(rules) = rules {
+                    lists.push((format!("fields.{}.{key}", f.name.value), rules));
+                }
+            }
+        }
+        lists
     }
 
     /// The field that holds the lifecycle state, if any.

@@ -98,10 +98,18 @@ pub(super) fn field(cx: &mut Cx, name: Located<String>, node: &Node) -> Option<F
         filter: flag(cx, "filter"),
         sort: flag(cx, "sort"),
         gate: gate(cx, m.get("since"), m.get("until")),
+        read: m.get("read").map(|n| rules(cx, n, "read")),
+        write: m.get("write").map(|n| rules(cx, n, "write")),
         ty,
         name,
         origin,
     })
+}
+
+/// A field's `read` or `write`: the access words of who may see or set it.
+fn rules(cx: &mut Cx, node: &Node, key: &str) -> Vec<Located<AccessRule>> {
+    let words = cx.strings(node, &format!("`{key}`"));
+    words.into_iter().map(|s| Located::new(AccessRule::from_word(&s.value), s.origin)).collect()
 }
 
 fn field_type(cx: &mut Cx, node: &Node, m: &super::read::Map) -> Located<FieldType> {

@@ -95,6 +95,11 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// What a 400 says of a field the body may not set.
+pub(crate) const NOT_SETTABLE: &str = "is not a field you may set here";
+/// What a 400 says of a required field the body lacks.
+pub(crate) const REQUIRED: &str = "is required";
+
 /// The object as the operation's input type: unknown or non-settable fields, wrong types
 /// and missing required fields become a 400 naming the field.
 pub fn typed<T: DeserializeOwned>(object: Map<String, Value>) -> Result<T, Problem> {
@@ -103,10 +108,10 @@ pub fn typed<T: DeserializeOwned>(object: Map<String, Value>) -> Result<T, Probl
         let inner = e.into_inner().to_string();
         let (field, message) = if let Some(rest) = inner.strip_prefix("unknown field `") {
             let name = rest.split('`').next().unwrap_or_default().to_owned();
-            (name, "is not a field you may set here".to_owned())
+            (name, NOT_SETTABLE.to_owned())
         } else if let Some(rest) = inner.strip_prefix("missing field `") {
             let name = rest.split('`').next().unwrap_or_default().to_owned();
-            (name, "is required".to_owned())
+            (name, REQUIRED.to_owned())
         } else {
             (path, inner)
         };

@@ -26,7 +26,10 @@ pub async fn list(
     // Cursors are bound to the list that issued them: a parent's children are another
     // list than its sibling's or the whole collection.
     let within = parent.as_ref().map(|(p, id)| list::within(p.resource, id));
-    let mut request = list::parse(spec, view, &list::query_pairs(uri), within)?;
+    // Filters and sorts on what the version has and the caller sees on every record of
+    // the list: a query on a hidden value would disclose it.
+    let queries = |f: &FieldSpec| view.has(&f.gate) && access::queries(f, caller, scope);
+    let mut request = list::parse(spec, &queries, &list::query_pairs(uri), within)?;
     if let Some((p, id)) = &parent {
         request.query.filters.push(crate::store::Filter { column: p.column, value: id.clone() });
     }
@@ -54,12 +57,12 @@ pub async fn list(
         request.query.page = crate::store::Page::After(list::cursor_values(spec, &request.query.sort, &record));
     }
     let (rows, more) = store.list_rows(spec, &request.query).await?;
-    let items = match from_row(spec, view) {
+    let items = match from_row(spec, cx) {
         Some(shown) => list::Items::Rows(rows, shown),
         None => {
             let records = rows.records(spec).map_err(StoreError::from)?;
             list::Items::Records(records.into_iter().map(|r| representation(spec, cx, r)).collect())
         }
     };
-    list::respond(spec, view, uri, headers, format, &request, items, more)
+    list::respond(spec, cx, uri, headers, format, &request, items, more)
 }

@@ -24,7 +24,6 @@ use crate::settable::{self, Write};
 use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, Format, IdKind, ResourceSpec, Target};
 use crate::store::{Record, Rows, SqlValue, Store, StoreError};
 use crate::validate;
-use crate::version::View;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
@@ -141,7 +140,7 @@ pub async fn get(
     view.admits(spec)?;
     let format = negotiate::choose(spec, view, headers)?;
     let (_, row) = authorized_row(spec, spec.access.read, store, caller, id).await?;
-    let bytes = match (format, &row, from_row(spec, view)) {
+    let bytes = match (format, &row, from_row(spec, cx)) {
         (Format::Json, Row::Read(rows), Some(shown)) => {
             serde_json::to_vec(&rows.first_json(spec, &shown)).map_err(|_| Problem::internal())?
         }
@@ -149,7 +148,7 @@ pub async fn get(
             let record = representation(spec, cx, row.record(spec)?);
             match format {
                 Format::Json => serde_json::to_vec(&record).map_err(|_| Problem::internal())?,
-                Format::Csv => csv_format::csv(spec, view, [&record])?,
+                Format::Csv => csv_format::csv(spec, view, caller, std::slice::from_ref(&record))?,
             }
         }
     };
@@ -229,7 +228,15 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     // out of replace; there, omitting it leaves it alone. Fields the request's version
     // lacks are not its to clear: they keep what they hold.
     let replaced = |f: &&FieldSpec| f.replace || (f.kind == FieldKind::Roles && input.contains_key(f.name));
-    for f in spec.fields.iter().filter(replaced).filter(|f| view.has(&f.gate)) {
+    // Nor are the fields the caller may not set, or may set but not see unless they sent
+    // them: a replace leaves alone what its sender was never shown.
+    let mine = access::owns(spec, caller, &stored_record);
+    let theirs = |f: &&FieldSpec| {
+        f.kind == FieldKind::Roles
+            || (access::writes(f, caller, mine)
+                && (input.contains_key(f.name) || access::reads(spec, f, caller, &stored_record)))
+    };
+    for f in spec.fields.iter().filter(replaced).filter(|f| view.has(&f.gate)).filter(theirs) {
         changes.insert(f.name, input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now)));
     }
     let mut values = changed_values(spec, &stored_record, changes, compute).await?;
@@ -439,25 +446,43 @@ pub(crate) fn parse_id(spec: &ResourceSpec, text: &str) -> Result<SqlValue, Prob
 /// The answer to a write, `status` with the record as written and its tag: written as
 /// JSON straight from its row where its representation depends on nothing else.
 fn written(spec: &ResourceSpec, cx: &RequestContext, status: StatusCode, row: Rows) -> Result<Response, Problem> {
-    Ok(match from_row(spec, &cx.view) {
+    Ok(match from_row(spec, cx) {
         Some(shown) => conditional::tagged(status, &cx.view, &row.first_json(spec, &shown)),
         None => conditional::tagged(status, &cx.view, &representation(spec, cx, row.record(spec)?)),
     })
 }
 
-/// Which of `spec`'s fields a representation in `view` shows, where it can be written as
-/// JSON straight from the record's row; `None` where it depends on more than the row (its
-/// `_links` depend on the caller), so the record is read and made a [`representation`].
-fn from_row(spec: &ResourceSpec, view: &View) -> Option<Vec<bool>> {
-    (!spec.links).then(|| spec.fields.iter().map(|f| view.shows(f)).collect())
+/// Which of `spec`'s fields a representation shows the caller in the request's version,
+/// where it can be written as JSON straight from the record's row; `None` where it
+/// depends on more than the row (its `_links` depend on the caller, a field the caller
+/// sees only on their own records on whose the record is), so the record is read and made
+/// a [`representation`].
+fn from_row(spec: &ResourceSpec, cx: &RequestContext) -> Option<Vec<bool>> {
+    if spec.links {
+        return None;
+    }
+    let shown = |f: &FieldSpec| match access::field(f.read, &cx.caller) {
+        _ if !cx.view.shows(f) => Some(false),
+        Some(Scope::All) => Some(true),
+        Some(Scope::Own) => None,
+        None => Some(false),
+    };
+    spec.fields.iter().map(shown).collect()
 }
 
-/// The record as the caller sees it in the request's version: write-only fields, and
-/// those the version lacks, removed; its `_links` where the resource has them (they
-/// depend on the caller, as what is open to them does, so the tag does too).
+/// The record as the caller sees it in the request's version: write-only fields, those
+/// the version lacks and those the caller may not read removed; its `_links` where the
+/// resource has them (they depend on the caller, as what is open to them does, so the tag
+/// does too).
 pub(crate) fn representation(spec: &ResourceSpec, cx: &RequestContext, mut record: Record) -> Record {
-    for f in spec.fields.iter().filter(|f| !cx.view.shows(f)) {
-        record.shift_remove(f.name);
+    let hidden: Vec<&str> = spec
+        .fields
+        .iter()
+        .filter(|f| !cx.view.shows(f) || !access::reads(spec, f, &cx.caller, &record))
+        .map(|f| f.name)
+        .collect();
+    for name in hidden {
+        record.shift_remove(name);
     }
     if spec.links {
         crate::links::add(spec, cx, &mut record);

@@ -17,13 +17,21 @@ pub async fn patch<P: DeserializeOwned + Serialize>(
     // What the write needs of the record as it stands: its tag for `If-Match`, the whole
     // record for a compute rule, a `json` field's value to merge into. Without those the
     // patch is one `UPDATE ... RETURNING` with the owner in its `WHERE`, no read before.
+    // So does a field that this caller may set on their own records only, unless they
+    // may write no other.
     let unconditional = matches!(Precondition::of(headers, spec.require_if_match), Ok(c) if !c.is_some());
-    if unconditional && compute.is_none() && !spec.fields.iter().any(|f| f.kind == FieldKind::Json) {
+    let own_only = access::collection(spec.access.write, caller).is_ok_and(|scope| scope == Scope::Own);
+    let whose = |f: &FieldSpec| f.patch && access::field(f.write, caller) == Some(Scope::Own);
+    if unconditional
+        && compute.is_none()
+        && !spec.fields.iter().any(|f| f.kind == FieldKind::Json || (whose(f) && !own_only))
+    {
         return patch_in_one(spec, cx, id, headers, body, hook).await;
     }
     let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
     let condition = precondition(spec, cx, headers, &representation(spec, cx, stored_record.clone()))?;
-    let (values, refs) = patch_values(spec, cx, id, headers, body, hook, compute, &stored_record).await?;
+    let mine = access::owns(spec, caller, &stored_record);
+    let (values, refs) = patch_values(spec, cx, id, headers, body, hook, compute, &stored_record, mine).await?;
     refs_readable(spec, store, caller, &refs).await?;
     let record = update(spec, cx, &id_value, values, &condition, &refs).await?;
     Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
@@ -51,7 +59,9 @@ async fn patch_in_one<P: DeserializeOwned + Serialize>(
         },
     };
     let key = parse_id(spec, id)?;
-    let prepared = match patch_values(spec, cx, id, headers, body, hook, None, &Record::new()).await {
+    // Only the caller's own record is written where they may write only their own.
+    let mine = owner.is_some();
+    let prepared = match patch_values(spec, cx, id, headers, body, hook, None, &Record::new(), mine).await {
         Ok((values, refs)) => refs_readable(spec, store, caller, &refs).await.map(|()| (values, refs)),
         Err(problem) => Err(problem),
     };
@@ -79,7 +89,8 @@ async fn patch_in_one<P: DeserializeOwned + Serialize>(
 type Columns = Vec<(&'static str, SqlValue)>;
 
 /// The columns a patch writes, from its body (`stored` the record as it stands, needed
-/// by a compute rule and a `json` field's merge), and the refs it names.
+/// by a compute rule and a `json` field's merge; `mine` whether it is the caller's), and
+/// the refs it names.
 #[allow(clippy::too_many_arguments)]
 async fn patch_values<P: DeserializeOwned + Serialize>(
     spec: &'static ResourceSpec,
@@ -90,9 +101,10 @@ async fn patch_values<P: DeserializeOwned + Serialize>(
     hook: Option<&UpdateRule<P>>,
     compute: Option<&ComputeRule>,
     stored: &Record,
+    mine: bool,
 ) -> Result<(Columns, Record), Problem> {
     let hook = hook.map(|h| move |t: &mut P| h(id, t));
-    let mut changes = settable::read::<P>(spec, &cx.view, &cx.caller, headers, body, Write::Patch, hook)?;
+    let mut changes = settable::read::<P>(spec, &cx.view, &cx.caller, headers, body, Write::Patch { mine }, hook)?;
     let refs = refs_of(spec, &changes);
     changes.retain(|k| spec.field(k).is_some_and(|f| f.patch || f.kind == FieldKind::Roles));
     // JSON Merge Patch reaches inside a `json` field: an object there is merged into what

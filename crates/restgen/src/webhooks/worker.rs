@@ -204,14 +204,8 @@ async fn recipients(w: &Webhooks, store: &Store, event: &EventRow) -> Result<Vec
     let subscribed =
         |s: &crate::store::outbox::WebhookRow| s.events.contains(&event.kind) && s.enabled_since <= event.created_at;
     for sub in store.enabled_webhooks().await?.into_iter().filter(subscribed) {
-        let caller = match (w.auth, sub.owner_id.as_deref()) {
-            (Some(auth), Some(owner)) => match crate::auth::caller_of(auth, store, owner).await {
-                Some(caller) => caller,
-                // The account is gone: it reads nothing.
-                None => continue,
-            },
-            _ => Caller::default(),
-        };
+        // An account that is gone reads nothing.
+        let Some(caller) = owner_of(w, store, sub.owner_id.as_deref()).await else { continue };
         let may_read = access::collection(spec.access.read, &caller)
             .is_ok_and(|scope| access::record(spec, scope, &caller, &record).is_ok());
         if may_read {
@@ -221,6 +215,32 @@ async fn recipients(w: &Webhooks, store: &Store, event: &EventRow) -> Result<Vec
     Ok(out)
 }
 
+/// The subscription owner as a caller, as they are now: `None` where their account is gone.
+async fn owner_of(w: &Webhooks, store: &Store, owner_id: Option<&str>) -> Option<Caller> {
+    match (w.auth, owner_id) {
+        (Some(auth), Some(owner)) => crate::auth::caller_of(auth, store, owner).await,
+        _ => Some(Caller::default()),
+    }
+}
+
+/// The event's payload as the subscription's owner may see its record now: a field whose
+/// `read` does not admit them is left out, as it is of their reads.
+async fn as_seen(w: &Webhooks, store: &Store, claimed: &Claimed) -> String {
+    let Some(spec) = w.resources.iter().find(|r| r.name == claimed.resource) else { return claimed.payload.clone() };
+    if spec.fields.iter().all(|f| f.read.is_none()) {
+        return claimed.payload.clone();
+    }
+    let caller = owner_of(w, store, claimed.owner_id.as_deref()).await.unwrap_or_default();
+    let mut payload: Value = serde_json::from_str(&claimed.payload).unwrap_or(Value::Null);
+    if let Some(Value::Object(data)) = payload.get_mut("data") {
+        let record = Record::from(data.clone());
+        for f in spec.fields.iter().filter(|f| !access::reads(spec, f, &caller, &record)) {
+            data.shift_remove(f.name);
+        }
+    }
+    payload.to_string()
+}
+
 /// One attempt of one delivery, and what it leads to.
 async fn attempt(
     w: &Webhooks,
@@ -228,7 +248,8 @@ async fn attempt(
     http: &reqwest::Client,
     claimed: Claimed,
 ) -> Result<(), crate::store::StoreError> {
-    let Claimed { delivery, payload, url, failures } = claimed;
+    let payload = as_seen(w, store, &claimed).await;
+    let Claimed { delivery, url, failures, .. } = claimed;
     let started = Instant::now();
     let at = w.clock.now();
     let outcome = send(w, http, &delivery, &payload, &url).await;

@@ -436,11 +436,16 @@ pub enum CustomerSort {
     CityAsc,
     #[serde(rename = "city_desc")]
     CityDesc,
+    #[serde(rename = "phone_asc")]
+    PhoneAsc,
+    #[serde(rename = "phone_desc")]
+    PhoneDesc,
 }
 ::restgen_client::string_enum!(
     CustomerSort { IdAsc = "id_asc", IdDesc = "id_desc", CreatedAtAsc = "created_at_asc",
     CreatedAtDesc = "created_at_desc", NameAsc = "name_asc", NameDesc = "name_desc",
-    CityAsc = "city_asc", CityDesc = "city_desc" }
+    CityAsc = "city_asc", CityDesc = "city_desc", PhoneAsc = "phone_asc", PhoneDesc =
+    "phone_desc" }
 );
 /// A list request for /customers; `send` fetches one page, `stream` every record.
 #[derive(Clone, Debug)]
@@ -476,6 +481,20 @@ impl CustomerList {
                 .0
                 .param(
                     "city",
+                    ::core::convert::Into::<::std::string::String>::into(value),
+                ),
+        )
+    }
+    /// Only records whose `phone` equals `value`.
+    pub fn phone(
+        self,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> CustomerList {
+        CustomerList(
+            self
+                .0
+                .param(
+                    "phone",
                     ::core::convert::Into::<::std::string::String>::into(value),
                 ),
         )

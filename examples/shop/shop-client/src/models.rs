@@ -21,8 +21,12 @@ pub enum Role {
     Admin,
     #[serde(rename = "member")]
     Member,
+    #[serde(rename = "staff")]
+    Staff,
 }
-::restgen_client::string_enum!(Role { Admin = "admin", Member = "member" });
+::restgen_client::string_enum!(
+    Role { Admin = "admin", Member = "member", Staff = "staff" }
+);
 /// An account. Anyone may register; is_admin and roles are never taken from the body.
 #[derive(
     Clone,
@@ -118,6 +122,10 @@ pub struct Customer {
     pub name: ::std::string::String,
     pub email: ::core::option::Option<::std::string::String>,
     pub city: ::core::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+    pub phone: ::core::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::core::option::Option::is_none")]
+    pub staff_note: ::core::option::Option<::std::string::String>,
     /// When the record was created.
     pub created_at: ::restgen_client::__private::chrono::DateTime<
         ::restgen_client::__private::chrono::Utc,
@@ -147,6 +155,8 @@ pub struct CreateCustomer {
     pub email: ::core::option::Option<::std::string::String>,
     #[serde(default, skip_serializing_if = "::restgen_client::Patch::is_absent")]
     pub city: ::restgen_client::Patch<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::restgen_client::Patch::is_absent")]
+    pub phone: ::restgen_client::Patch<::std::string::String>,
 }
 /// Input of the `customer` replace operation: every field a client may set there; an omitted one is cleared.
 #[derive(
@@ -168,6 +178,10 @@ pub struct ReplaceCustomer {
     pub email: ::core::option::Option<::std::string::String>,
     #[serde(default, skip_serializing_if = "::restgen_client::Patch::is_absent")]
     pub city: ::restgen_client::Patch<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::restgen_client::Patch::is_absent")]
+    pub phone: ::restgen_client::Patch<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::restgen_client::Patch::is_absent")]
+    pub staff_note: ::restgen_client::Patch<::std::string::String>,
 }
 /// Input of the `customer` patch operation (JSON Merge Patch): absent fields stay, `null` clears a nullable one.
 #[derive(
@@ -195,6 +209,10 @@ pub struct PatchCustomer {
     pub email: ::core::option::Option<::std::string::String>,
     #[serde(default, skip_serializing_if = "::restgen_client::Patch::is_absent")]
     pub city: ::restgen_client::Patch<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::restgen_client::Patch::is_absent")]
+    pub phone: ::restgen_client::Patch<::std::string::String>,
+    #[serde(default, skip_serializing_if = "::restgen_client::Patch::is_absent")]
+    pub staff_note: ::restgen_client::Patch<::std::string::String>,
 }
 /// Values of `order.status`.
 #[derive(

@@ -39,7 +39,8 @@ async fn every_shop_operation_works_through_the_client(s: Server) {
 
     // Customers: page style, bare envelope.
     for (name, city) in [("Ada", "Oslo"), ("Bo", "Rome"), ("Cy", "Oslo"), ("Di", "Lima"), ("Ed", "Oslo")] {
-        let c = CreateCustomer { name: name.into(), email: None, city: Patch::Value(city.into()) };
+        let c =
+            CreateCustomer { name: name.into(), email: None, city: Patch::Value(city.into()), phone: Patch::Absent };
         client.create_customer(&c).await.unwrap();
     }
     let all: Vec<Customer> = client.list_customers().per_page(2).stream().try_collect().await.unwrap();
@@ -63,7 +64,13 @@ async fn every_shop_operation_works_through_the_client(s: Server) {
     let moved =
         client.update_customer(ada.id, &PatchCustomer { city: Patch::Null, ..Default::default() }).await.unwrap();
     assert_eq!(moved.city, None, "null clears");
-    let put = ReplaceCustomer { name: "Ada L".into(), email: Some("ada@example.com".into()), city: Patch::Absent };
+    let put = ReplaceCustomer {
+        name: "Ada L".into(),
+        email: Some("ada@example.com".into()),
+        city: Patch::Absent,
+        phone: Patch::Absent,
+        staff_note: Patch::Absent,
+    };
     let replaced = client.replace_customer(ada.id, &put).await.unwrap();
     assert_eq!((replaced.email.as_deref(), replaced.city.as_deref()), (Some("ada@example.com"), None));
     assert_eq!(client.get_customer(ada.id).await.unwrap(), replaced);
@@ -126,7 +133,14 @@ async fn every_shop_operation_works_through_the_client(s: Server) {
     assert_eq!(status(&client.get_invoice(order.id).await.unwrap_err()), 404);
 
     // Problems arrive typed, with the field named.
-    let bad = client.create_customer(&CreateCustomer { name: String::new(), email: None, city: Patch::Absent }).await;
+    let bad = client
+        .create_customer(&CreateCustomer {
+            name: String::new(),
+            email: None,
+            city: Patch::Absent,
+            phone: Patch::Absent,
+        })
+        .await;
     let problem = bad.unwrap_err().problem().cloned().expect("a problem");
     assert_eq!(problem.status, 400);
     assert!(problem.field("name").is_some(), "{problem:?}");

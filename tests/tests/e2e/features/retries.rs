@@ -135,7 +135,7 @@ fn client(s: &Script, auth: Auth, retry: Retry) -> Client {
 }
 
 fn ada() -> CreateCustomer {
-    CreateCustomer { name: "Ada".into(), email: None, city: Patch::Absent }
+    CreateCustomer { name: "Ada".into(), email: None, city: Patch::Absent, phone: Patch::Absent }
 }
 
 #[tokio::test]

@@ -21,7 +21,7 @@ use shop::{Customer, Invoice, Order, User};
 pub(crate) fn service() -> restgen::serve::Service {
     let accounts = Accounts::of::<User>()
         .schemes(&[Scheme::Bearer, Scheme::ApiKey])
-        .roles(&["admin", "member"], Some("member"))
+        .roles(&["admin", "member", "staff"], Some("member"))
         .admin_roles(&["admin"])
         .tokens(Duration::from_secs(15 * 60), Some("shop"), Some("shop-clients"));
     let limit = RateSpec {
@@ -172,7 +172,7 @@ fn the_derived_shop_serves_the_schema_shops_document() {
         .auth(
             Accounts::of::<User>()
                 .schemes(&[Scheme::Bearer, Scheme::ApiKey])
-                .roles(&["admin", "member"], Some("member"))
+                .roles(&["admin", "member", "staff"], Some("member"))
                 .admin_roles(&["admin"])
                 .tokens(Duration::from_secs(15 * 60), Some("shop"), Some("shop-clients")),
         )

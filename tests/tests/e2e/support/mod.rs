@@ -8,13 +8,18 @@ pub mod harness;
 pub mod receiver;
 pub mod relay;
 
-use restgen::spec::{FieldSpec, Operation};
+use restgen::spec::{FieldSpec, Operation, Rule};
 
-/// Whether a client may set `f` in the write `op` (create, replace, or else patch).
+/// Whether the record's owner, a plain account (the `member` role, none of the admin
+/// roles), may set `f` in the write `op` (create, replace, or else patch): it is settable
+/// there, and its `write` admits them.
 pub fn settable(f: &FieldSpec, op: Operation) -> bool {
-    match op {
-        Operation::Create => f.create,
-        Operation::Replace => f.replace,
-        _ => f.patch,
-    }
+    let member = |rule: &Rule| matches!(rule, Rule::Anyone | Rule::Authenticated | Rule::Owner | Rule::Role("member"));
+    let theirs = f.write.is_none_or(|rules| rules.iter().any(member));
+    theirs
+        && match op {
+            Operation::Create => f.create,
+            Operation::Replace => f.replace,
+            _ => f.patch,
+        }
 }

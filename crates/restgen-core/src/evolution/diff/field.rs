@@ -60,6 +60,7 @@ pub(super) fn field(cx: &mut Cx, (or, o): (&Resource, &Field), (nr, n): (&Resour
     let mut push = |class: Class, kind: &'static str, message: String, before: &Origin, after: &Origin| {
         cx.push(class, kind, format!("field `{name}`: {message}"), before, after);
     };
+    access(&mut push, (or, o), (nr, n));
     let (ot, nt) = (&o.ty.value, &n.ty.value);
     let retargeted = matches!((ot, nt), (FieldType::Ref { to: a }, FieldType::Ref { to: b })
         if renamed.get(&a.value).unwrap_or(&a.value) != &b.value);
@@ -283,5 +284,40 @@ pub(super) fn bounds(push: &mut impl FnMut(Class, &'static str, String, &Origin,
             &o.name.origin,
             &n.name.origin,
         );
+    }
+}
+
+/// A field's `read` and `write` against the callers they admit, a field without one
+/// admitting whoever its record's own rules do: a caller who loses a field is broken, one
+/// who gains it is a security change to review.
+fn access(
+    push: &mut impl FnMut(Class, &'static str, String, &Origin, &Origin),
+    (or, o): (&Resource, &Field),
+    (nr, n): (&Resource, &Field),
+) {
+    let lists = [
+        ("read", "see", &o.read, &n.read, &or.access.read, &nr.access.read),
+        ("write", "set", &o.write, &n.write, &or.access.write, &nr.access.write),
+    ];
+    for (key, verb, old, new, old_record, new_record) in lists {
+        if old.is_none() && new.is_none() {
+            continue;
+        }
+        let (old, new) = (old.as_deref().unwrap_or(old_record), new.as_deref().unwrap_or(new_record));
+        let at =
+            |rules: &[Located<AccessRule>], field: &Field| rules.first().map_or(&field.origin, |r| &r.origin).clone();
+        let (at_old, at_new) = (at(old, o), at(new, n));
+        let lost: Vec<&str> =
+            old.iter().filter(|r| !super::resource::covers(new, &r.value)).map(|r| r.value.word()).collect();
+        let gained: Vec<&str> =
+            new.iter().filter(|r| !super::resource::covers(old, &r.value)).map(|r| r.value.word()).collect();
+        if !lost.is_empty() {
+            let message = format!("`{key}` no longer admits {}: they can no longer {verb} it", lost.join(", "));
+            push(Class::Breaking, "field-access-narrowed", message, &at_old, &at_new);
+        }
+        if !gained.is_empty() {
+            let message = format!("`{key}` now admits {}: check that they should {verb} it", gained.join(", "));
+            push(Class::Security, "field-access-widened", message, &at_old, &at_new);
+        }
     }
 }

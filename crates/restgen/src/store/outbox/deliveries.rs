@@ -43,7 +43,11 @@ pub struct EventRow {
 pub(crate) struct Claimed {
     pub delivery: DeliveryRow,
     pub payload: String,
+    /// The resource the event is of.
+    pub resource: String,
     pub url: String,
+    /// Who the subscription is for: what its payloads show is what they may read.
+    pub owner_id: Option<String>,
     pub failures: i64,
 }
 
@@ -332,7 +336,7 @@ impl Store {
         let mut out = Vec::new();
         for id in ids {
             let sql = format!(
-                "SELECT {DELIVERY_COLUMNS}, e.\"payload\", w.\"url\", w.\"failures\" FROM \"restgen_delivery\" d \
+                "SELECT {DELIVERY_COLUMNS}, e.\"payload\", e.\"resource\", w.\"url\", w.\"owner_id\", w.\"failures\" FROM \"restgen_delivery\" d \
                  JOIN \"restgen_event\" e ON e.\"id\" = d.\"event_id\" JOIN \"restgen_webhook\" w ON w.\"id\" = d.\"webhook_id\" \
                  WHERE d.\"id\" = $1"
             );
@@ -340,7 +344,9 @@ impl Store {
                 Some(r) => Some(Claimed {
                     delivery: delivery_of(&r)?,
                     payload: r.try_get("payload")?,
+                    resource: r.try_get("resource")?,
                     url: r.try_get("url")?,
+                    owner_id: r.try_get("owner_id")?,
                     failures: r.try_get("failures")?,
                 }),
                 None => None,

@@ -34,4 +34,14 @@ pub static MIGRATIONS: &[::restgen::store::MigrationSpec] = &[
             "../../migrations/postgres/0004_alter_user_email_and_1_more.sql"
         ),
     },
+    ::restgen::store::MigrationSpec {
+        version: 5,
+        description: "add customer phone and 2 more",
+        sqlite: include_str!(
+            "../../migrations/sqlite/0005_add_customer_phone_and_2_more.sql"
+        ),
+        postgres: include_str!(
+            "../../migrations/postgres/0005_add_customer_phone_and_2_more.sql"
+        ),
+    },
 ];

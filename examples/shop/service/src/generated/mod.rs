@@ -11,7 +11,7 @@ pub mod routes;
 ::restgen::require!(webhooks, "`events` of order: webhook deliveries");
 ::restgen::require!(jwt_hs256, "`auth.jwt.algorithm: HS256`: bearer tokens");
 ::restgen::require!(password, "`type: password` of user.password: Argon2id hashes");
-::restgen::require!(csv, "`formats: [csv]` of order");
+::restgen::require!(csv, "`formats: [csv]` of customer, order");
 ::restgen::require!(docs, "`api.docs`: the reference page at /docs");
 /// The service as the schema declares it, ready for `restgen::serve`.
 pub fn service() -> ::restgen::serve::Service {

@@ -46,7 +46,7 @@ pub static USER: ResourceSpec = ResourceSpec {
         FieldSpec {
             name: "roles",
             kind: FieldKind::Roles,
-            values: &["admin", "member"],
+            values: &["admin", "member", "staff"],
             ..FieldSpec::DEFAULT
         },
     ],
@@ -109,22 +109,50 @@ pub static CUSTOMER: ResourceSpec = ResourceSpec {
             sort: true,
             ..FieldSpec::DEFAULT
         },
+        FieldSpec {
+            name: "phone",
+            kind: FieldKind::String,
+            nullable: true,
+            optional: true,
+            create: true,
+            replace: true,
+            patch: true,
+            max_length: ::core::option::Option::Some(30),
+            filter: true,
+            sort: true,
+            read: ::core::option::Option::Some(&[Rule::Owner]),
+            write: ::core::option::Option::Some(&[Rule::Owner]),
+            ..FieldSpec::DEFAULT
+        },
+        FieldSpec {
+            name: "staff_note",
+            kind: FieldKind::Text,
+            nullable: true,
+            optional: true,
+            replace: true,
+            patch: true,
+            max_length: ::core::option::Option::Some(2000),
+            read: ::core::option::Option::Some(&[Rule::Role("staff")]),
+            write: ::core::option::Option::Some(&[Rule::Role("staff")]),
+            ..FieldSpec::DEFAULT
+        },
     ],
     pagination: PaginationSpec {
         style: PageStyle::Page,
         default_size: 20u32,
         max_size: 100u32,
-        max_cursor: 4164u32,
+        max_cursor: 4496u32,
     },
     access: AccessSpec {
         create: &[Rule::Owner],
-        read: &[Rule::Owner],
-        write: &[Rule::Owner],
+        read: &[Rule::Owner, Rule::Role("staff")],
+        write: &[Rule::Owner, Rule::Role("staff")],
         delete: &[Rule::Owner],
     },
     cache_control: "private, no-cache",
     owner: ::core::option::Option::Some(("user", IdKind::Uuid)),
     envelope: Envelope::Bare,
+    formats: &[Format::Json, Format::Csv],
     ..ResourceSpec::DEFAULT
 };
 /// The `order` resource.
@@ -320,7 +348,7 @@ pub static AUTH: ::core::option::Option<AuthSpec> = ::core::option::Option::Some
         header: "X-API-Key",
         query: ::core::option::Option::None,
     },
-    roles: &["admin", "member"],
+    roles: &["admin", "member", "staff"],
     default_role: ::core::option::Option::Some("member"),
     admin_roles: &["admin"],
     env_prefix: "SHOP",
