@@ -39,7 +39,9 @@ pub struct User {
     pagination(style = page, default_size = 20, max_size = 100),
     envelope = bare,
     formats(json, csv),
-    access(read = [owner, staff], write = [owner, staff])
+    access(read = [owner, staff], write = [owner, staff]),
+    nested_under(User),
+    events(created, updated, deleted)
 )]
 pub struct Customer {
     pub id: Uuid,

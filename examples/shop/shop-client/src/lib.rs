@@ -404,6 +404,14 @@ impl Client {
                 .list(::std::string::String::from("/customers"), CustomerList::PAGING),
         )
     }
+    /// `listCustomerOfUser`: the customers of one user, as a list request.
+    pub fn list_customers_of_user(
+        &self,
+        user_id: ::restgen_client::__private::uuid::Uuid,
+    ) -> CustomerList {
+        let path = ::std::format!("{}/{}{}", "/users", user_id, "/customers");
+        CustomerList(self.transport.list(path, CustomerList::PAGING))
+    }
 }
 /// A sort key of the `customer` list: a field and a direction.
 #[derive(

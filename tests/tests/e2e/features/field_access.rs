@@ -7,6 +7,7 @@
 use crate::backends;
 use crate::support::accounts::{Account, admin, call, login, register};
 use crate::support::harness::{Reply, Server};
+use crate::support::receiver::Receiver;
 use restgen::spec::{FieldKind, FieldSpec, Format, ResourceSpec, Rule};
 use serde_json::{Value, json};
 
@@ -172,6 +173,23 @@ async fn matrix(s: &Server, spec: &ResourceSpec, callers: &[Who]) {
             assert_eq!(got.body.get(f.name).is_some(), sees, "{}: {}", what(f), got.text);
             assert_eq!(listed.get(f.name).is_some(), sees, "{} in the list: {listed}", what(f));
         }
+        // The lists of the owner's records under each parent that is the owner's account,
+        // for those the parent's own rules admit.
+        for parent in spec.parents.iter().filter(|p| p.column == "owner_id") {
+            let owner_id = got.body["owner_id"].as_str().expect("an owner");
+            let nested = who.send(s, "GET", &format!("/api{}/{owner_id}{}", parent.path, spec.path), None, &[]).await;
+            if !who.admitted(parent.spec.access.read, owns) {
+                assert!([401, 403, 404].contains(&nested.status), "{}: {}", who.label, nested.text);
+                continue;
+            }
+            assert_eq!(nested.status, 200, "{}", nested.text);
+            let items = nested.body.as_array().or_else(|| nested.body["data"].as_array()).expect("a page");
+            let listed = items.iter().find(|i| i["id"] == got.body["id"]).expect("the record under its parent");
+            for f in spec.fields.iter().filter(|f| !f.write_only) {
+                let (sees, text) = (who.sees(f, owns), what(f));
+                assert_eq!(listed.get(f.name).is_some(), sees, "{text} under `{}`: {listed}", parent.resource);
+            }
+        }
         // CSV: a column for what they see.
         if spec.formats.contains(&Format::Csv) {
             let csv = who.send(s, "GET", &item, None, &[("accept", "text/csv")]).await;
@@ -258,5 +276,54 @@ async fn matrix(s: &Server, spec: &ResourceSpec, callers: &[Who]) {
         }
         let r = who.send(s, "PATCH", &item, Some(json!({})), &[("if-match", &tags[i])]).await;
         assert_eq!(r.status, 200, "{} writing with their own tag: {}", who.label, r.text);
+    }
+}
+
+/// Subscribes `who` to every event of `spec` at `url`.
+async fn subscribe(s: &Server, who: &Account, url: &str, spec: &ResourceSpec) {
+    let events: Vec<String> = spec.events.iter().map(|e| format!("{}.{e}", spec.name)).collect();
+    let r = call(s, who, "POST", "/api/webhooks", Some(json!({ "url": url, "events": events }))).await;
+    assert_eq!(r.status, 201, "{}", r.text);
+}
+
+backends!(a_delivery_shows_what_its_subscriber_may_read, shop::service());
+async fn a_delivery_shows_what_its_subscriber_may_read(s: Server) {
+    let spec = &shop::generated::resources::CUSTOMER;
+    let field = |name: &str| spec.fields.iter().find(|f| f.name == name).expect("a field of the shop's customers");
+    let (phone, note) = (field("phone"), field("staff_note"));
+    let root = admin(&s, "root").await;
+    let ann = register(&s, "ann").await;
+    let sam = with_role(&s, &root, "sam", "staff").await;
+    let (to_ann, to_sam) = (Receiver::start(&[]).await, Receiver::start(&[]).await);
+    subscribe(&s, &ann, &to_ann.url, spec).await;
+    subscribe(&s, &sam, &to_sam.url, spec).await;
+
+    let made =
+        call(&s, &ann, "POST", "/api/customers", Some(json!({ "name": "Ada", phone.name: value(phone, 1) }))).await;
+    assert_eq!(made.status, 201, "{}", made.text);
+    let item = format!("/api/customers/{}", made.body["id"].as_str().unwrap());
+    let noted = call(&s, &sam, "PATCH", &item, Some(json!({ note.name: value(note, 2) }))).await;
+    assert_eq!(noted.status, 200, "{}", noted.text);
+
+    // Each subscriber receives both events, each record as they may read it.
+    let staff = Who { label: "staff", account: Some(sam.clone()), roles: vec!["staff"], admin: false };
+    let owner = Who { label: "the owner", account: Some(ann.clone()), roles: vec!["member"], admin: false };
+    for (who, receiver, owns) in [(&owner, &to_ann, true), (&staff, &to_sam, false)] {
+        let seen = receiver.wait_for(2).await;
+        assert_eq!(seen.len(), 2, "{}", who.label);
+        for delivery in &seen {
+            let event = delivery.json();
+            let data = &event["data"];
+            assert_eq!(data["name"], "Ada", "{event}");
+            for f in [phone, note] {
+                assert_eq!(
+                    data.get(f.name).is_some(),
+                    who.sees(f, owns),
+                    "`{}` delivered to {}: {event}",
+                    f.name,
+                    who.label
+                );
+            }
+        }
     }
 }

@@ -56,11 +56,11 @@ pub(super) fn fields(cx: &mut Cx, o: &Resource, n: &Resource) {
 /// One field continued: `(resource, field)` before and now.
 pub(super) fn field(cx: &mut Cx, (or, o): (&Resource, &Field), (nr, n): (&Resource, &Field)) {
     let name = &n.name.value;
-    let renamed = cx.renamed;
+    let (renamed, admins) = (cx.renamed, cx.admins);
     let mut push = |class: Class, kind: &'static str, message: String, before: &Origin, after: &Origin| {
         cx.push(class, kind, format!("field `{name}`: {message}"), before, after);
     };
-    access(&mut push, (or, o), (nr, n));
+    access(&mut push, admins, (or, o), (nr, n));
     let (ot, nt) = (&o.ty.value, &n.ty.value);
     let retargeted = matches!((ot, nt), (FieldType::Ref { to: a }, FieldType::Ref { to: b })
         if renamed.get(&a.value).unwrap_or(&a.value) != &b.value);
@@ -292,6 +292,7 @@ pub(super) fn bounds(push: &mut impl FnMut(Class, &'static str, String, &Origin,
 /// who gains it is a security change to review.
 fn access(
     push: &mut impl FnMut(Class, &'static str, String, &Origin, &Origin),
+    admins: &[String],
     (or, o): (&Resource, &Field),
     (nr, n): (&Resource, &Field),
 ) {
@@ -307,10 +308,20 @@ fn access(
         let at =
             |rules: &[Located<AccessRule>], field: &Field| rules.first().map_or(&field.origin, |r| &r.origin).clone();
         let (at_old, at_new) = (at(old, o), at(new, n));
-        let lost: Vec<&str> =
-            old.iter().filter(|r| !super::resource::covers(new, &r.value)).map(|r| r.value.word()).collect();
-        let gained: Vec<&str> =
-            new.iter().filter(|r| !super::resource::covers(old, &r.value)).map(|r| r.value.word()).collect();
+        // An admin role reaches the field whatever the list says.
+        let counted = |r: &&Located<AccessRule>| !matches!(&r.value, AccessRule::Role(role) if admins.contains(role));
+        let lost: Vec<&str> = old
+            .iter()
+            .filter(counted)
+            .filter(|r| !super::resource::covers(new, &r.value))
+            .map(|r| r.value.word())
+            .collect();
+        let gained: Vec<&str> = new
+            .iter()
+            .filter(counted)
+            .filter(|r| !super::resource::covers(old, &r.value))
+            .map(|r| r.value.word())
+            .collect();
         if !lost.is_empty() {
             let message = format!("`{key}` no longer admits {}: they can no longer {verb} it", lost.join(", "));
             push(Class::Breaking, "field-access-narrowed", message, &at_old, &at_new);

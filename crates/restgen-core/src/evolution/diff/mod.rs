@@ -123,6 +123,9 @@ struct Cx<'a> {
     resource: String,
     /// Resources renamed, old name to new: a ref to one is the same ref.
     renamed: &'a BTreeMap<String, String>,
+    /// The admin roles of either schema: they reach every record and field whatever a
+    /// list says, so a list gaining or losing one changes nothing.
+    admins: &'a [String],
 }
 
 impl Cx<'_> {
@@ -145,6 +148,8 @@ fn compare(old: &Service, new: &Service, version: Option<u32>, out: &mut Vec<Cha
     let mut continued = BTreeSet::new();
     let mut pairs = Vec::new();
     let mut renamed = BTreeMap::new();
+    let admins: Vec<String> =
+        [old, new].iter().flat_map(|s| s.auth.iter().flat_map(|a| &a.admin_roles)).map(|r| r.value.clone()).collect();
     for r in &new.resources {
         let p = partner(
             "resource",
@@ -161,7 +166,7 @@ fn compare(old: &Service, new: &Service, version: Option<u32>, out: &mut Vec<Cha
         pairs.push((r, o));
     }
     for (r, o) in pairs {
-        let mut cx = Cx { out, version, resource: r.name.value.clone(), renamed: &renamed };
+        let mut cx = Cx { out, version, resource: r.name.value.clone(), renamed: &renamed, admins: &admins };
         match o {
             None => cx.push(
                 Class::Compatible,
@@ -189,7 +194,7 @@ fn compare(old: &Service, new: &Service, version: Option<u32>, out: &mut Vec<Cha
         }
     }
     for o in old.resources.iter().filter(|o| !continued.contains(&o.name.value)) {
-        let mut cx = Cx { out, version, resource: o.name.value.clone(), renamed: &renamed };
+        let mut cx = Cx { out, version, resource: o.name.value.clone(), renamed: &renamed, admins: &admins };
         cx.push(
             Class::Breaking,
             "resource-removed",

@@ -8,7 +8,7 @@ pub mod migrations;
 pub mod models;
 pub mod resources;
 pub mod routes;
-::restgen::require!(webhooks, "`events` of order: webhook deliveries");
+::restgen::require!(webhooks, "`events` of customer, order: webhook deliveries");
 ::restgen::require!(jwt_hs256, "`auth.jwt.algorithm: HS256`: bearer tokens");
 ::restgen::require!(password, "`type: password` of user.password: Argon2id hashes");
 ::restgen::require!(csv, "`formats: [csv]` of customer, order");

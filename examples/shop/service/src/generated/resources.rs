@@ -141,7 +141,7 @@ pub static CUSTOMER: ResourceSpec = ResourceSpec {
         style: PageStyle::Page,
         default_size: 20u32,
         max_size: 100u32,
-        max_cursor: 4496u32,
+        max_cursor: 4560u32,
     },
     access: AccessSpec {
         create: &[Rule::Owner],
@@ -152,6 +152,15 @@ pub static CUSTOMER: ResourceSpec = ResourceSpec {
     cache_control: "private, no-cache",
     owner: ::core::option::Option::Some(("user", IdKind::Uuid)),
     envelope: Envelope::Bare,
+    events: &["created", "updated", "deleted"],
+    parents: &[
+        ParentSpec {
+            spec: &USER,
+            resource: "user",
+            path: "/users",
+            column: "owner_id",
+        },
+    ],
     formats: &[Format::Json, Format::Csv],
     ..ResourceSpec::DEFAULT
 };
