@@ -247,7 +247,7 @@ fn generate_warns_when_the_kept_cargo_toml_leaves_out_a_feature_the_schema_now_u
     assert_eq!(again.status.code(), Some(0));
     let warned = text(&again.stderr);
     assert!(
-        warned.contains("leaves out restgen's `webhooks` feature") && warned.contains("`events` of order"),
+        warned.contains("leaves out restgen's `webhooks` feature") && warned.contains("`events` of customer, order"),
         "{warned}"
     );
     assert!(!warned.contains("`csv` feature"), "only what is missing: {warned}");
