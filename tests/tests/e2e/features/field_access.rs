@@ -134,9 +134,17 @@ async fn matrix(s: &Server, spec: &ResourceSpec, callers: &[Who]) {
             assert_eq!(r.error_fields(), [f.name]);
         }
     }
-    let r = owner.send(s, "POST", &base, Some(Value::Object(body)), &[]).await;
+    let key = [("idempotency-key", "field-access-1")];
+    let r = owner.send(s, "POST", &base, Some(Value::Object(body.clone())), &key).await;
     assert_eq!(r.status, 201, "{}", r.text);
     let item = format!("{base}/{}", r.body["id"].as_str().expect("an id"));
+    // A retry is answered with the first answer: the owner's view of the record.
+    let replay = owner.send(s, "POST", &base, Some(Value::Object(body)), &key).await;
+    assert_eq!((replay.status, replay.header("idempotent-replayed")), (201, Some("true")), "{}", replay.text);
+    assert_eq!(replay.body, r.body);
+    for f in spec.fields.iter().filter(|f| !f.write_only) {
+        assert_eq!(r.body.get(f.name).is_some(), owner.sees(f, true), "{}.{} created: {}", spec.name, f.name, r.text);
+    }
 
     // Every guarded field patched by each caller who may write the record: taken from those
     // its `write` admits, refused by name from the others.
