@@ -60,23 +60,7 @@ pub(crate) fn who_may(service: &Service, r: &Resource, rules: &[Located<AccessRu
     if has(&AccessRule::Anyone) {
         return "Open to anyone, signed in or not.".to_owned();
     }
-    // Roles named in the rules, then the admin roles they leave out: both reach every record.
-    let mut roles: Vec<String> = rules
-        .iter()
-        .filter_map(|rule| match &rule.value {
-            AccessRule::Role(role) => Some(role.clone()),
-            _ => None,
-        })
-        .collect();
-    for admin in &auth.admin_roles {
-        if !roles.contains(&admin.value) {
-            roles.push(admin.value.clone());
-        }
-    }
-    let with_roles = |roles: &[String]| match roles {
-        [one] => format!("callers with the `{one}` role"),
-        _ => format!("callers with the role {}", or(&roles.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>())),
-    };
+    let roles = roles(auth, rules);
     let everyone = has(&AccessRule::Authenticated);
     let owner = has(&AccessRule::Owner) && !everyone;
     let noun = r.noun();
@@ -116,6 +100,13 @@ pub(crate) fn who_may(service: &Service, r: &Resource, rules: &[Located<AccessRu
     text
 }
 
+/// Which of a field's lists: `read` or `write`.
+#[derive(Clone, Copy)]
+pub(crate) enum FieldList {
+    Read,
+    Write,
+}
+
 /// A field's `read` or `write` in its schema: a sentence after its description (`lead`
 /// who, then what `others` meet), and the rules' words as `x-restgen-read` or
 /// `x-restgen-write` for tools.
@@ -123,18 +114,20 @@ pub(crate) fn field_access(
     service: &Service,
     r: &Resource,
     schema: &mut Value,
-    rules: &[Located<AccessRule>],
-    lead: &str,
+    (key, rules): (FieldList, &[Located<AccessRule>]),
     others: &str,
 ) {
+    let (lead, extension) = match key {
+        FieldList::Read => ("Shown only to", "x-restgen-read"),
+        FieldList::Write => ("Settable only by", "x-restgen-write"),
+    };
     let sentence = format!("{lead} {}; {others}.", field_callers(service, r, rules));
     let text = match schema.get("description").and_then(Value::as_str) {
         Some(d) => format!("{d} {sentence}"),
         None => sentence,
     };
     schema["description"] = json!(text);
-    let key = if lead.starts_with("Shown") { "x-restgen-read" } else { "x-restgen-write" };
-    schema[key] = json!(rules.iter().map(|r| r.value.word()).collect::<Vec<_>>());
+    schema[extension] = json!(rules.iter().map(|r| r.value.word()).collect::<Vec<_>>());
 }
 
 /// Who a field's rules admit, among the callers the record's own rules admit: `the
@@ -150,6 +143,15 @@ fn field_callers(service: &Service, r: &Resource, rules: &[Located<AccessRule>])
     } else if has(&AccessRule::Owner) {
         who.push(if r.owner.is_some() { format!("the {}'s owner", r.noun()) } else { "the account itself".to_owned() });
     }
+    let roles = service.auth.as_ref().map(|auth| roles(auth, rules)).unwrap_or_default();
+    if !roles.is_empty() {
+        who.push(with_roles(&roles));
+    }
+    or(&who)
+}
+
+/// The roles named in `rules`, then the admin roles they leave out: both reach every record.
+fn roles(auth: &Auth, rules: &[Located<AccessRule>]) -> Vec<String> {
     let mut roles: Vec<String> = rules
         .iter()
         .filter_map(|rule| match &rule.value {
@@ -157,16 +159,18 @@ fn field_callers(service: &Service, r: &Resource, rules: &[Located<AccessRule>])
             _ => None,
         })
         .collect();
-    for admin in service.auth.iter().flat_map(|a| &a.admin_roles) {
+    for admin in &auth.admin_roles {
         if !roles.contains(&admin.value) {
             roles.push(admin.value.clone());
         }
     }
-    match roles.as_slice() {
-        [] => {}
-        [one] => who.push(format!("callers with the `{one}` role")),
-        _ => who
-            .push(format!("callers with the role {}", or(&roles.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>()))),
+    roles
+}
+
+/// `callers with the `staff` role`, `callers with the role `staff` or `admin``.
+fn with_roles(roles: &[String]) -> String {
+    match roles {
+        [one] => format!("callers with the `{one}` role"),
+        _ => format!("callers with the role {}", or(&roles.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>())),
     }
-    or(&who)
 }

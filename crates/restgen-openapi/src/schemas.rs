@@ -2,6 +2,7 @@
 //! envelopes.
 
 use crate::NO_NUL;
+use crate::access::FieldList;
 use heck::ToUpperCamelCase;
 use restgen_model::bounds;
 use restgen_model::bounds::{DATETIME_CHARS, UUID_CHARS};
@@ -114,7 +115,7 @@ pub(crate) fn representation(service: &Service, r: &Resource) -> Value {
             nullable(&mut s);
         }
         if let Some(rules) = &f.read {
-            crate::access::field_access(service, r, &mut s, rules, "Shown only to", "absent for anyone else");
+            crate::access::field_access(service, r, &mut s, (FieldList::Read, rules), "absent for anyone else");
             some_see.push(f.name.value.as_str());
         }
         props.insert(f.name.value.clone(), s);
@@ -192,8 +193,7 @@ pub(crate) fn input(service: &Service, r: &Resource, op: WriteOp) -> Value {
                 service,
                 r,
                 &mut s,
-                rules,
-                "Settable only by",
+                (FieldList::Write, rules),
                 &format!("{refused} from anyone else"),
             );
         }

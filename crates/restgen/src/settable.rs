@@ -100,12 +100,15 @@ pub(crate) fn read<T: DeserializeOwned + Serialize>(
         let n = view.number().unwrap_or_default();
         let errors: Vec<FieldError> = object
             .keys()
-            .filter_map(|k| match () {
-                () if outside(k) => {
-                    Some(FieldError { field: k.clone(), message: format!("is not a field of version {n}") })
-                }
-                () if barred(k) => Some(FieldError { field: k.clone(), message: body::NOT_SETTABLE.into() }),
-                () => None,
+            .filter_map(|k| {
+                let message = if outside(k) {
+                    format!("is not a field of version {n}")
+                } else if barred(k) {
+                    body::NOT_SETTABLE.to_owned()
+                } else {
+                    return None;
+                };
+                Some(FieldError { field: k.clone(), message })
             })
             .collect();
         if !errors.is_empty() {

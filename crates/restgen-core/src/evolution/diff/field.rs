@@ -309,19 +309,14 @@ fn access(
             |rules: &[Located<AccessRule>], field: &Field| rules.first().map_or(&field.origin, |r| &r.origin).clone();
         let (at_old, at_new) = (at(old, o), at(new, n));
         // An admin role reaches the field whatever the list says.
-        let counted = |r: &&Located<AccessRule>| !matches!(&r.value, AccessRule::Role(role) if admins.contains(role));
-        let lost: Vec<&str> = old
-            .iter()
-            .filter(counted)
-            .filter(|r| !super::resource::covers(new, &r.value))
-            .map(|r| r.value.word())
-            .collect();
-        let gained: Vec<&str> = new
-            .iter()
-            .filter(counted)
-            .filter(|r| !super::resource::covers(old, &r.value))
-            .map(|r| r.value.word())
-            .collect();
+        let missing = |from: &[Located<AccessRule>], to: &[Located<AccessRule>]| -> Vec<String> {
+            from.iter()
+                .filter(|r| !matches!(&r.value, AccessRule::Role(role) if admins.contains(role)))
+                .filter(|r| !super::resource::covers(to, &r.value))
+                .map(|r| r.value.word().to_owned())
+                .collect()
+        };
+        let (lost, gained) = (missing(old, new), missing(new, old));
         if !lost.is_empty() {
             let message = format!("`{key}` no longer admits {}: they can no longer {verb} it", lost.join(", "));
             push(Class::Breaking, "field-access-narrowed", message, &at_old, &at_new);
