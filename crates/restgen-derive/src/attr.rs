@@ -57,6 +57,7 @@ pub(crate) struct ResourceAttrs {
     pub status_endpoint: Option<Sp<bool>>,
     pub events: Vec<Sp<String>>,
     pub links: Option<Sp<bool>>,
+    pub feed: Option<Sp<bool>>,
     pub rate_limit: Option<RateAttrs>,
     pub since: Option<Sp<u64>>,
     pub until: Option<Sp<u64>>,
@@ -375,6 +376,7 @@ fn resource_key(meta: &ParseNestedMeta, out: &mut ResourceAttrs, errors: &mut Er
             "status_endpoint" => once(&mut out.status_endpoint, flag(meta)?, meta, errors),
             "events" => out.events.extend(words(meta)?),
             "links" => once(&mut out.links, flag(meta)?, meta, errors),
+            "feed" => once(&mut out.feed, flag(meta)?, meta, errors),
             "rate_limit" => {
                 let r = rate_limit(meta)?;
                 once(&mut out.rate_limit, r, meta, errors);

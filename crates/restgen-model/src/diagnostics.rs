@@ -73,6 +73,7 @@ pub mod codes {
         UNKNOWN_EVENT = "E0504" "unknown-event";
         STATUS_WITHOUT_STATES = "E0505" "status-without-states";
         STATUS_WITHOUT_TIMESTAMPS = "E0506" "status-without-timestamps";
+        FEED_WITHOUT_LIST = "E0507" "feed-without-list";
         CACHE_PUBLIC_PRIVATE = "E0601" "cache-public-on-private";
         BAD_PAGINATION = "E0602" "bad-pagination";
         BAD_CORS = "E0603" "bad-cors";

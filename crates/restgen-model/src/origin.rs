@@ -116,6 +116,21 @@ impl<T> Located<T> {
     }
 }
 
+impl Located<bool> {
+    /// Whether a flag is off: a flag added to the model after records of it were written
+    /// is left out of them while off, so they read back the same.
+    pub fn is_false(flag: &Located<bool>) -> bool {
+        !flag.value
+    }
+}
+
+/// A flag missing from a record written before it existed is off.
+impl Default for Located<bool> {
+    fn default() -> Self {
+        Located::bare(false)
+    }
+}
+
 impl<T> std::ops::Deref for Located<T> {
     type Target = T;
     fn deref(&self) -> &T {

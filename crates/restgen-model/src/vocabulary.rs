@@ -595,6 +595,13 @@ pub const RESOURCE: Table = Table {
         .json(r##"{"type":"array","items":{"type":"string"}}"##),
         key("links", "boolean", Default::Bool(false), "`_links` in each representation: self, its lists, status, open transitions")
             .json(r##"{"type":"boolean"}"##),
+        key(
+            "feed",
+            "boolean",
+            Default::Bool(false),
+            "`GET {collection}/changes`: each change to a record the caller may read, as Server-Sent Events, resumable with `Last-Event-ID`; needs `list`",
+        )
+        .json(r##"{"type":"boolean"}"##),
         key("rate_limit", "[rate_limit](#rate_limit)", Default::Text("the service's"), "override").json(r##"{"$ref":"#/$defs/rate_limit"}"##),
         key("since", "declared version", Default::None, "first version that has the resource").json(r##"{"type":"integer","minimum":1}"##),
         key("until", "declared version", Default::None, "first version that no longer has it").json(r##"{"type":"integer","minimum":1}"##),

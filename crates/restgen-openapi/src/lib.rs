@@ -12,6 +12,7 @@
 
 mod access;
 pub mod downgrade;
+mod feed;
 mod headers;
 mod lifecycle;
 mod parts;

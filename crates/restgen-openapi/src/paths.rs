@@ -195,21 +195,7 @@ pub(crate) fn query(name: &str, description: &str, schema: Value) -> Value {
 
 /// Filters, sort and paging parameters of a list.
 pub(crate) fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
-    let mut out = Vec::new();
-    for f in r.fields.iter().filter(|f| f.filter.value) {
-        // A query parameter holds a value, never null.
-        let mut value_only = f.clone();
-        value_only.nullable.value = false;
-        let mut s = field_schema(service, &value_only);
-        if let Some(o) = s.as_object_mut() {
-            o.remove("description");
-        }
-        let mut text = format!("Only the {} whose `{}` equals this.", r.plural_noun(), f.name.value);
-        if f.read.is_some() {
-            text.push_str(&format!(" {}", hidden_query("Only", &f.name.value)));
-        }
-        out.push(query(&f.name.value, &text, s));
-    }
+    let mut out = filter_parameters(service, r);
     let mut sorts: Vec<String> = Vec::new();
     let sortable = ["id".to_owned()]
         .into_iter()
@@ -264,6 +250,26 @@ pub(crate) fn list_parameters(service: &Service, r: &Resource) -> Vec<Value> {
                 id_schema(r.id),
             ));
         }
+    }
+    out
+}
+
+/// The filter parameters of a list (and of its feed): one per `filter` field.
+pub(crate) fn filter_parameters(service: &Service, r: &Resource) -> Vec<Value> {
+    let mut out = Vec::new();
+    for f in r.fields.iter().filter(|f| f.filter.value) {
+        // A query parameter holds a value, never null.
+        let mut value_only = f.clone();
+        value_only.nullable.value = false;
+        let mut s = field_schema(service, &value_only);
+        if let Some(o) = s.as_object_mut() {
+            o.remove("description");
+        }
+        let mut text = format!("Only the {} whose `{}` equals this.", r.plural_noun(), f.name.value);
+        if f.read.is_some() {
+            text.push_str(&format!(" {}", hidden_query("Only", &f.name.value)));
+        }
+        out.push(query(&f.name.value, &text, s));
     }
     out
 }
@@ -417,6 +423,7 @@ pub(crate) fn resource_paths(
         paths.insert(item_path.clone(), Value::Object(item));
     }
     added.extend(crate::lifecycle::lifecycle_paths(service, r, &item_path, paths, schemas));
+    added.extend(crate::feed::feed_paths(service, r, &format!("{base}{}", r.path.value), paths));
 
     if r.has(Operation::List) {
         for parent in r.nested_under.iter().filter_map(|p| service.resource(&p.value)) {

@@ -86,7 +86,8 @@ pub(crate) fn limit(item: &mut Value, refs: &Value) {
                 merge(r.entry("headers").or_insert_with(|| json!({})), refs);
             }
         }
-        op.insert("429".into(), json!({ "$ref": "#/components/responses/Error429" }));
+        // An answer of its own stays (a change feed's cap on open streams).
+        op.entry("429").or_insert_with(|| json!({ "$ref": "#/components/responses/Error429" }));
     }
 }
 

@@ -49,6 +49,9 @@ pub const WEBHOOK_TIMESTAMP: Header = Header::new("webhook-timestamp", "webhook-
 /// A webhook delivery's signatures, `v1,<base64>` separated by spaces.
 pub const WEBHOOK_SIGNATURE: Header = Header::new("webhook-signature", "webhook-signature");
 
+/// Where a change feed's client resumes: the id of the last event it received.
+pub const LAST_EVENT_ID: Header = Header::new("Last-Event-ID", "last-event-id");
+
 /// Media types of the bodies a service reads and writes.
 pub mod media {
     /// JSON (RFC 8259).
@@ -59,6 +62,8 @@ pub mod media {
     pub const PROBLEM: &str = "application/problem+json";
     /// CSV (RFC 4180) as a service writes it: UTF-8, its header row announced (RFC 7111).
     pub const CSV: &str = "text/csv; charset=utf-8; header=present";
+    /// Server-Sent Events (HTML's `EventSource`): a change feed.
+    pub const EVENT_STREAM: &str = "text/event-stream";
     /// The reference page at `/docs`, and the script and styles it loads.
     pub const HTML: &str = "text/html; charset=utf-8";
     pub const JAVASCRIPT: &str = "text/javascript; charset=utf-8";

@@ -7,6 +7,7 @@
 
 mod endpoint;
 mod enumeration;
+pub mod feed;
 pub mod http;
 pub mod input;
 mod links;

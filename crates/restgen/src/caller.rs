@@ -26,6 +26,9 @@ pub struct Principal {
     pub admin: bool,
     /// The id of the API key the request was signed with, when it was one.
     pub api_key: Option<String>,
+    /// When the bearer token the request carried expires (Unix seconds): what an answer
+    /// that lasts (a change feed) ends at. `None` for other credentials.
+    pub expires_at: Option<u64>,
 }
 
 impl Caller {

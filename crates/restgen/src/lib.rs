@@ -27,6 +27,7 @@ mod derived;
 mod docs;
 pub mod email;
 mod features;
+pub mod feed;
 pub mod hooks;
 pub mod idempotency;
 pub mod lifecycle;

@@ -151,6 +151,35 @@ pub fn parse(
     })
 }
 
+/// The filters of a change feed of `spec`: each parameter one of the list's filters, on
+/// a field `queries` admits, as the list reads it; the list's paging and sorting mean
+/// nothing to a feed.
+pub(crate) fn feed_filters(
+    spec: &ResourceSpec,
+    queries: &dyn Fn(&FieldSpec) -> bool,
+    params: &[(String, String)],
+) -> Result<Vec<Filter>, Problem> {
+    let mut errors = Vec::new();
+    let mut filters: Vec<Filter> = Vec::new();
+    for (key, value) in params {
+        let mut bad = |message: String| errors.push(FieldError { field: key.clone(), message });
+        match spec.fields.iter().find(|f| f.name == key && f.filter && queries(f)) {
+            Some(f) if filters.iter().any(|other| other.column == f.name) => bad("is given more than once".into()),
+            Some(f) => match filter_value(f, value) {
+                Ok(v) => filters.push(Filter { column: f.name, value: v }),
+                Err(message) => bad(message),
+            },
+            None => bad("is not a filter of this feed".into()),
+        }
+    }
+    if errors.is_empty() { Ok(filters) } else { Err(Problem::validation(errors)) }
+}
+
+/// Whether `record` holds what `filter` asks for, as the list's query would find it.
+pub(crate) fn matches(spec: &ResourceSpec, filter: &Filter, record: &Record) -> bool {
+    column_value(spec, filter.column, record.get(filter.column).unwrap_or(&Value::Null)) == filter.value
+}
+
 /// The keys the request named (not the id appended to break ties), without spaces or
 /// repeats.
 fn canonical_sort(keys: &[SortKey]) -> String {

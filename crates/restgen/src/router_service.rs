@@ -71,6 +71,8 @@ pub(crate) struct SharedState {
     /// Held, not read: the webhook worker of an application whose caller does not stop it
     /// itself ([`crate::serve::app`]), stopped with the service.
     pub _background: Option<crate::webhooks::Background>,
+    /// Held, not read: this instance's feed poller, stopped with the service.
+    pub _feed: Option<crate::feed::Running>,
 }
 
 pin_project_lite::pin_project! {

@@ -153,6 +153,18 @@ pub fn resource<C: Input, R: Input, P: Input>(
             .route(&format!("{base}{former}/{{id}}"), item)
             .route(&format!("{base}{former}/{{id}}/{{*rest}}"), axum::routing::any(redirect));
     }
+    if lists && spec.feed {
+        router = router.route(
+            &format!("{}{}", spec.collection_path(base), restgen_wire::feed::PATH),
+            axum::routing::get(move |cx: PartialContext, OriginalUri(uri): OriginalUri, request: Request| async move {
+                let peer = request
+                    .extensions()
+                    .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                    .map(|info| info.0.ip());
+                crate::feed::changes(spec, cx.under(base), &uri, request.headers(), peer).await
+            }),
+        );
+    }
     if lists {
         for parent in spec.parents {
             router = router.route(

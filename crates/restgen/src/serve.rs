@@ -81,6 +81,7 @@ pub struct Settings {
     pub rate: RateSettings,
     pub clock: Clock,
     pub webhooks: WebhookSettings,
+    pub feed: crate::feed::FeedSettings,
 }
 
 /// Settings read from the environment.
@@ -223,10 +224,11 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
     }
     let rate = RateSettings::from_lookup(service.name, |name| std::env::var(name).ok())?;
     let webhooks = WebhookSettings::from_lookup(service.name, |name| std::env::var(name).ok())?;
+    let feed = crate::feed::FeedSettings::from_lookup(service.name, |name| std::env::var(name).ok())?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (name, sample) = (service.name, service.sample_path);
     let docs = service.serves_docs();
-    let settings = Settings { secrets, rate, clock: Clock::System, webhooks };
+    let settings = Settings { secrets, rate, clock: Clock::System, webhooks, feed };
     let (app, background) = build(service, store.clone(), &settings, Worker::Returned)?;
     println!("{name} listening on http://{addr}");
     println!("try: curl -i http://{addr}{sample}");
@@ -367,6 +369,15 @@ fn build(
     // Records and events are stamped by the service's clock, as budgets are measured by it.
     let store = store.with_clock(settings.clock.clone());
     let (mut routes, mut background) = webhooks(&service, &store, settings)?;
+    // This instance's feed poller, where a resource has a feed: it lives as long as the
+    // application does.
+    let feed = match service.resources.iter().any(|r| r.feed) {
+        true => {
+            let proxies = crate::rate::address::Proxies::parse(service.trusted_proxies, service.proxy_header)?;
+            Some(crate::feed::start(&store, settings.feed.clone(), proxies))
+        }
+        false => None,
+    };
     let serves_docs = service.serves_docs();
     routes = routes.merge(service.routes);
     let newest = [(None, service.openapi, false), (None, service.openapi_3_0, true)];
@@ -476,6 +487,7 @@ fn build(
         bound_bodies,
         _ticker: ticker,
         _background: held,
+        _feed: feed,
     };
     let framed = crate::router_service::RouterService { inner: routes.with_state(store), shared: Arc::new(framing) };
     if outermost {

@@ -38,6 +38,9 @@ pub struct ResourceSpec {
     /// What it publishes to webhook subscribers (`events`): `created`, `updated`,
     /// `deleted` and transition names.
     pub events: &'static [&'static str],
+    /// `GET {collection}/changes` streams its changes (`feed`): every write of it is
+    /// kept in the change log.
+    pub feed: bool,
     pub access: AccessSpec,
     /// 403 (`false`) or 404 (`true`) for a record of somebody else.
     pub hide_not_owned: bool,
@@ -91,6 +94,7 @@ impl ResourceSpec {
         lifecycle: None,
         links: false,
         events: &[],
+        feed: false,
         access: AccessSpec { create: &[], read: &[], write: &[], delete: &[] },
         hide_not_owned: false,
         parents: &[],

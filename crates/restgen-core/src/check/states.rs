@@ -1,7 +1,7 @@
-//! Lifecycles: `states`, `status_endpoint` and `events`.
+//! Lifecycles and what they publish: `states`, `status_endpoint`, `events` and `feed`.
 
 use crate::diagnostics::{Diagnostics, codes, did_you_mean};
-use crate::model::{FieldType, Resource, Service, States};
+use crate::model::{FieldType, Operation, Resource, Service, States};
 use crate::origin::Located;
 use std::collections::BTreeSet;
 
@@ -65,6 +65,21 @@ pub(super) fn resource(resource: &Resource, diags: &mut Diagnostics) {
     }
     status_needs_states(resource, diags);
     events_known(resource, diags);
+    feed_needs_list(resource, diags);
+}
+
+/// The feed shows each caller what their list would: without a list, nobody's reach is
+/// defined, and its filters are the list's.
+fn feed_needs_list(resource: &Resource, diags: &mut Diagnostics) {
+    if resource.feed.value && !resource.operations.contains(&Operation::List) {
+        diags
+            .error(
+                codes::FEED_WITHOUT_LIST,
+                &resource.feed.origin,
+                format!("`feed: true` on `{}`, which has no `list` operation", resource.name.value),
+            )
+            .hint("add `list` to `operations`, or drop `feed`");
+    }
 }
 
 /// `states.field` names an `enum` field of the resource; its values are the states.

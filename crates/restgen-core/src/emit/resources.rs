@@ -327,6 +327,9 @@ pub(crate) fn spec_with(service: &Service, r: &Resource, refer: &Refer) -> Token
     if r.links.value {
         differs.push(quote!(links: true));
     }
+    if r.feed.value {
+        differs.push(quote!(feed: true));
+    }
     if !r.events.is_empty() {
         let events = r.events.iter().map(|e| &e.value);
         differs.push(quote!(events: &[#(#events),*]));

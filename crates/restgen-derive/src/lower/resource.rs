@@ -91,6 +91,7 @@ pub(super) fn resource(
         status_endpoint: flag(&attrs.status_endpoint),
         events: attrs.events.iter().cloned().map(located).collect(),
         links: flag(&attrs.links),
+        feed: flag(&attrs.feed),
         rate_limit,
         gate: gate(attrs.since.as_ref(), attrs.until.as_ref(), errors),
         name,

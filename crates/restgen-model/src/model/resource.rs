@@ -42,6 +42,9 @@ pub struct Resource {
     /// `created`, `updated`, `deleted` and transition names.
     pub events: Vec<Located<String>>,
     pub links: Located<bool>,
+    /// `GET {collection}/changes`: every change to its records as Server-Sent Events.
+    #[serde(default, skip_serializing_if = "Located::is_false")]
+    pub feed: Located<bool>,
     pub rate_limit: Option<RateLimit>,
     pub gate: Gate,
     #[serde(skip)]
@@ -83,6 +86,7 @@ impl Resource {
             status_endpoint: Located::bare(false),
             events: Vec::new(),
             links: Located::bare(false),
+            feed: Located::bare(false),
             rate_limit: None,
             gate: Gate::default(),
             origin: Origin::Unknown,

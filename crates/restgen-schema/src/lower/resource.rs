@@ -112,6 +112,7 @@ pub(super) fn resource(cx: &mut Cx, name: Located<String>, node: &Node, defaults
         status_endpoint: flag(cx, "status_endpoint", false),
         events,
         links: flag(cx, "links", false),
+        feed: flag(cx, "feed", false),
         rate_limit: m.get("rate_limit").and_then(|n| rate_limit(cx, n, defaults.auth.is_some())),
         gate,
         name,

@@ -147,7 +147,7 @@ impl Authenticator {
 
     fn bearer(&self, token: &str) -> Result<Principal, Problem> {
         let claims = self.tokens.verify(token).map_err(|why| self.invalid(Some("invalid_token"), why))?;
-        Ok(self.principal(claims.sub, claims.roles))
+        Ok(Principal { expires_at: Some(claims.exp), ..self.principal(claims.sub, claims.roles) })
     }
 
     async fn basic(&self, credentials: &str) -> Result<Principal, Problem> {
@@ -263,7 +263,7 @@ impl Authenticator {
 
     fn principal(&self, id: String, roles: Vec<String>) -> Principal {
         let admin = roles.iter().any(|r| self.spec.admin_roles.contains(&r.as_str()));
-        Principal { id, roles, admin, api_key: None }
+        Principal { id, roles, admin, api_key: None, expires_at: None }
     }
 
     /// The principal a stored account stands for, with its roles (or the default role).
@@ -302,7 +302,7 @@ fn principal_of(spec: &AuthSpec, record: &Record) -> Principal {
         roles.extend(spec.default_role.map(str::to_owned));
     }
     let admin = roles.iter().any(|r| spec.admin_roles.contains(&r.as_str()));
-    Principal { id, roles, admin, api_key: None }
+    Principal { id, roles, admin, api_key: None, expires_at: None }
 }
 
 /// Why this build cannot sign or verify with `algorithm`. The generated code requires the
@@ -316,8 +316,8 @@ fn jwt_absent(algorithm: crate::spec::JwtAlgorithm) -> String {
 }
 
 /// The caller an account is, as it stands now (a webhook's subscriber when an event is
-/// matched to it): `None` when the account no longer exists.
-#[cfg(feature = "webhooks")]
+/// matched to it, a feed's reader as its stream goes on): `None` when the account no
+/// longer exists.
 pub(crate) async fn caller_of(spec: &'static AuthSpec, store: &Store, id: &str) -> Option<Caller> {
     let principal = spec.principal.as_ref()?;
     let key = SqlValue::id(principal.resource.id, id)?;

@@ -9,7 +9,7 @@
 //! same budgets. One pure implementation of the algorithms (the private `algorithm` module) serves
 //! both.
 
-mod address;
+pub(crate) mod address;
 mod algorithm;
 
 use crate::caller::Caller;

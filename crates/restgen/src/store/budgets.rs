@@ -62,6 +62,7 @@ impl Store {
     pub(crate) async fn create_runtime_tables(&self) -> Result<(), sqlx::Error> {
         self.create_idempotency_table().await?;
         self.create_outbox_tables().await?;
+        self.create_change_tables().await?;
         self.create_login_table().await?;
         if self.dialect == Dialect::Postgres {
             on_pool!(self, pool => {

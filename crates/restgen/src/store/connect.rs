@@ -110,6 +110,11 @@ impl Store {
         Store { clock, ..self }
     }
 
+    /// The clock records are stamped by.
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
     /// The time a record is written at, by the store's clock: RFC 3339 in UTC, to the
     /// microsecond, fixed width so that text order is time order.
     pub(crate) fn now(&self) -> String {
@@ -149,7 +154,7 @@ impl Store {
             Ok(Store {
                 pool: Pool::Postgres(pool),
                 dialect: Dialect::Postgres,
-                outbox: Default::default(),
+                signals: Default::default(),
                 writers: None,
                 clock: Clock::System,
             })
@@ -177,7 +182,7 @@ impl Store {
             Ok(Store {
                 pool: Pool::Sqlite(pool),
                 dialect: Dialect::Sqlite,
-                outbox: Default::default(),
+                signals: Default::default(),
                 writers,
                 clock: Clock::System,
             })

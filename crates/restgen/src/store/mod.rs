@@ -17,6 +17,7 @@ mod api_keys;
 mod budgets;
 #[cfg(feature = "sqlite")]
 mod busy;
+pub mod changes;
 mod connect;
 mod error;
 mod idempotency;
@@ -70,14 +71,33 @@ pub type WriteCondition<'a> = &'a (dyn Fn(&Record) -> bool + Send + Sync);
 pub struct Store {
     pool: Pool,
     dialect: Dialect,
-    /// Told when a write put an event in the outbox, so this instance's webhook worker
-    /// goes to it at once rather than at its next poll.
-    pub(crate) outbox: std::sync::Arc<tokio::sync::Notify>,
+    /// What this instance's background work and the requests share.
+    pub(crate) signals: std::sync::Arc<Signals>,
     /// SQLite only: whose turn it is to write (see [`Store::write_permit`]).
     writers: Option<std::sync::Arc<tokio::sync::Semaphore>>,
     /// What records are stamped with (`created_at`, `updated_at`): the service's clock, so
     /// a test that moves its clock sees the times it set.
     clock: Clock,
+}
+
+/// What this instance's background work shares with its requests: what wakes the work
+/// besides its timer (a write that put an event in the outbox or a change in the log,
+/// so the webhook worker and the feed go to it at once), and the feed's streams.
+#[derive(Default)]
+pub(crate) struct Signals {
+    /// An event was written.
+    pub outbox: tokio::sync::Notify,
+    /// A change was logged.
+    pub changes: tokio::sync::Notify,
+    /// The feed's hub, where the service has one. Held as `Any`: the feed stands on the
+    /// store, so the store cannot name its type.
+    pub feed: std::sync::OnceLock<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
+}
+
+impl std::fmt::Debug for Signals {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Signals").field("feed", &self.feed.get().is_some()).finish_non_exhaustive()
+    }
 }
 
 /// The native pool of each database: one query builder, two drivers, no conversion layer

@@ -7,7 +7,9 @@ use super::error::{classify, retried};
 use super::lease::{begin, leased};
 use super::rows::single_row;
 use super::sql::{self, Columns};
-use super::{Dialect, Record, Rows, SqlValue, Statement, Store, StoreError, WriteCondition, bind, outbox, value};
+use super::{
+    Dialect, Record, Rows, SqlValue, Statement, Store, StoreError, WriteCondition, bind, changes, outbox, value,
+};
 use crate::spec::ResourceSpec;
 
 impl Store {
@@ -54,7 +56,8 @@ impl Store {
         event: Option<&str>,
     ) -> Result<Option<Rows>, StoreError> {
         let publishes = event.is_some_and(|e| spec.events.contains(&e));
-        if !publishes {
+        let logs = spec.feed && event.is_some();
+        if !publishes && !logs {
             // One statement needs no transaction of its own. It is read to its end, not
             // only to its row: SQLite calls the WAL hook, which checkpoints (and wakes the
             // writer waiting its turn, `busy`), when a statement steps to its end, and one
@@ -74,7 +77,7 @@ impl Store {
                 let row = bind(sql, args).fetch_optional(&mut *tx).await.map_err(|e| classify(spec, e))?;
                 let Some(row) = row else { return Ok(None) };
                 let record = value::record(self.dialect, spec, &row)?;
-                if let Some((sql, args)) = outbox::event_insert(&self.clock, spec, event, &record) {
+                for (sql, args) in self.side_rows(spec, event, &record) {
                     bind(sql, args).execute(&mut *tx).await?;
                 }
                 tx.commit().await?;
@@ -84,7 +87,7 @@ impl Store {
         })
         .await?;
         if written.is_some() {
-            self.outbox.notify_one();
+            self.wake_for(spec, event);
         }
         Ok(written)
     }
@@ -191,26 +194,49 @@ impl Store {
             }
             let row = bind(sql, args).fetch_optional(&mut *tx).await.map_err(|e| classify(spec, e))?;
             let written = row.map(|r| value::record(self.dialect, spec, &r)).transpose()?;
-            if let Some(record) = &written
-                && let Some((sql, args)) = outbox::event_insert(&self.clock, spec, event, record)
-            {
-                bind(sql, args).execute(&mut *tx).await?;
+            if let Some(record) = &written {
+                for (sql, args) in self.side_rows(spec, event, record) {
+                    bind(sql, args).execute(&mut *tx).await?;
+                }
             }
             tx.commit().await?;
             lease.settle();
             written
         })) })
         .await?;
-        if event.is_some_and(|e| spec.events.contains(&e)) && written.is_some() {
-            self.outbox.notify_one();
+        if written.is_some() {
+            self.wake_for(spec, event);
         }
         Ok(written)
+    }
+
+    /// What a write of `spec` about `record` adds in its transaction: its event for
+    /// webhook subscribers (where the resource publishes it), its change for the feed
+    /// (where the resource has one).
+    fn side_rows(
+        &self,
+        spec: &ResourceSpec,
+        event: Option<&str>,
+        record: &Record,
+    ) -> impl Iterator<Item = (&'static str, Vec<SqlValue>)> {
+        let published = outbox::event_insert(&self.clock, spec, event, record);
+        published.into_iter().chain(changes::change_insert(&self.clock, spec, event, record))
+    }
+
+    /// Tells this instance's webhook worker and feed of what a committed write added.
+    fn wake_for(&self, spec: &ResourceSpec, event: Option<&str>) {
+        if event.is_some_and(|e| spec.events.contains(&e)) {
+            self.signals.outbox.notify_one();
+        }
+        if spec.feed && event.is_some() {
+            self.signals.changes.notify_one();
+        }
     }
 
     /// How a transaction that will write begins: SQLite's `IMMEDIATE` takes the write lock
     /// at once, so the read it starts with is not of a database another writer is about to
     /// change (a deferred one could only fail at its first write).
-    fn begin_write(&self) -> &'static str {
+    pub(super) fn begin_write(&self) -> &'static str {
         match self.dialect {
             Dialect::Sqlite => "BEGIN IMMEDIATE",
             Dialect::Postgres => "BEGIN",

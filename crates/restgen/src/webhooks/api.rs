@@ -78,7 +78,7 @@ pub(crate) fn routes(webhooks: Arc<Webhooks>, base: &str) -> Router<Store> {
                 let gone = || Problem::not_found("no delivery with this id for this webhook");
                 store.delivery(&id, &delivery_id).await?.ok_or_else(gone)?;
                 store.resend(&delivery_id, w7.clock.now()).await?;
-                store.outbox.notify_one();
+                store.signals.outbox.notify_one();
                 let row = store.delivery(&id, &delivery_id).await?.ok_or_else(gone)?;
                 Ok::<_, Problem>((StatusCode::ACCEPTED, axum::Json(delivery(&row))).into_response())
             }),

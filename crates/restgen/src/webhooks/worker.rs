@@ -150,7 +150,7 @@ async fn run(w: Arc<Webhooks>, store: Store, http: reqwest::Client, mut stopped:
         }
         tokio::select! {
             Some(_) = flying.join_next(), if !flying.is_empty() => {}
-            _ = store.outbox.notified() => {}
+            _ = store.signals.outbox.notified() => {}
             _ = tokio::time::sleep(w.settings.poll) => {}
             _ = stopped.changed() => {}
         }

@@ -96,6 +96,12 @@ macro_rules! backends {
     };
 }
 
+/// Feeds that look at the log often, so a change another instance wrote reaches a
+/// stream here within a test's patience.
+pub fn quick_feed() -> restgen::feed::FeedSettings {
+    restgen::feed::FeedSettings { poll: std::time::Duration::from_millis(50), ..Default::default() }
+}
+
 /// The keys services under test sign with.
 pub fn secrets() -> Secrets {
     Secrets {
@@ -108,7 +114,13 @@ pub fn secrets() -> Secrets {
 
 /// `secrets`, with rate limits too wide to meet.
 pub fn unthrottled(secrets: Secrets) -> Settings {
-    Settings { secrets, rate: RateSettings { scale: UNTHROTTLED }, clock: Clock::System, webhooks: loopback_webhooks() }
+    Settings {
+        secrets,
+        rate: RateSettings { scale: UNTHROTTLED },
+        clock: Clock::System,
+        webhooks: loopback_webhooks(),
+        feed: quick_feed(),
+    }
 }
 
 /// Webhooks to receivers on this machine only (plain http, loopback, as
@@ -125,7 +137,13 @@ pub fn loopback_webhooks() -> restgen::webhooks::WebhookSettings {
 /// The test's keys, the schema's rate limits scaled by `scale`, and a clock that moves
 /// only when the test says (`server.settings.clock.advance`).
 pub fn manual_clock(scale: f64) -> Settings {
-    Settings { secrets: secrets(), rate: RateSettings { scale }, clock: Clock::manual(), webhooks: loopback_webhooks() }
+    Settings {
+        secrets: secrets(),
+        rate: RateSettings { scale },
+        clock: Clock::manual(),
+        webhooks: loopback_webhooks(),
+        feed: quick_feed(),
+    }
 }
 
 /// The shop with every credential scheme the format has: Basic, and API keys in the query

@@ -152,6 +152,7 @@ pub static CUSTOMER: ResourceSpec = ResourceSpec {
     cache_control: "private, no-cache",
     owner: ::core::option::Option::Some(("user", IdKind::Uuid)),
     envelope: Envelope::Bare,
+    feed: true,
     events: &["created", "updated", "deleted"],
     parents: &[
         ParentSpec {
@@ -273,6 +274,7 @@ pub static ORDER: ResourceSpec = ResourceSpec {
         status_endpoint: true,
     }),
     links: true,
+    feed: true,
     events: &["created", "updated", "deleted", "pay", "ship", "cancel"],
     parents: &[
         ParentSpec {

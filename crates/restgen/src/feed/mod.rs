@@ -1,0 +1,246 @@
+//! The change feed of `feed` resources: `GET {collection}/changes` as Server-Sent Events.
+//!
+//! Every write of such a resource logs its change in its own transaction
+//! ([`crate::store::changes`]); each instance runs one poller that numbers what has
+//! committed and hands each numbered change to its open streams through one broadcast
+//! channel. A stream shows its caller what their list would show, field by field, and
+//! catches up from the log itself when it resumes (`Last-Event-ID`) or falls behind the
+//! channel, so every instance serves every change, in the log's order, and a client that
+//! resumes after a cut or a restart misses none and sees none twice.
+//!
+//! Streams are bounded: open ones are capped per caller and per instance (429 beyond),
+//! each has a buffer of events a slow reader may leave unread (beyond it the stream ends,
+//! and the client resumes where it stopped), a bearer token's expiry ends its stream, and
+//! the caller's account is looked at again as the stream goes on, so a revoked key, a
+//! deleted account or a role taken away ends or narrows it.
+
+mod stream;
+
+pub(crate) use stream::changes;
+
+use crate::problem::Problem;
+use crate::rate::address::Proxies;
+use crate::store::Store;
+use crate::store::changes::Change;
+use axum::http::{HeaderValue, header};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::sync::{broadcast, watch};
+
+/// How this instance serves its feeds (`<SERVICE>_FEED_*`).
+#[derive(Clone, Debug)]
+pub struct FeedSettings {
+    /// `_FEED_POLL`: how often the log is looked at for what other instances wrote (this
+    /// instance's own writes wake it at once).
+    pub poll: Duration,
+    /// `_FEED_HEARTBEAT`: how long a stream stays silent before a comment keeps proxies
+    /// from taking it for dead.
+    pub heartbeat: Duration,
+    /// `_FEED_RECHECK`: how often a stream looks again at its caller's account and key.
+    pub recheck: Duration,
+    /// `_FEED_RETENTION`: how long the log keeps a change for clients to resume from.
+    pub retention: Duration,
+    /// `_FEED_MAX_STREAMS`: streams open at once on this instance.
+    pub max_streams: usize,
+    /// `_FEED_STREAMS_PER_CALLER`: streams open at once for one account (or, unsigned,
+    /// one client address).
+    pub streams_per_caller: usize,
+    /// `_FEED_BUFFER`: events a stream holds for a reader that does not take them.
+    pub buffer: usize,
+}
+
+impl Default for FeedSettings {
+    fn default() -> Self {
+        FeedSettings {
+            poll: Duration::from_millis(500),
+            heartbeat: Duration::from_secs(15),
+            recheck: Duration::from_secs(30),
+            retention: Duration::from_secs(24 * 60 * 60),
+            max_streams: 1000,
+            streams_per_caller: 8,
+            buffer: 256,
+        }
+    }
+}
+
+impl FeedSettings {
+    /// The settings from `<SERVICE>_FEED_POLL`, `_HEARTBEAT`, `_RECHECK`, `_RETENTION`
+    /// (seconds, fractions allowed), `_MAX_STREAMS`, `_STREAMS_PER_CALLER` and `_BUFFER`,
+    /// looked up by `var`; a value that is not a positive number is an error naming it.
+    pub fn from_lookup(service: &str, var: impl Fn(&str) -> Option<String>) -> Result<FeedSettings, String> {
+        let prefix = crate::settings::env_prefix(service);
+        let defaults = FeedSettings::default();
+        let seconds = |name: &str, default: Duration| -> Result<Duration, String> {
+            let positive = |s: &f64| s.is_finite() && *s > 0.0 && *s < 1e9;
+            let name = format!("{prefix}_FEED_{name}");
+            Ok(crate::settings::positive_var(&name, &var, positive)?.map_or(default, Duration::from_secs_f64))
+        };
+        let count = |name: &str, default: usize| -> Result<usize, String> {
+            let name = format!("{prefix}_FEED_{name}");
+            Ok(crate::settings::positive_var(&name, &var, |n: &usize| *n > 0)?.unwrap_or(default))
+        };
+        Ok(FeedSettings {
+            poll: seconds("POLL", defaults.poll)?,
+            heartbeat: seconds("HEARTBEAT", defaults.heartbeat)?,
+            recheck: seconds("RECHECK", defaults.recheck)?,
+            retention: seconds("RETENTION", defaults.retention)?,
+            max_streams: count("MAX_STREAMS", defaults.max_streams)?,
+            streams_per_caller: count("STREAMS_PER_CALLER", defaults.streams_per_caller)?,
+            buffer: count("BUFFER", defaults.buffer)?,
+        })
+    }
+}
+
+/// This instance's feeds: the settings, the channel numbered changes go out on, and
+/// the streams open.
+pub(crate) struct Hub {
+    settings: FeedSettings,
+    changes: broadcast::Sender<Arc<Change>>,
+    open: Mutex<Open>,
+    /// Who an unsigned caller is: their address, through the proxies the schema trusts.
+    proxies: Proxies,
+}
+
+/// The streams open: how many, and how many each caller holds.
+#[derive(Default)]
+struct Open {
+    total: usize,
+    by_caller: HashMap<String, usize>,
+}
+
+/// A stream's place among those open, given back when the stream ends.
+pub(crate) struct Seat {
+    hub: Arc<Hub>,
+    caller: String,
+}
+
+impl Drop for Seat {
+    fn drop(&mut self) {
+        let mut open = self.hub.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        open.total = open.total.saturating_sub(1);
+        if let Some(n) = open.by_caller.get_mut(&self.caller) {
+            *n -= 1;
+            if *n == 0 {
+                open.by_caller.remove(&self.caller);
+            }
+        }
+    }
+}
+
+impl Hub {
+    /// A seat for `caller`'s new stream; 429 with `Retry-After` when the caller or the
+    /// instance holds as many as it may.
+    fn seat(self: &Arc<Self>, caller: String) -> Result<Seat, Problem> {
+        let mut open = self.open.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let theirs = open.by_caller.get(&caller).copied().unwrap_or(0);
+        let detail = if theirs >= self.settings.streams_per_caller {
+            Some(format!(
+                "you have {theirs} change streams open, the most one caller may: close one before opening another"
+            ))
+        } else if open.total >= self.settings.max_streams {
+            Some("this instance serves as many change streams as it may: try again shortly".to_owned())
+        } else {
+            None
+        };
+        if let Some(detail) = detail {
+            return Err(Problem::new(axum::http::StatusCode::TOO_MANY_REQUESTS, detail)
+                .with_header(header::RETRY_AFTER, HeaderValue::from_static("5")));
+        }
+        open.total += 1;
+        *open.by_caller.entry(caller.clone()).or_insert(0) += 1;
+        Ok(Seat { hub: self.clone(), caller })
+    }
+}
+
+/// The poller of one instance, stopped when dropped (with the application that holds it).
+pub(crate) struct Running {
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.stop.send(true);
+        self.task.abort();
+    }
+}
+
+/// Starts this instance's poller over `store`'s log and makes its feeds servable.
+pub(crate) fn start(store: &Store, settings: FeedSettings, proxies: Proxies) -> Running {
+    let (changes, _) = broadcast::channel(settings.buffer.max(16));
+    let hub = Arc::new(Hub { settings, changes, open: Mutex::new(Open::default()), proxies });
+    // One application per store: a second one's streams would be served by the first's
+    // poller, which lives as long as the first does.
+    if store.signals.feed.set(hub.clone()).is_err() {
+        tracing::warn!("a second application on one store: its change feeds are the first's");
+    }
+    let (stop, stopped) = watch::channel(false);
+    let task = tokio::spawn(poll(hub, store.clone(), stopped));
+    Running { stop, task }
+}
+
+/// The hub of the application serving `store`, where it has feeds.
+fn hub(store: &Store) -> Option<Arc<Hub>> {
+    store.signals.feed.get()?.clone().downcast().ok()
+}
+
+/// How many numbered changes one read of the log takes.
+const PAGE: u32 = 500;
+/// How often the log forgets what is older than its retention.
+const PRUNE_EVERY: Duration = Duration::from_secs(60 * 60);
+
+/// Numbers what has committed and sends what is numbered, in order, to this instance's
+/// streams; forgets what the log need no longer keep.
+async fn poll(hub: Arc<Hub>, store: Store, mut stopped: watch::Receiver<bool>) {
+    let mut at: Option<i64> = None;
+    let mut pruned: Option<Instant> = None;
+    loop {
+        if *stopped.borrow() {
+            return;
+        }
+        if let Err(e) = round(&hub, &store, &mut at).await {
+            tracing::warn!(error = %e, "reading the change log");
+        }
+        if pruned.is_none_or(|t| t.elapsed() >= PRUNE_EVERY) {
+            pruned = Some(Instant::now());
+            let before = store.clock().now() - i64::try_from(hub.settings.retention.as_micros()).unwrap_or(i64::MAX);
+            if let Err(e) = store.prune_changes(before).await {
+                tracing::warn!(error = %e, "forgetting old changes");
+            }
+        }
+        tokio::select! {
+            _ = store.signals.changes.notified() => {}
+            _ = tokio::time::sleep(hub.settings.poll) => {}
+            _ = stopped.changed() => {}
+        }
+    }
+}
+
+/// One look at the log: what has committed numbered, then each change after `at` sent.
+/// With no stream open nothing is read, only where the log ends.
+async fn round(hub: &Hub, store: &Store, at: &mut Option<i64>) -> Result<(), crate::store::StoreError> {
+    store.sequence_changes().await?;
+    let Some(from) = *at else {
+        *at = Some(store.change_bounds().await?.last);
+        return Ok(());
+    };
+    if hub.changes.receiver_count() == 0 {
+        *at = Some(store.change_bounds().await?.last);
+        return Ok(());
+    }
+    let mut from = from;
+    loop {
+        let page = store.changes_after(from, PAGE).await?;
+        let full = page.len() == PAGE as usize;
+        for change in page {
+            from = change.seq;
+            // No stream open is no one to tell: they read the log when they open.
+            let _ = hub.changes.send(Arc::new(change));
+        }
+        *at = Some(from);
+        if !full {
+            return Ok(());
+        }
+    }
+}
