@@ -76,6 +76,11 @@ where
         self.transport.delete_if(&self.item(id), etag).await
     }
 
+    /// Its change feed (a resource with `feed`); see [`Changes`](crate::Changes).
+    pub fn changes(&self) -> crate::Changes<R> {
+        self.transport.changes(&self.path)
+    }
+
     /// A list request: set filters, `sort` and the page size, then `send` one page or
     /// `stream` every record.
     pub fn list(&self) -> List<R> {

@@ -10,6 +10,7 @@
 
 mod auth;
 mod builder;
+mod changes;
 mod collection;
 mod error;
 mod list;
@@ -19,6 +20,7 @@ mod transport;
 pub mod webhook;
 
 pub use auth::Auth;
+pub use changes::{Change, Changes};
 pub use collection::Collection;
 pub use error::{Error, FieldError, Problem};
 pub use list::{Envelope, List, Page, Paging, Style};

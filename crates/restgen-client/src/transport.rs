@@ -259,6 +259,9 @@ struct Inner {
     session: tokio::sync::Mutex<Option<Session>>,
 }
 
+/// The time limit of a lasting answer: none, in effect.
+const LASTING: Duration = Duration::from_secs(100 * 365 * 24 * 60 * 60);
+
 /// One call as the transport sends it, perhaps several times.
 pub(crate) struct Call<'a> {
     pub method: Method,
@@ -271,6 +274,10 @@ pub(crate) struct Call<'a> {
     pub signed: bool,
     /// Sent as `If-Match`: the write happens only on the record this tag names.
     pub if_match: Option<String>,
+    /// Headers of its own (`Accept`, `Last-Event-ID`).
+    pub headers: Vec<(&'static str, String)>,
+    /// An answer read for as long as it lasts (a change stream): no time limit on it.
+    pub lasting: bool,
 }
 
 impl Call<'_> {
@@ -447,6 +454,8 @@ impl Transport {
             keyed: false,
             signed: false,
             if_match: None,
+            headers: Vec::new(),
+            lasting: false,
         };
         self.send(&call).await.map(drop)
     }
@@ -462,7 +471,17 @@ impl Transport {
         let unversioned =
             Some(path) == self.0.info.login_path || path.starts_with("/auth/api-keys") || path.starts_with("/webhooks");
         let root = if unversioned { &self.0.root } else { &self.0.resources };
-        Call { method, url: format!("{root}{path}"), query: &[], body, keyed, signed: true, if_match: None }
+        Call {
+            method,
+            url: format!("{root}{path}"),
+            query: &[],
+            body,
+            keyed,
+            signed: true,
+            if_match: None,
+            headers: Vec::new(),
+            lasting: false,
+        }
     }
 
     async fn tagged<T: DeserializeOwned>(&self, call: &Call<'_>) -> Result<Tagged<T>, Error> {
@@ -501,6 +520,14 @@ impl Transport {
             }
             if let Some(tag) = &call.if_match {
                 request = request.header(IF_MATCH, tag);
+            }
+            for (name, value) in &call.headers {
+                request = request.header(*name, value);
+            }
+            if call.lasting {
+                // The client's timeout bounds a whole answer; a stream's silence is
+                // watched by its reader instead.
+                request = request.timeout(LASTING);
             }
             if let Some((name, value)) = &self.0.version_header {
                 request = request.header(*name, value);
@@ -581,6 +608,12 @@ impl Transport {
                 header(AUTHORIZATION, format!("Bearer {token}"))
             }
         }
+    }
+
+    /// Forgets the logged-in session, so the next call logs in again (a stream whose token
+    /// expired).
+    pub(crate) async fn forget_session(&self) {
+        self.drop_session().await;
     }
 
     /// Forgets the logged-in session; false when there was none to forget.

@@ -356,6 +356,18 @@ fn resource(service: &Service, r: &Resource) -> TokenStream {
         }
     }
     let list = r.has(Operation::List).then(|| list_builder(service, r));
+    if r.has(Operation::List) && r.feed.value {
+        let method = format_ident!("{name}_changes");
+        let doc = doc(&format!(
+            "`changesOf{model}`: every change to the {plural} the caller may read, as they happen; resumes by itself after a cut."
+        ));
+        methods.push(quote! {
+            #doc
+            pub fn #method(&self) -> ::restgen_client::Changes<models::#model> {
+                self.transport.changes(#path)
+            }
+        });
+    }
     if r.has(Operation::List) {
         let builder = format_ident!("{model}List");
         let method = format_ident!("list_{plural}");

@@ -154,21 +154,21 @@ impl Hub {
 }
 
 /// The poller of one instance, stopped when dropped (with the application that holds it).
+/// Told, not aborted: one stopped in the middle of numbering would leave its transaction
+/// (and SQLite's write lock) with a connection until the pool next took it.
 pub(crate) struct Running {
     stop: watch::Sender<bool>,
-    task: tokio::task::JoinHandle<()>,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
         let _ = self.stop.send(true);
-        self.task.abort();
     }
 }
 
 /// Starts this instance's poller over `store`'s log and makes its feeds servable.
 pub(crate) fn start(store: &Store, settings: FeedSettings, proxies: Proxies) -> Running {
-    let (changes, _) = broadcast::channel(settings.buffer.max(16));
+    let (changes, _) = broadcast::channel(LAG);
     let hub = Arc::new(Hub { settings, changes, open: Mutex::new(Open::default()), proxies });
     // One application per store: a second one's streams would be served by the first's
     // poller, which lives as long as the first does.
@@ -176,14 +176,18 @@ pub(crate) fn start(store: &Store, settings: FeedSettings, proxies: Proxies) -> 
         tracing::warn!("a second application on one store: its change feeds are the first's");
     }
     let (stop, stopped) = watch::channel(false);
-    let task = tokio::spawn(poll(hub, store.clone(), stopped));
-    Running { stop, task }
+    tokio::spawn(poll(hub, store.clone(), stopped));
+    Running { stop }
 }
 
 /// The hub of the application serving `store`, where it has feeds.
 fn hub(store: &Store) -> Option<Arc<Hub>> {
     store.signals.feed.get()?.clone().downcast().ok()
 }
+
+/// How far a stream's reader may trail the poller before it reads the log itself: the
+/// channel's length, one pointer a change.
+const LAG: usize = 4096;
 
 /// How many numbered changes one read of the log takes.
 const PAGE: u32 = 500;

@@ -16,10 +16,13 @@ use restgen_wire::feed::{self, closed};
 use restgen_wire::http::{LAST_EVENT_ID, media};
 use serde_json::json;
 use std::net::IpAddr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::{broadcast, mpsc, watch};
+
+/// What a reader who fell behind is told.
+const BEHIND: &str = "too many events went unread: resume with `Last-Event-ID`";
 
 /// How many changes one read of the log takes while a stream catches up.
 const PAGE: u32 = 200;
@@ -59,13 +62,22 @@ pub(crate) async fn changes(
         Some(_) => (bounds.last, reset(bounds.last, "the log no longer keeps the changes after that id")),
         None => (bounds.last, ready(bounds.last)),
     };
-    let (tx, rx) = mpsc::channel(hub.settings.buffer + 1);
+    let (tx, rx) = mpsc::channel(hub.settings.buffer.max(1));
     tx.try_send(first).map_err(|_| Problem::internal())?;
     let expires = cx.caller.principal.as_ref().and_then(|p| p.expires_at);
-    let reader = Reader { spec, cx, scope, filters, at, tx, settings: hub.settings.clone(), _seat: seat };
+    let last = Arc::new(Mutex::new(None));
+    let reader =
+        Reader { spec, cx, scope, filters, at, tx, last: last.clone(), settings: hub.settings.clone(), _seat: seat };
     tokio::spawn(reader.run(live, crate::connections::stopping(), expires));
-    let body = futures_util::stream::unfold(rx, |mut rx| async move {
-        rx.recv().await.map(|frame| (Ok::<_, std::convert::Infallible>(frame), rx))
+    // The buffered events, then the word that ended the stream, if one did.
+    let body = futures_util::stream::unfold((rx, Some(last)), |(mut rx, last)| async move {
+        match rx.recv().await {
+            Some(frame) => Some((Ok::<_, std::convert::Infallible>(frame), (rx, last))),
+            None => {
+                let word = last?.lock().unwrap_or_else(std::sync::PoisonError::into_inner).take()?;
+                Some((Ok(word), (rx, None)))
+            }
+        }
     });
     let mut response = Response::new(Body::from_stream(body));
     let headers = response.headers_mut();
@@ -143,6 +155,8 @@ struct Reader {
     /// The last position handled (sent, or not the caller's to see).
     at: i64,
     tx: mpsc::Sender<Bytes>,
+    /// Why the stream ended, sent after what the buffer holds.
+    last: Arc<Mutex<Option<Bytes>>>,
     settings: FeedSettings,
     _seat: Seat,
 }
@@ -206,8 +220,8 @@ impl Reader {
         }
     }
 
-    /// Reads the log on from `at` to its end, sending what is the caller's, waiting for
-    /// the client to take each page.
+    /// Reads the log on from `at` to its end, sending what is the caller's as fast as the
+    /// client takes it; a client that takes nothing for a heartbeat's time is behind.
     async fn catch_up(&mut self) -> Going {
         loop {
             let page = match self.cx.store.changes_after(self.at, PAGE).await {
@@ -218,7 +232,10 @@ impl Reader {
             for change in page {
                 self.at = change.seq;
                 if let Some(frame) = self.frame(&change) {
-                    self.tx.send(frame).await.map_err(drop)?;
+                    match tokio::time::timeout(self.settings.heartbeat, self.tx.send(frame)).await {
+                        Ok(sent) => sent.map_err(drop)?,
+                        Err(_) => return self.close(closed::BEHIND, BEHIND),
+                    }
                 }
             }
             if !full {
@@ -258,19 +275,18 @@ impl Reader {
         Some(event(Some(change.seq), change.kind.word(), &data))
     }
 
-    /// Sends a frame into the stream's buffer; a reader who has left it full is behind,
-    /// and its stream ends with the one place kept for saying so.
+    /// Sends a frame into the stream's buffer; a reader who has left it full is behind.
     fn send(&self, frame: Bytes) -> Going {
-        if self.tx.capacity() <= 1 {
-            let _ =
-                self.tx.try_send(closing(closed::BEHIND, "too many events went unread: resume with `Last-Event-ID`"));
-            return Err(());
+        match self.tx.try_send(frame) {
+            Ok(()) => Ok(()),
+            Err(mpsc::error::TrySendError::Full(_)) => self.close(closed::BEHIND, BEHIND),
+            Err(mpsc::error::TrySendError::Closed(_)) => Err(()),
         }
-        self.tx.try_send(frame).map_err(drop)
     }
 
+    /// Ends the stream, saying why once what the buffer holds is read.
     fn close(&self, reason: &str, detail: &str) -> Going {
-        let _ = self.tx.try_send(closing(reason, detail));
+        *self.last.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(closing(reason, detail));
         Err(())
     }
 

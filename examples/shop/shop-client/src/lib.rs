@@ -396,6 +396,10 @@ impl Client {
             .delete_if(&::std::format!("{}/{}", "/customers", customer_id), etag)
             .await
     }
+    /// `changesOfCustomer`: every change to the customers the caller may read, as they happen; resumes by itself after a cut.
+    pub fn customer_changes(&self) -> ::restgen_client::Changes<models::Customer> {
+        self.transport.changes("/customers")
+    }
     /// `listCustomer`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_customers(&self) -> CustomerList {
         CustomerList(
@@ -687,6 +691,10 @@ impl Client {
         ::restgen_client::Error,
     > {
         self.transport.get(&::std::format!("{}/{}/status", "/orders", order_id)).await
+    }
+    /// `changesOfOrder`: every change to the orders the caller may read, as they happen; resumes by itself after a cut.
+    pub fn order_changes(&self) -> ::restgen_client::Changes<models::Order> {
+        self.transport.changes("/orders")
     }
     /// `listOrder`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_orders(&self) -> OrderList {

@@ -9,6 +9,7 @@ mod connections;
 mod cors;
 mod docs;
 mod evolution;
+mod feed;
 mod field_access;
 mod formats;
 mod hardening;

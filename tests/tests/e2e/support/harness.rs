@@ -27,6 +27,8 @@ pub struct Server {
     url: String,
     _dir: std::sync::Arc<tempfile::TempDir>,
     task: tokio::task::JoinHandle<()>,
+    /// Stops it as a signal stops a service: it finishes what it answers, then returns.
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
 }
 
 impl Drop for Server {
@@ -209,16 +211,41 @@ async fn start_on_with(
     settings: &Settings,
     http: restgen::serve::HttpLimits,
 ) -> Server {
+    serve_at("127.0.0.1:0", service, url, dir, settings, http).await
+}
+
+/// `service` on the database at `url`, listening at `addr`.
+async fn serve_at(
+    addr: &str,
+    service: Service,
+    url: String,
+    dir: std::sync::Arc<tempfile::TempDir>,
+    settings: &Settings,
+    http: restgen::serve::HttpLimits,
+) -> Server {
     let store = Store::connect(&url).await.expect("database reachable");
     restgen::serve::migrate(&store, &service).await.expect("migrations apply");
     let app = restgen::serve::app(service, store.clone(), settings).expect("keys usable");
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
     let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {
-        restgen::serve::serve_with(listener, app, http, std::future::pending()).await.unwrap();
+        let signal = async move {
+            let _ = stopped.await;
+        };
+        restgen::serve::serve_with(listener, app, http, signal).await.unwrap();
     });
     let settings = settings.clone();
-    Server { base: format!("http://{addr}"), client: reqwest::Client::new(), store, settings, url, _dir: dir, task }
+    Server {
+        base: format!("http://{addr}"),
+        client: reqwest::Client::new(),
+        store,
+        settings,
+        url,
+        _dir: dir,
+        task,
+        stop: Some(stop),
+    }
 }
 
 /// A PostgreSQL schema of its own for one test, so tests never see each other's rows.
@@ -328,6 +355,29 @@ impl Server {
     /// Where its database is (for a process of its own on it).
     pub fn database_url(&self) -> &str {
         &self.url
+    }
+
+    /// Stops the instance as SIGTERM would, and waits until it has: it stops accepting,
+    /// finishes what it answers, and ends the streams it serves.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        let stopped = tokio::time::timeout(std::time::Duration::from_secs(30), &mut self.task).await;
+        assert!(stopped.is_ok(), "the instance at {} stops within 30 s", self.base);
+    }
+
+    /// Stops the instance, then starts `service` again on its database at its address, as
+    /// a restart of the process would: clients that knew it find it where it was.
+    pub async fn restart(self, service: Service) -> Server {
+        let (addr, url, dir, settings) = (
+            self.base.trim_start_matches("http://").to_owned(),
+            self.url.clone(),
+            self._dir.clone(),
+            self.settings.clone(),
+        );
+        self.stop().await;
+        serve_at(&addr, service, url, dir, &settings, restgen::serve::HttpLimits::default()).await
     }
 
     /// A second instance of `service` on this server's database with the same settings,
