@@ -50,12 +50,12 @@ pub(crate) fn feed_paths(
         "description": "The id of the last event received: the stream starts after it.",
         "schema": { "type": "string", "pattern": "^[0-9]{1,19}$", "maxLength": 19 },
     }));
+    // No schema: a stream has no length to bound, and its events are described above.
     let ok = json!({
-        "description": format!("The stream of changes to {plural}."),
-        "content": { (http::media::EVENT_STREAM): { "schema": {
-            "type": "string",
-            "description": "Server-Sent Events: `id`, `event` and `data` lines, a blank line after each event.",
-        } } },
+        "description": format!(
+            "The stream of changes to {plural}: Server-Sent Events, `id`, `event` and `data` lines and a blank line after each."
+        ),
+        "content": { (http::media::EVENT_STREAM): {} },
     });
     let mut answers = responses("200", ok, &[400, 401, 403, 406, 500]);
     answers["429"] = json!({
