@@ -8,6 +8,7 @@ use crate::spec::AuthSpec;
 pub(crate) struct Claims {
     pub sub: String,
     pub roles: Vec<String>,
+    pub exp: u64,
 }
 
 pub(crate) enum Tokens {}
