@@ -41,7 +41,8 @@ pub struct User {
     formats(json, csv),
     access(read = [owner, staff], write = [owner, staff]),
     nested_under(User),
-    events(created, updated, deleted)
+    events(created, updated, deleted),
+    feed
 )]
 pub struct Customer {
     pub id: Uuid,
@@ -85,7 +86,8 @@ pub struct Customer {
         ),
     ),
     status_endpoint,
-    events(created, updated, deleted, pay, ship, cancel)
+    events(created, updated, deleted, pay, ship, cancel),
+    feed
 )]
 pub struct Order {
     pub id: Uuid,
