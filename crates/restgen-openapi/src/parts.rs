@@ -160,6 +160,8 @@ impl Serialize for Paths<'_, '_> {
         for r in &parts.service.resources {
             let mut paths = Map::new();
             resource_paths(parts.service, r, parts.resource_base, &mut paths, &mut parts.schemas.borrow_mut());
+            let collection = format!("{}{}", parts.resource_base, r.path.value);
+            crate::feed::feed_paths(parts.service, r, &collection, &mut paths);
             for (path, mut item) in paths {
                 parts.finish.item(parts.service, &path, Some(r), &mut item);
                 map.serialize_entry(&path, &item)?;

@@ -423,7 +423,6 @@ pub(crate) fn resource_paths(
         paths.insert(item_path.clone(), Value::Object(item));
     }
     added.extend(crate::lifecycle::lifecycle_paths(service, r, &item_path, paths, schemas));
-    added.extend(crate::feed::feed_paths(service, r, &format!("{base}{}", r.path.value), paths));
 
     if r.has(Operation::List) {
         for parent in r.nested_under.iter().filter_map(|p| service.resource(&p.value)) {

@@ -38,18 +38,6 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Semaphore, watch};
 
-tokio::task_local! {
-    /// Whether the server is stopping, in each connection's task: an answer that lasts (a
-    /// change feed) ends when it is, rather than hold the shutdown up for good.
-    static STOPPING: watch::Receiver<bool>;
-}
-
-/// Whether the server serving this request is stopping, where one of [`serve`]'s
-/// connections serves it (a service driven another way has no such signal).
-pub(crate) fn stopping() -> Option<watch::Receiver<bool>> {
-    STOPPING.try_with(watch::Receiver::clone).ok()
-}
-
 /// What `serve::app` builds: the service as hyper serves it, one clone per request (clones
 /// share everything but a few reference counts).
 pub trait Application:
@@ -359,7 +347,7 @@ pub async fn serve(
             () = &mut signal => break,
         };
         let (app, stopping) = (app.clone(), stopping.clone());
-        tokio::spawn(STOPPING.scope(stopping.clone(), async move {
+        tokio::spawn(crate::feed::STOPPING.scope(stopping.clone(), async move {
             connection(stream, peer, app, limits, stopping).await;
             drop(permit);
         }));

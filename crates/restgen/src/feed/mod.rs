@@ -28,6 +28,18 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, watch};
 
+tokio::task_local! {
+    /// Whether the server is stopping, set by `connections` in each connection's task: a
+    /// stream ends when it is, rather than hold the shutdown up for good.
+    pub(crate) static STOPPING: watch::Receiver<bool>;
+}
+
+/// Whether the server serving this request is stopping, where one of `connections`'
+/// connections serves it (a service driven another way has no such signal).
+fn stopping() -> Option<watch::Receiver<bool>> {
+    STOPPING.try_with(watch::Receiver::clone).ok()
+}
+
 /// How this instance serves its feeds (`<SERVICE>_FEED_*`).
 #[derive(Clone, Debug)]
 pub struct FeedSettings {

@@ -68,7 +68,7 @@ pub(crate) async fn changes(
     let last = Arc::new(Mutex::new(None));
     let reader =
         Reader { spec, cx, scope, filters, at, tx, last: last.clone(), settings: hub.settings.clone(), _seat: seat };
-    tokio::spawn(reader.run(live, crate::connections::stopping(), expires));
+    tokio::spawn(reader.run(live, super::stopping(), expires));
     // The buffered events, then the word that ended the stream, if one did.
     let body = futures_util::stream::unfold((rx, Some(last)), |(mut rx, last)| async move {
         match rx.recv().await {
