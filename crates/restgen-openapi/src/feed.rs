@@ -21,6 +21,16 @@ pub(crate) fn feed_paths(
     let (noun, plural) = (r.noun(), r.plural_noun());
     let model = schema_name(r, "");
     let who = crate::access::who_may(service, r, &r.access.read, crate::access::Reach::List);
+    // Credentials that expire or are revoked end a stream only where there are any.
+    let signed = service.auth.is_some();
+    let mut reasons = vec![format!("`{}` (too many events went unread)", feed::closed::BEHIND)];
+    if signed {
+        reasons.push(format!("`{}` (the bearer token)", feed::closed::EXPIRED));
+        reasons.push(format!("`{}` (the account, the key or the right to read)", feed::closed::REVOKED));
+    }
+    reasons.push(format!("`{}` (the instance stops)", feed::closed::SHUTDOWN));
+    reasons.push(format!("`{}` (the log could not be read)", feed::closed::UNAVAILABLE));
+    let capped = if signed { "per caller" } else { "per client address" };
     let description = format!(
         "Every change to the {plural} the caller's list would show, as it happens, as Server-Sent Events \
          (`{media}`). {who} Each event's `id` is its position in the service's change log, and `data` one \
@@ -29,10 +39,9 @@ pub(crate) fn feed_paths(
          alone. Reconnect with `{last}` set to the last id received to get every later change once, in order; \
          an id the log no longer keeps (or never gave) gets `{reset}` (`{{\"detail\"}}`): list the {plural} \
          again, then read on. The filters are the list's. Comments (`: keep-alive`) keep idle streams open. \
-         The service ends a stream with `{closed}` (`{{\"reason\", \"detail\"}}`): `behind` (too many events \
-         went unread), `expired` (the bearer token), `revoked` (the account, the key or the right to read), \
-         `shutdown` or `unavailable`; resume where the reason allows. Open streams are capped per caller and \
-         per instance: 429 beyond.",
+         The service ends a stream with `{closed}` (`{{\"reason\", \"detail\"}}`): {reasons}; resume where \
+         the reason allows. Open streams are capped {capped} and per instance: 429 beyond.",
+        reasons = reasons.join(", "),
         media = http::media::EVENT_STREAM,
         ready = feed::READY,
         created = feed::CREATED,

@@ -52,6 +52,9 @@ pub const WEBHOOK_SIGNATURE: Header = Header::new("webhook-signature", "webhook-
 /// Where a change feed's client resumes: the id of the last event it received.
 pub const LAST_EVENT_ID: Header = Header::new("Last-Event-ID", "last-event-id");
 
+/// `no` on a change stream: nginx, which buffers a proxied answer, passes it on as it comes.
+pub const X_ACCEL_BUFFERING: Header = Header::new("X-Accel-Buffering", "x-accel-buffering");
+
 /// Media types of the bodies a service reads and writes.
 pub mod media {
     /// JSON (RFC 8259).

@@ -80,6 +80,14 @@ pub(crate) fn account_gone(caller: &Caller) -> Problem {
     p
 }
 
+/// 401 for a bearer token past its expiry that verification's leeway still admitted, where
+/// an answer would last beyond it (a change stream).
+pub(crate) fn token_expired(caller: &Caller) -> Problem {
+    let mut p = unauthorized(caller.auth, Some("invalid_token"));
+    p.detail = "the token has expired".into();
+    p
+}
+
 /// 401 with a `WWW-Authenticate` challenge for each scheme the service accepts.
 pub(crate) fn unauthorized(spec: Option<&AuthSpec>, error: Option<&str>) -> Problem {
     let realm = spec.map_or("api", |s| s.realm);

@@ -34,6 +34,10 @@ const CSV: Offer = Offer {
     content_type: http::media::CSV,
 };
 
+/// Server-Sent Events: a change feed's one representation.
+const EVENT_STREAM: Offer =
+    Offer { ty: "text", subtype: "event-stream", params: &[], content_type: http::media::EVENT_STREAM };
+
 pub(crate) fn offer(format: Format) -> &'static Offer {
     match format {
         Format::Json => &JSON,
@@ -58,12 +62,7 @@ pub(crate) fn choose_among(formats: &[Format], view: &View, request: &HeaderMap)
         (Some(only), None) if only.as_bytes() == b"*/*" => return Ok(first),
         _ => {}
     }
-    let lines: Vec<&str> = request.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).collect();
-    let accept = lines.join(",");
-    if accept.trim().is_empty() {
-        return Ok(first);
-    }
-    let ranges: Vec<Range> = MediaTypeList::new(&accept).filter_map(|m| Range::of(m.ok()?)).collect();
+    let Some(ranges) = ranges(request) else { return Ok(first) };
     let mut best: Option<(Format, u16)> = None;
     let vendor = view.version.map(|v| v.media_type);
     for format in formats {
@@ -76,6 +75,28 @@ pub(crate) fn choose_among(formats: &[Format], view: &View, request: &HeaderMap)
         }
     }
     best.map(|(f, _)| f).ok_or_else(|| not_acceptable(formats))
+}
+
+/// 406 unless `Accept` takes an event stream (or says nothing), weighed as every other
+/// offer is: `text/event-stream;q=0` refuses it whatever `*/*` says.
+pub(crate) fn event_stream(request: &HeaderMap) -> Result<(), Problem> {
+    match ranges(request) {
+        Some(ranges) if weight(&ranges, &EVENT_STREAM) == 0 => Err(Problem::new(
+            StatusCode::NOT_ACCEPTABLE,
+            format!("`Accept` admits none of the types this feed offers: {}", EVENT_STREAM.content_type),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The media ranges of `Accept`, `None` where it says nothing (absent or empty).
+fn ranges(request: &HeaderMap) -> Option<Vec<Range>> {
+    let lines: Vec<&str> = request.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).collect();
+    let accept = lines.join(",");
+    if accept.trim().is_empty() {
+        return None;
+    }
+    Some(MediaTypeList::new(&accept).filter_map(|m| Range::of(m.ok()?)).collect())
 }
 
 /// `Vary: Accept`, which an answer carries wherever `Accept` could have changed it.
@@ -222,5 +243,34 @@ mod tests {
         assert_eq!(p.status, StatusCode::NOT_ACCEPTABLE);
         assert!(p.detail.contains("application/json, text/csv"), "{}", p.detail);
         assert!(p.headers.iter().any(|(n, v)| n == header::VARY && v == "accept"));
+    }
+
+    #[test]
+    fn a_feed_is_taken_by_what_weighs_an_event_stream_above_zero() {
+        for (accept, takes) in [
+            (&[][..], true),
+            (&[""], true),
+            (&["text/event-stream"], true),
+            (&["TEXT/Event-Stream; q=0.5"], true),
+            (&["text/*"], true),
+            (&["*/*"], true),
+            (&["application/json, */*;q=0.1"], true),
+            (&["application/json"], false),
+            (&["text/event-stream;q=0"], false),
+            (&["text/event-stream;q=0, */*"], false),
+            (&["text/*;q=0"], false),
+            (&["nonsense"], false),
+        ] {
+            let mut h = HeaderMap::new();
+            for a in accept {
+                h.append(header::ACCEPT, HeaderValue::from_static(a));
+            }
+            let refusal = event_stream(&h).err();
+            assert_eq!(refusal.is_none(), takes, "Accept: {accept:?}");
+            if let Some(p) = refusal {
+                assert_eq!(p.status, StatusCode::NOT_ACCEPTABLE);
+                assert!(p.detail.contains("text/event-stream"), "{}", p.detail);
+            }
+        }
     }
 }

@@ -10,10 +10,10 @@ use crate::spec::{FieldSpec, ResourceSpec};
 use crate::store::changes::{Change, ChangeKind};
 use crate::store::{Filter, StoreError};
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, Uri, header};
 use axum::response::Response;
 use restgen_wire::feed::{self, closed};
-use restgen_wire::http::{LAST_EVENT_ID, media};
+use restgen_wire::http::{LAST_EVENT_ID, X_ACCEL_BUFFERING, media};
 use serde_json::json;
 use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
@@ -38,8 +38,14 @@ pub(crate) async fn changes(
     peer: Option<IpAddr>,
 ) -> Result<Response, Problem> {
     let hub = super::hub(&cx.store).ok_or_else(|| Problem::not_found("no such route"))?;
+    let expires = cx.caller.principal.as_ref().and_then(|p| p.expires_at);
+    // A bearer token verifies a little past its expiry (clock skew between instances),
+    // but a stream ends at it: one opened then would end at once, and be opened again.
+    if expires.is_some_and(|at| at <= now_seconds()) {
+        return Err(crate::caller::token_expired(&cx.caller));
+    }
     cx.view.admits(spec)?;
-    takes_event_stream(headers)?;
+    crate::negotiate::event_stream(headers)?;
     let scope = access::collection(spec.access.read, &cx.caller)?;
     let filters = {
         let queries = |f: &FieldSpec| cx.view.has(&f.gate) && access::queries(f, &cx.caller, scope);
@@ -64,7 +70,6 @@ pub(crate) async fn changes(
     };
     let (tx, rx) = mpsc::channel(hub.settings.buffer.max(1));
     tx.try_send(first).map_err(|_| Problem::internal())?;
-    let expires = cx.caller.principal.as_ref().and_then(|p| p.expires_at);
     let last = Arc::new(Mutex::new(None));
     let reader =
         Reader { spec, cx, scope, filters, at, tx, last: last.clone(), settings: hub.settings.clone(), _seat: seat };
@@ -84,30 +89,8 @@ pub(crate) async fn changes(
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media::EVENT_STREAM));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     // nginx holds a proxied answer back until its buffer fills unless told not to.
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    headers.insert(X_ACCEL_BUFFERING.lowercase, HeaderValue::from_static("no"));
     Ok(response)
-}
-
-/// 406 unless `Accept` takes an event stream (or says nothing).
-fn takes_event_stream(headers: &HeaderMap) -> Result<(), Problem> {
-    let accept: Vec<&str> = headers.get_all(header::ACCEPT).iter().filter_map(|v| v.to_str().ok()).collect();
-    let accept = accept.join(",");
-    let takes = accept.trim().is_empty()
-        || accept.split(',').any(|range| {
-            let mut parts = range.split(';');
-            let ty = parts.next().unwrap_or("").trim().to_ascii_lowercase();
-            let refused =
-                parts.any(|p| matches!(p.trim().replace(' ', "").as_str(), "q=0" | "q=0.0" | "q=0.00" | "q=0.000"));
-            !refused && matches!(ty.as_str(), "text/event-stream" | "text/*" | "*/*")
-        });
-    if takes {
-        Ok(())
-    } else {
-        Err(Problem::new(
-            StatusCode::NOT_ACCEPTABLE,
-            format!("`Accept` admits none of the types this feed offers: {}", media::EVENT_STREAM),
-        ))
-    }
 }
 
 /// `Last-Event-ID`: the position a client resumes after, a whole number as the feed's
@@ -338,7 +321,12 @@ impl Reader {
 
 /// How long until `expires` (Unix seconds); far off where there is none.
 fn until(expires: Option<u64>) -> tokio::time::Instant {
-    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs();
+    let now = now_seconds();
     let left = expires.map_or(Duration::from_secs(86_400 * 365), |at| Duration::from_secs(at.saturating_sub(now)));
     tokio::time::Instant::now() + left
+}
+
+/// Now, in Unix seconds, as token expiries are written.
+fn now_seconds() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs()
 }

@@ -87,9 +87,7 @@ pub(super) fn change_insert(
     record: &Record,
 ) -> Option<(&'static str, Vec<SqlValue>)> {
     let kind = ChangeKind::of(event.filter(|_| spec.feed)?);
-    let mut kept = record.clone();
-    kept.retain(|name| !spec.field(name).is_some_and(|f| f.write_only));
-    let record = serde_json::to_string(&kept).ok()?;
+    let record = serde_json::to_string(&super::outbox::published(spec, record)).ok()?;
     let id = uuid::Uuid::now_v7().simple().to_string();
     let sql = "INSERT INTO \"restgen_change\" (\"id\", \"resource\", \"kind\", \"record\", \"created_at\") \
                VALUES ($1, $2, $3, $4, $5)";

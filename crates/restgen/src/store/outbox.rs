@@ -8,7 +8,7 @@
 
 use super::{Pool, Record, SqlValue, Store, StoreError, begin, bind, int, leased, text};
 use crate::spec::ResourceSpec;
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 #[cfg(feature = "webhooks")]
 mod deliveries;
@@ -68,6 +68,14 @@ const ADDED: [(&str, &str, &str); 2] = [
     ("restgen_webhook", "paused_until", "BIGINT NOT NULL DEFAULT 0"),
 ];
 
+/// What a change's record is to what leaves the write (an event, a logged change): the
+/// record as stored, its write-only fields left out.
+pub(super) fn published(spec: &ResourceSpec, record: &Record) -> Record {
+    let mut kept = record.clone();
+    kept.retain(|name| !spec.field(name).is_some_and(|f| f.write_only));
+    kept
+}
+
 /// The statement that writes `event` of `spec` about `record` into the outbox, made in
 /// the write's transaction, stamped by `clock`; `None` when the resource does not publish it.
 pub(super) fn event_insert(
@@ -78,17 +86,12 @@ pub(super) fn event_insert(
 ) -> Option<(&'static str, Vec<SqlValue>)> {
     let event = event.filter(|e| spec.events.contains(e))?;
     let micros = clock.now();
-    let mut data = Map::new();
-    for (k, v) in record.iter() {
-        if !spec.field(k).is_some_and(|f| f.write_only) {
-            data.insert(k.to_owned(), v.clone());
-        }
-    }
+    let data = serde_json::to_value(published(spec, record)).ok()?;
     let kind = format!("{}.{event}", spec.name);
     let payload = json!({
         "type": kind,
         "timestamp": crate::clock::format_micros(micros),
-        "data": Value::Object(data),
+        "data": data,
     });
     let id = format!("msg_{}", uuid::Uuid::now_v7().simple());
     let sql = "INSERT INTO \"restgen_event\" (\"id\", \"type\", \"resource\", \"payload\", \"created_at\", \"dispatched\") \

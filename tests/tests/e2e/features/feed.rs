@@ -5,7 +5,7 @@
 //! streams, heartbeats; and the generated client's typed stream resuming by itself.
 
 use crate::backends;
-use crate::support::accounts::{Account, admin, call, claims, login, register};
+use crate::support::accounts::{Account, admin, call, claims, register, with_role};
 use crate::support::harness::{JWT_SECRET, Server, quick_feed, secrets, unthrottled};
 use eventsource_stream::{Event, Eventsource};
 use futures_util::StreamExt;
@@ -82,15 +82,6 @@ async fn customer(s: &Server, who: &Account, name: &str, more: Value) -> String 
     let r = call(s, who, "POST", "/api/customers", Some(body)).await;
     assert_eq!(r.status, 201, "{}", r.text);
     r.body["id"].as_str().unwrap().to_owned()
-}
-
-/// An account holding `role`, signed in again so its token holds it too.
-async fn with_role(s: &Server, admin: &Account, name: &str, role: &str) -> Account {
-    let mut account = register(s, name).await;
-    let r = call(s, admin, "PATCH", &format!("/api/users/{}", account.id), Some(json!({ "roles": [role] }))).await;
-    assert_eq!(r.status, 200, "{}", r.text);
-    account.token = login(s, &account.email).await;
-    account
 }
 
 fn seq(event: &Event) -> i64 {
@@ -378,6 +369,12 @@ async fn an_expired_token_ends_its_stream(s: Server) {
     let (_, closed) = feed.expect("closed").await;
     assert_eq!(closed["reason"], "expired");
     assert!(feed.ends().await);
+    // The token is refused for a new stream, though its verification's leeway would still
+    // admit it to a request: the stream would end as it began.
+    let refused = get(&s, CUSTOMERS, &[("authorization", &bearer)]).await;
+    assert_eq!(refused.status(), 401);
+    assert!(refused.headers()["www-authenticate"].to_str().unwrap().contains("invalid_token"));
+    assert_eq!(refused.json::<Value>().await.unwrap()["detail"], "the token has expired");
     // A fresh token resumes where it stood.
     let made = customer(&s, &ann, "meanwhile", json!({})).await;
     let mut again = Feed::as_(&s, &ann, CUSTOMERS, Some(&ready.id)).await;
@@ -514,4 +511,35 @@ async fn the_clients_typed_stream_resumes_by_itself(s: Server) {
     let mut resumed = client.customer_changes().after(kept);
     let Change::Created(got) = resumed.next().await.unwrap() else { panic!("a creation") };
     assert_eq!(got.id.to_string(), third);
+}
+
+backends!(
+    anonymous_streams_are_capped_per_address_whatever_the_client_forwards,
+    fleet::service(),
+    settings = small(FeedSettings { streams_per_caller: 1, ..quick_feed() })
+);
+async fn anonymous_streams_are_capped_per_address_whatever_the_client_forwards(s: Server) {
+    const DEPOTS: &str = "/v0/depots/changes";
+    let mut shut = Feed::open(&s, &format!("{DEPOTS}?open=false"), &[]).await;
+    shut.expect("ready").await;
+    // Nobody signed in: one stream per client address, and a forwarding header the
+    // service has no trusted proxy for buys no other address.
+    for headers in [&[][..], &[("x-forwarded-for", "203.0.113.9")], &[("forwarded", "for=198.51.100.7")]] {
+        let r = get(&s, DEPOTS, headers).await;
+        assert_eq!(r.status(), 429, "{headers:?}");
+        assert!(r.headers().contains_key("retry-after"));
+    }
+    // A boolean filter, integer ids: the open depot is not shown, the shut one is, and
+    // its delete is its id alone, a number as the id is.
+    let open = s.post("/v0/depots", json!({ "name": "Open depot" })).await;
+    assert_eq!(open.status, 201, "{}", open.text);
+    let closed = s.post("/v0/depots", json!({ "name": "Shut depot", "open": false })).await;
+    assert_eq!(closed.status, 201, "{}", closed.text);
+    let (_, data) = shut.expect("created").await;
+    assert_eq!(data["id"], closed.body["id"]);
+    assert_eq!(data["open"], false);
+    assert_eq!(s.send("DELETE", &format!("/v0/depots/{}", closed.body["id"]), None).await.status, 204);
+    let (_, data) = shut.expect("deleted").await;
+    assert_eq!(data, json!({ "id": closed.body["id"] }));
+    assert!(data["id"].is_i64());
 }

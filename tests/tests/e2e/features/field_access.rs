@@ -5,7 +5,7 @@
 //! rules' words read plainly, not the runtime's functions.
 
 use crate::backends;
-use crate::support::accounts::{Account, admin, call, login, register};
+use crate::support::accounts::{Account, admin, call, register, with_role};
 use crate::support::harness::{Reply, Server};
 use crate::support::receiver::Receiver;
 use restgen::spec::{FieldKind, FieldSpec, Format, ResourceSpec, Rule};
@@ -67,15 +67,6 @@ fn value(f: &FieldSpec, n: u32) -> Value {
         FieldKind::Boolean => json!(n % 2 == 1),
         other => panic!("no sample value for a {other:?} field: teach this test one"),
     }
-}
-
-/// An account with `role`, given by the admin, signed in again so its token holds it.
-async fn with_role(s: &Server, admin: &Account, name: &str, role: &str) -> Account {
-    let mut account = register(s, name).await;
-    let r = call(s, admin, "PATCH", &format!("/api/users/{}", account.id), Some(json!({ "roles": [role] }))).await;
-    assert_eq!(r.status, 200, "{}", r.text);
-    account.token = login(s, &account.email).await;
-    account
 }
 
 backends!(every_field_is_seen_and_set_as_its_rules_say, shop::service());

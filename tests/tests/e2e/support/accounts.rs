@@ -47,6 +47,15 @@ pub async fn admin(s: &Server, name: &str) -> Account {
     Account { id, email, token }
 }
 
+/// An account holding `role`, given by `admin`, signed in again so its token holds it too.
+pub async fn with_role(s: &Server, admin: &Account, name: &str, role: &str) -> Account {
+    let mut account = register(s, name).await;
+    let r = call(s, admin, "PATCH", &format!("/api/users/{}", account.id), Some(json!({ "roles": [role] }))).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    account.token = login(s, &account.email).await;
+    account
+}
+
 /// The claims of a token, read without verifying it.
 pub fn claims(token: &str) -> Value {
     use base64::Engine;

@@ -60,6 +60,7 @@ pub static DEPOT: ResourceSpec = ResourceSpec {
     },
     cache_control: "no-cache",
     id: IdKind::Integer,
+    feed: true,
     ..ResourceSpec::DEFAULT
 };
 /// The `driver` resource.
