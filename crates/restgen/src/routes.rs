@@ -14,6 +14,13 @@ use axum::http::Method;
 use axum::routing::MethodRouter;
 use std::sync::Arc;
 
+use crate::context::RequestContext;
+use crate::problem::Problem;
+use axum::http::{HeaderMap, Uri};
+use axum::response::Response;
+use std::future::Future;
+use std::pin::Pin;
+
 pub use crate::hooks::{
     ComputeRule, CreateMethod, CreateRule, DeleteMethod, DeleteRule, HookMethods, Hooks, Input, TransitionMethod,
     TransitionRule, UpdateMethod, UpdateRule,
@@ -29,11 +36,107 @@ pub fn resource<C: Input, R: Input, P: Input>(
     hooks: Hooks<C, R, P>,
 ) -> Router<Store> {
     let Hooks { before_create, before_replace, before_patch, before_delete, before_transition, compute } = hooks;
+    let writes = Typed { before_create, before_replace, before_patch, compute };
+    routes(spec, base, Arc::new(writes), before_delete, before_transition)
+}
+
+/// A boxed operation: the answer, or the problem that stopped it.
+type Answer<'a> = Pin<Box<dyn Future<Output = Result<Response, Problem>> + Send + 'a>>;
+
+/// The writes that read a typed input, with their rules: all a resource's routes need of
+/// its input types. The routes themselves are built without those types, so a service
+/// compiles, and runs at start, one copy of each route's code however many resources it
+/// has, and each write's future is on the heap (kilobytes, which every move of the
+/// handler's own future would copy).
+trait Writes: Send + Sync {
+    fn create<'a>(
+        &'a self,
+        spec: &'static ResourceSpec,
+        cx: &'a RequestContext,
+        uri: &'a Uri,
+        headers: &'a HeaderMap,
+        body: Body,
+    ) -> Answer<'a>;
+    fn replace<'a>(
+        &'a self,
+        spec: &'static ResourceSpec,
+        cx: &'a RequestContext,
+        id: &'a str,
+        headers: &'a HeaderMap,
+        body: Body,
+    ) -> Answer<'a>;
+    fn patch<'a>(
+        &'a self,
+        spec: &'static ResourceSpec,
+        cx: &'a RequestContext,
+        id: &'a str,
+        headers: &'a HeaderMap,
+        body: Body,
+    ) -> Answer<'a>;
+}
+
+/// A request's body as the writes take it: the bytes, or why they could not be read.
+type Body = Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>;
+
+/// [`Writes`] for the input types `C`, `R`, `P`.
+struct Typed<C, R, P> {
+    before_create: Option<Arc<CreateRule<C>>>,
+    before_replace: Option<Arc<UpdateRule<R>>>,
+    before_patch: Option<Arc<UpdateRule<P>>>,
+    compute: Option<Arc<ComputeRule>>,
+}
+
+impl<C: Input, R: Input, P: Input> Writes for Typed<C, R, P> {
+    fn create<'a>(
+        &'a self,
+        spec: &'static ResourceSpec,
+        cx: &'a RequestContext,
+        uri: &'a Uri,
+        headers: &'a HeaderMap,
+        body: Body,
+    ) -> Answer<'a> {
+        let rules = operations::Rules { before: self.before_create.as_deref(), compute: self.compute.as_deref() };
+        Box::pin(operations::create::<C>(spec, cx, uri, headers, body, rules))
+    }
+
+    fn replace<'a>(
+        &'a self,
+        spec: &'static ResourceSpec,
+        cx: &'a RequestContext,
+        id: &'a str,
+        headers: &'a HeaderMap,
+        body: Body,
+    ) -> Answer<'a> {
+        let rules = operations::Rules { before: self.before_replace.as_deref(), compute: self.compute.as_deref() };
+        Box::pin(operations::replace::<R>(spec, cx, id, headers, body, rules))
+    }
+
+    fn patch<'a>(
+        &'a self,
+        spec: &'static ResourceSpec,
+        cx: &'a RequestContext,
+        id: &'a str,
+        headers: &'a HeaderMap,
+        body: Body,
+    ) -> Answer<'a> {
+        let rules = operations::Rules { before: self.before_patch.as_deref(), compute: self.compute.as_deref() };
+        Box::pin(operations::patch::<P>(spec, cx, id, headers, body, rules))
+    }
+}
+
+/// [`resource`]'s routes, its typed writes behind `writes`.
+fn routes(
+    spec: &'static ResourceSpec,
+    base: &str,
+    writes: Arc<dyn Writes>,
+    before_delete: Option<Arc<DeleteRule>>,
+    before_transition: Option<Arc<TransitionRule>>,
+) -> Router<Store> {
     // Each handler gives its context the base path, for the links it writes: known here
     // once, where a request extension would be inserted and looked up for every request.
     // Kept for the life of the process, as the routes are (a few bytes per resource).
     let base: &'static str = Box::leak(base.into());
-    let (compute_create, compute_replace, compute_patch) = (compute.clone(), compute.clone(), compute);
+    let (create_writes, replace_writes, patch_writes) = (writes.clone(), writes.clone(), writes);
     let mut collection: MethodRouter<Store> = MethodRouter::new();
     // Operations without a body take the request itself, last, and read its headers in
     // place: a `HeaderMap` extractor copies them for every request.
@@ -52,16 +155,7 @@ pub fn resource<C: Input, R: Input, P: Input>(
                   HeadersAndBody { headers, body }: HeadersAndBody| async move {
                 let cx = cx.under(base);
                 let bytes = body.as_ref().ok().cloned();
-                // On the heap: the operation's future is kilobytes, which every move of the
-                // handler's own future (axum boxes it, and `once` holds it) would copy.
-                let create = Box::pin(operations::create::<C>(
-                    spec,
-                    &cx,
-                    &uri,
-                    &headers,
-                    body,
-                    operations::Rules { before: before_create.as_deref(), compute: compute_create.as_deref() },
-                ));
+                let create = create_writes.create(spec, &cx, &uri, &headers, body);
                 idempotency::once(
                     &cx.store,
                     &idempotency_settings,
@@ -85,29 +179,13 @@ pub fn resource<C: Input, R: Input, P: Input>(
     if spec.has(Operation::Replace) {
         item = item.put(move |cx: PartialContext, Path(id): Path<String>, HeadersAndBody { headers, body }: HeadersAndBody| async move {
             let cx = cx.under(base);
-            operations::replace::<R>(
-                spec,
-                &cx,
-                &id,
-                &headers,
-                body,
-                operations::Rules { before: before_replace.as_deref(), compute: compute_replace.as_deref() },
-            )
-            .await
+            replace_writes.replace(spec, &cx, &id, &headers, body).await
         });
     }
     if spec.has(Operation::Patch) {
         item = item.patch(move |cx: PartialContext, Path(id): Path<String>, HeadersAndBody { headers, body }: HeadersAndBody| async move {
             let cx = cx.under(base);
-            operations::patch::<P>(
-                spec,
-                &cx,
-                &id,
-                &headers,
-                body,
-                operations::Rules { before: before_patch.as_deref(), compute: compute_patch.as_deref() },
-            )
-            .await
+            patch_writes.patch(spec, &cx, &id, &headers, body).await
         });
     }
     if spec.has(Operation::Delete) {
