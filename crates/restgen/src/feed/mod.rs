@@ -208,6 +208,11 @@ const PRUNE_EVERY: Duration = Duration::from_secs(60 * 60);
 
 /// Numbers what has committed and sends what is numbered, in order, to this instance's
 /// streams; forgets what the log need no longer keep.
+///
+/// With no stream open here, nothing is numbered or read but where the log ends: a write
+/// costs its row in the log and no more. What waits is numbered when a stream opens here
+/// (it reads it as changes after its `ready` id, which they are), by another instance's
+/// poller that has streams, or before the log is cut.
 async fn poll(hub: Arc<Hub>, store: Store, mut stopped: watch::Receiver<bool>) {
     let mut at: Option<i64> = None;
     let mut pruned: Option<Instant> = None;
@@ -221,12 +226,16 @@ async fn poll(hub: Arc<Hub>, store: Store, mut stopped: watch::Receiver<bool>) {
         if pruned.is_none_or(|t| t.elapsed() >= PRUNE_EVERY) {
             pruned = Some(Instant::now());
             let before = store.clock().now() - i64::try_from(hub.settings.retention.as_micros()).unwrap_or(i64::MAX);
-            if let Err(e) = store.prune_changes(before).await {
+            // The cut is at a position: what no stream has had numbered yet is numbered
+            // first, or it would be kept for good.
+            let pruning = async { store.sequence_all_changes().await.and(store.prune_changes(before).await) };
+            if let Err(e) = pruning.await {
                 tracing::warn!(error = %e, "forgetting old changes");
             }
         }
+        let listened = hub.changes.receiver_count() > 0;
         tokio::select! {
-            _ = store.signals.changes.notified() => {}
+            _ = store.signals.changes.notified(), if listened => {}
             _ = tokio::time::sleep(hub.settings.poll) => {}
             _ = stopped.changed() => {}
         }
@@ -234,17 +243,16 @@ async fn poll(hub: Arc<Hub>, store: Store, mut stopped: watch::Receiver<bool>) {
 }
 
 /// One look at the log: what has committed numbered, then each change after `at` sent.
-/// With no stream open nothing is read, only where the log ends.
+/// With no stream open, only where the log ends is read.
 async fn round(hub: &Hub, store: &Store, at: &mut Option<i64>) -> Result<(), crate::store::StoreError> {
-    store.sequence_changes().await?;
-    let Some(from) = *at else {
-        *at = Some(store.change_bounds().await?.last);
-        return Ok(());
+    let from = match *at {
+        Some(from) if hub.changes.receiver_count() > 0 => from,
+        _ => {
+            *at = Some(store.change_bounds().await?.last);
+            return Ok(());
+        }
     };
-    if hub.changes.receiver_count() == 0 {
-        *at = Some(store.change_bounds().await?.last);
-        return Ok(());
-    }
+    store.sequence_all_changes().await?;
     let mut from = from;
     loop {
         let page = store.changes_after(from, PAGE).await?;

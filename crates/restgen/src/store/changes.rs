@@ -133,6 +133,18 @@ impl Store {
         })
     }
 
+    /// Numbers every change that has committed and has none yet, a batch at a time.
+    pub async fn sequence_all_changes(&self) -> Result<u64, StoreError> {
+        let mut numbered = 0;
+        loop {
+            let n = self.sequence_changes().await?;
+            numbered += n;
+            if n < BATCH as u64 {
+                return Ok(numbered);
+            }
+        }
+    }
+
     /// The numbered changes after position `after`, in order, at most `limit`.
     pub async fn changes_after(&self, after: i64, limit: u32) -> Result<Vec<Change>, StoreError> {
         let sql = "SELECT \"seq\", \"resource\", \"kind\", \"record\" FROM \"restgen_change\" \
@@ -244,6 +256,26 @@ mod tests {
         assert_eq!(store.change_bounds().await.unwrap(), LogBounds { first: 2, last: 3 });
         assert_eq!(store.prune_changes(clock.now() + 1).await.unwrap(), 2);
         assert_eq!(store.change_bounds().await.unwrap(), LogBounds { first: 4, last: 3 }, "the last position stays");
+    }
+
+    /// What waited while no stream was open, more than one batch of it, is numbered
+    /// whole and in order by one call.
+    #[tokio::test]
+    async fn sqlite_a_backlog_is_numbered_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::connect(&format!("sqlite://{}", dir.path().join("b.db").display())).await.unwrap();
+        store.create_change_tables().await.unwrap();
+        let clock = crate::clock::Clock::manual();
+        let waiting = BATCH + 3;
+        for n in 0..waiting {
+            clock.advance(std::time::Duration::from_millis(1));
+            let (sql, args) = change_insert(&clock, &NOTE, Some("created"), &record(&n.to_string())).unwrap();
+            on_pool!(store, pool => { bind(sql, args).execute(&mut *pool.acquire().await.unwrap()).await.unwrap(); });
+        }
+        assert_eq!(store.sequence_all_changes().await.unwrap(), waiting as u64);
+        assert_eq!(store.change_bounds().await.unwrap(), LogBounds { first: 1, last: waiting });
+        let tail = store.changes_after(waiting - 2, 10).await.unwrap();
+        assert_eq!(ids(&tail), [(waiting - 1, (waiting - 2).to_string()), (waiting, (waiting - 1).to_string())]);
     }
 
     #[tokio::test]
