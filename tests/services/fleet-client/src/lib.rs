@@ -151,10 +151,6 @@ impl Client {
             .delete_if(&::std::format!("{}/{}", "/depots", depot_id), etag)
             .await
     }
-    /// `changesOfDepot`: every change to the depots the caller may read, as they happen; resumes by itself after a cut.
-    pub fn depot_changes(&self) -> ::restgen_client::Changes<models::Depot> {
-        self.transport.changes("/depots")
-    }
     /// `listDepot`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_depots(&self) -> DepotList {
         DepotList(
@@ -510,6 +506,10 @@ impl Client {
         self.transport
             .delete_if(&::std::format!("{}/{}", "/vehicles", vehicle_id), etag)
             .await
+    }
+    /// `changesOfVehicle`: every change to the vehicles the caller may read, as they happen; resumes by itself after a cut.
+    pub fn vehicle_changes(&self) -> ::restgen_client::Changes<models::Vehicle> {
+        self.transport.changes("/vehicles")
     }
     /// `listVehicle`: a list request; set filters, sort and paging, then `send` or `stream`.
     pub fn list_vehicles(&self) -> VehicleList {

@@ -519,27 +519,27 @@ backends!(
     settings = small(FeedSettings { streams_per_caller: 1, ..quick_feed() })
 );
 async fn anonymous_streams_are_capped_per_address_whatever_the_client_forwards(s: Server) {
-    const DEPOTS: &str = "/v0/depots/changes";
-    let mut shut = Feed::open(&s, &format!("{DEPOTS}?open=false"), &[]).await;
-    shut.expect("ready").await;
+    const VEHICLES: &str = "/v0/vehicles/changes";
+    let mut trucks = Feed::open(&s, &format!("{VEHICLES}?kind=truck"), &[]).await;
+    trucks.expect("ready").await;
     // Nobody signed in: one stream per client address, and a forwarding header the
     // service has no trusted proxy for buys no other address.
     for headers in [&[][..], &[("x-forwarded-for", "203.0.113.9")], &[("forwarded", "for=198.51.100.7")]] {
-        let r = get(&s, DEPOTS, headers).await;
+        let r = get(&s, VEHICLES, headers).await;
         assert_eq!(r.status(), 429, "{headers:?}");
         assert!(r.headers().contains_key("retry-after"));
     }
-    // A boolean filter, integer ids: the open depot is not shown, the shut one is, and
-    // its delete is its id alone, a number as the id is.
-    let open = s.post("/v0/depots", json!({ "name": "Open depot" })).await;
-    assert_eq!(open.status, 201, "{}", open.text);
-    let closed = s.post("/v0/depots", json!({ "name": "Shut depot", "open": false })).await;
-    assert_eq!(closed.status, 201, "{}", closed.text);
-    let (_, data) = shut.expect("created").await;
-    assert_eq!(data["id"], closed.body["id"]);
-    assert_eq!(data["open"], false);
-    assert_eq!(s.send("DELETE", &format!("/v0/depots/{}", closed.body["id"]), None).await.status, 204);
-    let (_, data) = shut.expect("deleted").await;
-    assert_eq!(data, json!({ "id": closed.body["id"] }));
+    // An enum filter, integer ids: the van is not shown, the truck is, and its delete is
+    // its id alone, a number as the id is.
+    let van = s.post("/v0/vehicles", json!({ "plate": "VAN1", "kind": "van" })).await;
+    assert_eq!(van.status, 201, "{}", van.text);
+    let truck = s.post("/v0/vehicles", json!({ "plate": "TRUCK1", "kind": "truck" })).await;
+    assert_eq!(truck.status, 201, "{}", truck.text);
+    let (_, data) = trucks.expect("created").await;
+    assert_eq!(data["id"], truck.body["id"]);
+    assert_eq!(data["kind"], "truck");
+    assert_eq!(s.send("DELETE", &format!("/v0/vehicles/{}", truck.body["id"]), None).await.status, 204);
+    let (_, data) = trucks.expect("deleted").await;
+    assert_eq!(data, json!({ "id": truck.body["id"] }));
     assert!(data["id"].is_i64());
 }

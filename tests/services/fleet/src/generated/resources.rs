@@ -60,7 +60,6 @@ pub static DEPOT: ResourceSpec = ResourceSpec {
     },
     cache_control: "no-cache",
     id: IdKind::Integer,
-    feed: true,
     ..ResourceSpec::DEFAULT
 };
 /// The `driver` resource.
@@ -244,6 +243,7 @@ pub static VEHICLE: ResourceSpec = ResourceSpec {
     cache_control: "no-cache",
     id: IdKind::Integer,
     envelope: Envelope::Bare,
+    feed: true,
     parents: &[
         ParentSpec {
             spec: &DEPOT,
