@@ -43,40 +43,31 @@ pub fn resource<C: Input, R: Input, P: Input>(
 /// A boxed operation: the answer, or the problem that stopped it.
 type Answer<'a> = Pin<Box<dyn Future<Output = Result<Response, Problem>> + Send + 'a>>;
 
+/// A write that reads a typed input, and what it names.
+enum Write<'a> {
+    Create(&'a Uri),
+    Replace(&'a str),
+    Patch(&'a str),
+}
+
+/// A request's body as the writes take it: the bytes, or why they could not be read.
+type Body = Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>;
+
 /// The writes that read a typed input, with their rules: all a resource's routes need of
 /// its input types. The routes themselves are built without those types, so a service
 /// compiles, and runs at start, one copy of each route's code however many resources it
 /// has, and each write's future is on the heap (kilobytes, which every move of the
 /// handler's own future would copy).
 trait Writes: Send + Sync {
-    fn create<'a>(
+    fn write<'a>(
         &'a self,
         spec: &'static ResourceSpec,
         cx: &'a RequestContext,
-        uri: &'a Uri,
-        headers: &'a HeaderMap,
-        body: Body,
-    ) -> Answer<'a>;
-    fn replace<'a>(
-        &'a self,
-        spec: &'static ResourceSpec,
-        cx: &'a RequestContext,
-        id: &'a str,
-        headers: &'a HeaderMap,
-        body: Body,
-    ) -> Answer<'a>;
-    fn patch<'a>(
-        &'a self,
-        spec: &'static ResourceSpec,
-        cx: &'a RequestContext,
-        id: &'a str,
+        write: Write<'a>,
         headers: &'a HeaderMap,
         body: Body,
     ) -> Answer<'a>;
 }
-
-/// A request's body as the writes take it: the bytes, or why they could not be read.
-type Body = Result<axum::body::Bytes, axum::extract::rejection::BytesRejection>;
 
 /// [`Writes`] for the input types `C`, `R`, `P`.
 struct Typed<C, R, P> {
@@ -87,40 +78,30 @@ struct Typed<C, R, P> {
 }
 
 impl<C: Input, R: Input, P: Input> Writes for Typed<C, R, P> {
-    fn create<'a>(
+    fn write<'a>(
         &'a self,
         spec: &'static ResourceSpec,
         cx: &'a RequestContext,
-        uri: &'a Uri,
+        write: Write<'a>,
         headers: &'a HeaderMap,
         body: Body,
     ) -> Answer<'a> {
-        let rules = operations::Rules { before: self.before_create.as_deref(), compute: self.compute.as_deref() };
-        Box::pin(operations::create::<C>(spec, cx, uri, headers, body, rules))
-    }
-
-    fn replace<'a>(
-        &'a self,
-        spec: &'static ResourceSpec,
-        cx: &'a RequestContext,
-        id: &'a str,
-        headers: &'a HeaderMap,
-        body: Body,
-    ) -> Answer<'a> {
-        let rules = operations::Rules { before: self.before_replace.as_deref(), compute: self.compute.as_deref() };
-        Box::pin(operations::replace::<R>(spec, cx, id, headers, body, rules))
-    }
-
-    fn patch<'a>(
-        &'a self,
-        spec: &'static ResourceSpec,
-        cx: &'a RequestContext,
-        id: &'a str,
-        headers: &'a HeaderMap,
-        body: Body,
-    ) -> Answer<'a> {
-        let rules = operations::Rules { before: self.before_patch.as_deref(), compute: self.compute.as_deref() };
-        Box::pin(operations::patch::<P>(spec, cx, id, headers, body, rules))
+        use operations::Rules;
+        let compute = self.compute.as_deref();
+        match write {
+            Write::Create(uri) => {
+                let rules = Rules { before: self.before_create.as_deref(), compute };
+                Box::pin(operations::create::<C>(spec, cx, uri, headers, body, rules))
+            }
+            Write::Replace(id) => {
+                let rules = Rules { before: self.before_replace.as_deref(), compute };
+                Box::pin(operations::replace::<R>(spec, cx, id, headers, body, rules))
+            }
+            Write::Patch(id) => {
+                let rules = Rules { before: self.before_patch.as_deref(), compute };
+                Box::pin(operations::patch::<P>(spec, cx, id, headers, body, rules))
+            }
+        }
     }
 }
 
@@ -155,7 +136,7 @@ fn routes(
                   HeadersAndBody { headers, body }: HeadersAndBody| async move {
                 let cx = cx.under(base);
                 let bytes = body.as_ref().ok().cloned();
-                let create = create_writes.create(spec, &cx, &uri, &headers, body);
+                let create = create_writes.write(spec, &cx, Write::Create(&uri), &headers, body);
                 idempotency::once(
                     &cx.store,
                     &idempotency_settings,
@@ -179,13 +160,13 @@ fn routes(
     if spec.has(Operation::Replace) {
         item = item.put(move |cx: PartialContext, Path(id): Path<String>, HeadersAndBody { headers, body }: HeadersAndBody| async move {
             let cx = cx.under(base);
-            replace_writes.replace(spec, &cx, &id, &headers, body).await
+            replace_writes.write(spec, &cx, Write::Replace(&id), &headers, body).await
         });
     }
     if spec.has(Operation::Patch) {
         item = item.patch(move |cx: PartialContext, Path(id): Path<String>, HeadersAndBody { headers, body }: HeadersAndBody| async move {
             let cx = cx.under(base);
-            patch_writes.patch(spec, &cx, &id, &headers, body).await
+            patch_writes.write(spec, &cx, Write::Patch(&id), &headers, body).await
         });
     }
     if spec.has(Operation::Delete) {
