@@ -252,18 +252,24 @@ async fn round(hub: &Hub, store: &Store, at: &mut Option<i64>) -> Result<(), cra
             return Ok(());
         }
     };
-    store.sequence_all_changes().await?;
+    // A batch numbered is a batch sent before the next is numbered: a backlog (what waited
+    // while no stream was open) reaches the streams as it is numbered, not after all of it.
     let mut from = from;
     loop {
-        let page = store.changes_after(from, PAGE).await?;
-        let full = page.len() == PAGE as usize;
-        for change in page {
-            from = change.seq;
-            // No stream open is no one to tell: they read the log when they open.
-            let _ = hub.changes.send(Arc::new(change));
+        let numbered = store.sequence_changes().await?;
+        loop {
+            let page = store.changes_after(from, PAGE).await?;
+            let full = page.len() == PAGE as usize;
+            for change in page {
+                from = change.seq;
+                let _ = hub.changes.send(Arc::new(change));
+            }
+            *at = Some(from);
+            if !full {
+                break;
+            }
         }
-        *at = Some(from);
-        if !full {
+        if numbered < crate::store::changes::BATCH as u64 {
             return Ok(());
         }
     }

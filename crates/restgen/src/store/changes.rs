@@ -28,7 +28,7 @@ const CREATE: [&str; 3] = [
 
 /// The most rows one sequencing numbers: a burst of writes is numbered over a few
 /// rounds rather than in one long transaction.
-const BATCH: i64 = 1000;
+pub const BATCH: i64 = 1000;
 
 /// What a change did to its record.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
