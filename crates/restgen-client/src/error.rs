@@ -3,6 +3,7 @@
 //! still becomes one, with its status and the start of its text.
 
 use serde::Deserialize;
+use std::borrow::Cow;
 use std::fmt;
 use std::time::Duration;
 
@@ -30,6 +31,9 @@ pub struct Problem {
     pub retry_after: Option<Duration>,
     /// The answer's `ETag`: on a 412, the current tag of the record that changed.
     pub etag: Option<String>,
+    /// The request's id (`X-Request-Id`): what to quote when reporting the error, and what
+    /// the service's log lines of the request carry.
+    pub request_id: Option<String>,
 }
 
 impl From<ProblemBody<'_>> for Problem {
@@ -43,6 +47,7 @@ impl From<ProblemBody<'_>> for Problem {
             extensions: body.extensions.into_owned(),
             retry_after: None,
             etag: None,
+            request_id: body.request_id.map(Cow::into_owned),
         }
     }
 }
@@ -74,6 +79,7 @@ impl Problem {
                 extensions: serde_json::Map::new(),
                 retry_after: None,
                 etag: None,
+                request_id: None,
             }
         });
         // The status line is the truth; a body could say anything.
@@ -93,6 +99,9 @@ impl fmt::Display for Problem {
         write!(f, "{} {}", self.status, self.title)?;
         if !self.detail.is_empty() {
             write!(f, ": {}", self.detail)?;
+        }
+        if let Some(id) = &self.request_id {
+            write!(f, " (request {id})")?;
         }
         Ok(())
     }
@@ -182,6 +191,16 @@ mod tests {
         assert_eq!(p.field("name"), Some("is required"));
         assert_eq!(p.detail, "`name` is required");
         assert_eq!(p.status, 400);
+        assert_eq!(p.request_id, None);
+    }
+
+    #[test]
+    fn the_request_id_is_kept_and_quoted_in_the_message() {
+        let body = br#"{"title":"Conflict","status":409,"detail":"taken","request_id":"0c1f9a2e5d7b4c3a9e8f1d2c"}"#;
+        let p = Problem::from_answer(409, body, None);
+        assert_eq!(p.request_id.as_deref(), Some("0c1f9a2e5d7b4c3a9e8f1d2c"));
+        assert!(p.extensions.is_empty(), "not an extension: {:?}", p.extensions);
+        assert_eq!(p.to_string(), "409 Conflict: taken (request 0c1f9a2e5d7b4c3a9e8f1d2c)");
     }
 
     #[test]

@@ -554,10 +554,15 @@ impl Transport {
                         running || matches!(status, StatusCode::TOO_MANY_REQUESTS | StatusCode::SERVICE_UNAVAILABLE);
                     let wait = asked.unwrap_or_else(|| retry.backoff(attempt));
                     if !busy || attempt >= retry.max_retries || wait > retry.max_retry_after {
-                        let etag = response.headers().get(ETAG).and_then(|v| v.to_str().ok()).map(str::to_owned);
+                        let header =
+                            |name| response.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+                        let etag = header(ETAG.as_str());
+                        let id = header(http::REQUEST_ID.lowercase);
                         let bytes = response.bytes().await.unwrap_or_default();
                         let mut problem = Problem::from_answer(status.as_u16(), &bytes, asked);
                         problem.etag = etag;
+                        // A proxy's error page has no body to carry it; the header does.
+                        problem.request_id = problem.request_id.or(id);
                         return Err(Error::from_problem(problem));
                     }
                     wait

@@ -33,6 +33,10 @@ pub const MAX_DETAIL: usize = 1024;
 /// The longest `errors[].field` and `errors[].message`, in characters.
 pub const MAX_FIELD: usize = 256;
 pub const MAX_MESSAGE: usize = 512;
+/// The longest request id (`X-Request-Id`, a problem's `request_id`) a service takes from
+/// a trusted proxy, in bytes: enough for a UUID, a ULID or a load balancer's trace id with
+/// its prefixes, and no more text in every log line than that.
+pub const MAX_REQUEST_ID: usize = 200;
 /// API keys one account may hold (a 409 beyond), and the longest name of one.
 pub const MAX_API_KEYS: u32 = 100;
 pub const MAX_API_KEY_NAME: usize = 100;

@@ -2,7 +2,7 @@
 
 use crate::schema_ref;
 use crate::security::challenges;
-use restgen_model::bounds::{MAX_DETAIL, MAX_FIELD, MAX_FIELD_ERRORS, MAX_MESSAGE};
+use restgen_model::bounds::{MAX_DETAIL, MAX_FIELD, MAX_FIELD_ERRORS, MAX_MESSAGE, MAX_REQUEST_ID};
 use restgen_model::model::*;
 use restgen_wire::http;
 use serde_json::{Map, Value, json};
@@ -30,6 +30,14 @@ pub(crate) fn problem_schema() -> Value {
                         "message": { "type": "string", "maxLength": MAX_MESSAGE },
                     },
                 },
+            },
+            "request_id": {
+                "type": "string",
+                "maxLength": MAX_REQUEST_ID,
+                "description": format!(
+                    "The request's id, as its `{}` header says: quote it in a report; the service's log lines of the request carry it.",
+                    http::REQUEST_ID.name
+                ),
             },
         },
     })

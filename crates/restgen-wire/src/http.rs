@@ -49,6 +49,10 @@ pub const WEBHOOK_TIMESTAMP: Header = Header::new("webhook-timestamp", "webhook-
 /// A webhook delivery's signatures, `v1,<base64>` separated by spaces.
 pub const WEBHOOK_SIGNATURE: Header = Header::new("webhook-signature", "webhook-signature");
 
+/// The id of one request, to quote in a report and find in the service's log: on every
+/// answer, and taken from a request only when a trusted proxy sent it.
+pub const REQUEST_ID: Header = Header::new("X-Request-Id", "x-request-id");
+
 /// Where a change feed's client resumes: the id of the last event it received.
 pub const LAST_EVENT_ID: Header = Header::new("Last-Event-ID", "last-event-id");
 

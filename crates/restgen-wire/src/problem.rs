@@ -37,6 +37,10 @@ pub struct ProblemBody<'a> {
     /// current `state` of a record a transition cannot start from, say.
     #[serde(flatten)]
     pub extensions: Cow<'a, Map<String, Value>>,
+    /// The request's id, as its `X-Request-Id` header says: what to quote in a report, and
+    /// what the service's log lines of the request carry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<Cow<'a, str>>,
 }
 
 fn about_blank() -> Cow<'static, str> {
@@ -66,11 +70,12 @@ mod tests {
             detail: Cow::Borrowed("the order is paid"),
             errors: Cow::Borrowed(&[]),
             extensions: Cow::Owned(extensions),
+            request_id: Some(Cow::Borrowed("0c1f9a2e5d7b4c3a9e8f1d2c")),
         };
         let text = serde_json::to_string(&body).unwrap();
         assert_eq!(
             text,
-            r#"{"type":"about:blank","title":"Conflict","status":409,"detail":"the order is paid","state":"paid"}"#
+            r#"{"type":"about:blank","title":"Conflict","status":409,"detail":"the order is paid","state":"paid","request_id":"0c1f9a2e5d7b4c3a9e8f1d2c"}"#
         );
         assert_eq!(serde_json::from_str::<ProblemBody>(&text).unwrap(), body);
     }

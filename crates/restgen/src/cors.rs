@@ -29,7 +29,7 @@ const REQUEST_HEADERS: [HeaderName; 6] = [
 ];
 
 /// Answer headers a script may read beyond the CORS-safelisted ones.
-const EXPOSED: [HeaderName; 7] = [
+const EXPOSED: [HeaderName; 8] = [
     header::LOCATION,
     header::LINK,
     header::ETAG,
@@ -37,6 +37,7 @@ const EXPOSED: [HeaderName; 7] = [
     header::WWW_AUTHENTICATE,
     HeaderName::from_static(http::RATELIMIT.lowercase),
     HeaderName::from_static(http::RATELIMIT_POLICY.lowercase),
+    HeaderName::from_static(http::REQUEST_ID.lowercase),
 ];
 
 pub(crate) fn layer(spec: CorsSpec, auth: Option<&'static AuthSpec>) -> CorsLayer {

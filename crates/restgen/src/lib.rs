@@ -20,6 +20,7 @@ mod csv_format;
 #[cfg(not(feature = "csv"))]
 #[path = "csv_format/absent.rs"]
 mod csv_format;
+mod current;
 mod deadlines;
 #[cfg(feature = "derive")]
 mod derived;
@@ -35,6 +36,7 @@ mod linger;
 mod links;
 pub mod list;
 mod negotiate;
+mod observe;
 mod operations;
 pub mod password;
 pub mod problem;

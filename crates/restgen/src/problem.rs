@@ -52,6 +52,7 @@ impl Serialize for Problem {
             detail: Cow::Borrowed(&self.detail),
             errors: Cow::Borrowed(&self.errors),
             extensions: self.extensions.as_deref().map_or_else(Cow::default, Cow::Borrowed),
+            request_id: crate::current::request_id().map(Cow::Owned),
         }
         .serialize(s)
     }

@@ -6,6 +6,7 @@ use crate::clock::Clock;
 pub use crate::connections::{Application, HttpLimits};
 pub use crate::cors::CorsSpec;
 use crate::idempotency::IdempotencySettings;
+use crate::observe::Observed;
 use crate::problem::Problem;
 use crate::rate::{Limiter, Limits, RateSettings};
 use crate::spec::{AuthSpec, RateSpec, ResourceSpec, VersioningSpec, WebhooksSpec};
@@ -371,13 +372,12 @@ fn build(
     let (mut routes, mut background) = webhooks(&service, &store, settings)?;
     // This instance's feed poller, where a resource has a feed: it lives as long as the
     // application does.
+    let proxies = crate::rate::address::Proxies::parse(service.trusted_proxies, service.proxy_header)?;
     let feed = match service.resources.iter().any(|r| r.feed) {
-        true => {
-            let proxies = crate::rate::address::Proxies::parse(service.trusted_proxies, service.proxy_header)?;
-            Some(crate::feed::start(&store, settings.feed.clone(), proxies))
-        }
+        true => Some(crate::feed::start(&store, settings.feed.clone(), proxies.clone())),
         false => None,
     };
+    let ids = Arc::new(crate::observe::Ids::new(proxies));
     let serves_docs = service.serves_docs();
     routes = routes.merge(service.routes);
     let newest = [(None, service.openapi, false), (None, service.openapi_3_0, true)];
@@ -491,7 +491,7 @@ fn build(
     };
     let framed = crate::router_service::RouterService { inner: routes.with_state(store), shared: Arc::new(framing) };
     if outermost {
-        return Ok((tower::util::Either::Left(framed), background));
+        return Ok((Observed { inner: tower::util::Either::Left(framed), ids }, background));
     }
     let outer = tower::ServiceBuilder::new()
         .option_layer(trace)
@@ -506,7 +506,7 @@ fn build(
         .option_layer(version)
         .option_layer(shed)
         .service(framed);
-    Ok((tower::util::Either::Right(outer), background))
+    Ok((Observed { inner: tower::util::Either::Right(outer), ids }, background))
 }
 
 /// The span of one request, as tower-http's default names it (`request`, with its method,

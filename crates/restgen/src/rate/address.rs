@@ -32,7 +32,7 @@ impl Proxies {
         Ok(Proxies { trusted, header })
     }
 
-    fn trusts(&self, ip: IpAddr) -> bool {
+    pub fn trusts(&self, ip: IpAddr) -> bool {
         self.trusted.iter().any(|net| net.contains(&ip))
     }
 

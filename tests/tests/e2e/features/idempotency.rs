@@ -50,6 +50,10 @@ async fn a_retry_gets_the_first_answer_and_creates_nothing(s: Server) {
     let bad_again = create(&s, &ann, "/api/orders", "bad-1", json!({ "total_cents": -1 })).await;
     assert_eq!((bad_again.status, bad_again.header("idempotent-replayed")), (400, Some("true")));
     assert_eq!(bad_again.body, bad.body);
+    // The first answer as it was, naming the request it came from; the replay's own id
+    // is in its header.
+    assert_eq!(bad_again.text, bad.text);
+    assert_ne!(bad_again.header("x-request-id"), bad.header("x-request-id"));
 
     // Kept for 24 hours: after that the key is new again.
     s.settings.clock.advance(Duration::from_secs(24 * 60 * 60));

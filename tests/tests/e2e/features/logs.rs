@@ -85,3 +85,50 @@ fn a_query_string_api_key_never_reaches_the_log() {
     assert!(logged.iter().all(|l| !l.contains("NotForTheLog")), "{logged:?}");
     child.kill();
 }
+
+/// Every line the shop logs while it answers a request carries the id the answer gives
+/// the caller, as text (`request{request_id=…}`) and as JSON (the span's field), so that
+/// an id quoted in a report finds the request's lines.
+#[test]
+fn every_line_of_a_request_carries_its_id() {
+    // No service of this process installs it for the test's client.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    for format in ["text", "json"] {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("ids.db").display());
+        let mut command = shop_command(&url);
+        command.env("RUST_LOG", "info,tower_http=debug").env("NO_COLOR", "1").env("LOG_FORMAT", format);
+        let mut child = Process(command.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap());
+        let mut lines = std::io::BufReader::new(child.0.stdout.take().unwrap()).lines().map_while(Result::ok);
+        let address = lines
+            .by_ref()
+            .find_map(|l| l.split("listening on http://").nth(1).map(str::to_owned))
+            .expect("the shop starts");
+        let runtime = restgen::__private::tokio::runtime::Runtime::new().unwrap();
+        let id = runtime.block_on(async {
+            let r = reqwest::get(format!("http://{address}/api/orders")).await.unwrap();
+            assert_eq!(r.status(), 401);
+            r.headers()["x-request-id"].to_str().unwrap().to_owned()
+        });
+        let mut logged = Vec::new();
+        for line in lines.by_ref() {
+            let last = line.contains("finished processing request");
+            logged.push(line);
+            if last {
+                break;
+            }
+        }
+        let request_lines: Vec<&String> = logged.iter().filter(|l| l.contains("processing request")).collect();
+        assert!(request_lines.len() >= 2, "{format}: the request's lines: {logged:?}");
+        for line in request_lines {
+            match format {
+                "text" => assert!(line.contains(&format!("request{{request_id={id}}}")), "{line}"),
+                _ => {
+                    let object: serde_json::Value = serde_json::from_str(&line[line.find('{').unwrap()..]).unwrap();
+                    assert!(object["spans"].as_array().unwrap().iter().any(|s| s["request_id"] == id), "{object}");
+                }
+            }
+        }
+        child.kill();
+    }
+}

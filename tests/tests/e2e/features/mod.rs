@@ -25,6 +25,7 @@ mod outages;
 mod rate;
 mod redirects;
 mod refs;
+mod request_ids;
 mod retries;
 mod security;
 mod upstream;

@@ -478,5 +478,25 @@ async fn reply(r: reqwest::Response) -> Reply {
     let headers = r.headers().clone();
     let text = r.text().await.unwrap();
     let body = serde_json::from_str(&text).unwrap_or(Value::Null);
-    Reply { status, headers, body, text }
+    let mut reply = Reply { status, headers, body, text };
+    take_its_request_id(&mut reply);
+    reply
+}
+
+/// Every answer of every test carries its request id in `X-Request-Id`, and in its body
+/// when it is a problem, so a caller can quote it and find its request in the log. Checked
+/// here, then taken out of `body` (not `text`): two answers alike but for their requests
+/// compare equal.
+fn take_its_request_id(r: &mut Reply) {
+    let id = r.header("x-request-id").unwrap_or_else(|| panic!("{} without X-Request-Id: {}", r.status, r.text));
+    assert!(!id.is_empty() && id.len() <= restgen_model::bounds::MAX_REQUEST_ID, "{id:?}");
+    let problem = r.header("content-type") == Some(restgen::wire::http::media::PROBLEM) && !r.text.is_empty();
+    let quoted = r.body.as_object_mut().and_then(|body| body.remove("request_id"));
+    if problem {
+        let quoted = quoted.unwrap_or_else(|| panic!("a problem quotes its request's id: {}", r.text));
+        // A replay is the first answer as it was given, naming the first request.
+        if r.header(restgen::wire::http::IDEMPOTENT_REPLAYED.lowercase).is_none() {
+            assert_eq!(quoted, r.header("x-request-id").unwrap(), "a problem quotes its request's id: {}", r.text);
+        }
+    }
 }
