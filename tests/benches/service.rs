@@ -19,10 +19,12 @@
 //! `BENCH_PROFILES=<dir>` to keep each count's callgrind profile there,
 //! `<database>-<row>-<server>.out`, for `callgrind_annotate`; `BENCH_ALIKE=1` to serve the
 //! generated service in both turns, an A/A run whose ratios are the bench's own spread;
+//! `BENCH_METRICS=1` to serve it with its requests counted in metrics against without,
+//! whose ratios are what the metrics cost;
 //! `BENCH_VERBOSE=1` for the timed servers' warnings, filtered by `RUST_LOG`, and what each
 //! checkpoint found, on standard error).
-//! Writes `target/bench/service.md` and `target/bench/service.svg` (`service-rows`,
-//! `service-alike` or `service-alike-rows` for a run of some rows, of two alike, or both).
+//! Writes `target/bench/service.md` and `target/bench/service.svg` (`service-alike`,
+//! `service-metrics`, and `-rows` after either for a run of some rows).
 //!
 //! The hand-written service is what a careful engineer writes for these routes (the
 //! reference of docs/performance.md): `&'static str` SQL, rows decoded into structs and
@@ -80,23 +82,45 @@ const KINDS: [&str; 2] = ["generated", "hand-written"];
 /// Two servers alike (an A/A run) are what a ratio of exactly 1.00 reads as on this
 /// machine: their spread is the bench's own, the room a target of a few per cent must
 /// leave for it.
+///
+/// With `BENCH_METRICS=1` the two are the generated service with and without its requests
+/// counted in Prometheus metrics (`<SERVICE>_METRICS_BIND`): the ratios are what counting
+/// costs a request.
 #[derive(Clone, Copy)]
 struct Pair {
     names: [&'static str; 2],
     serve: [&'static str; 2],
+    /// The name of the files the run writes (`service.md`), before `-rows` for some rows.
+    stem: &'static str,
+    /// What the header says of the pair.
+    note: &'static str,
 }
 
 impl Pair {
     fn from_env() -> Pair {
         if setting("BENCH_ALIKE", 0) != 0 {
-            Pair { names: ["generated", "generated again"], serve: ["generated", "generated"] }
+            Pair {
+                names: ["generated", "generated again"],
+                serve: ["generated", "generated"],
+                stem: "service-alike",
+                note: " Both servers are the generated one (BENCH_ALIKE): the ratios are the bench's own spread.",
+            }
+        } else if setting("BENCH_METRICS", 0) != 0 {
+            Pair {
+                names: ["metrics on", "metrics off"],
+                serve: ["generated-metrics", "generated"],
+                stem: "service-metrics",
+                note: " Both servers are the generated one, the first counting its requests in its metrics \
+                       (BENCH_METRICS): the ratios are what the metrics cost.",
+            }
         } else {
-            Pair { names: KINDS, serve: KINDS }
+            Pair { names: KINDS, serve: KINDS, stem: "service", note: "" }
         }
     }
 
-    fn alike(&self) -> bool {
-        self.serve[0] == self.serve[1]
+    /// Whether the second server is the hand-written reference.
+    fn against_reference(&self) -> bool {
+        self.serve[1] == KINDS[1]
     }
 
     /// What the ratios divide: "generated / hand-written".
@@ -161,11 +185,7 @@ async fn compare() {
         chrono::Utc::now().format("%Y-%m-%d"),
         run.as_millis(),
         (run / BLOCKS).as_millis(),
-        if pair.alike() {
-            " Both servers are the generated one (BENCH_ALIKE): the ratios are the bench's own spread."
-        } else {
-            ""
-        },
+        pair.note,
     );
     println!("{header}");
     let mut rows = Vec::new();
@@ -215,19 +235,14 @@ async fn compare() {
     let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
     std::fs::create_dir_all(&out).unwrap();
     let mut table = markdown(pair, &rows, &header);
-    // Skipped when profiling rows, in a run of two servers alike, or with `BENCH_COMPILE=0`:
+    // Skipped when profiling rows, in a run without the reference, or with `BENCH_COMPILE=0`:
     // two cold builds take minutes.
-    if only.is_none() && !pair.alike() && setting("BENCH_COMPILE", 1) != 0 {
+    if only.is_none() && pair.against_reference() && setting("BENCH_COMPILE", 1) != 0 {
         table.push_str(&format!("\n{}", compile::measure()));
     }
-    // A run of some rows (to profile one), or of two servers alike, writes beside the
-    // whole run's table and chart, not over them.
-    let stem = match (only.is_some(), pair.alike()) {
-        (false, false) => "service",
-        (true, false) => "service-rows",
-        (false, true) => "service-alike",
-        (true, true) => "service-alike-rows",
-    };
+    // A run of some rows (to profile one), or of another pair, writes beside the whole
+    // run's table and chart, not over them.
+    let stem = format!("{}{}", pair.stem, if only.is_some() { "-rows" } else { "" });
     std::fs::write(out.join(format!("{stem}.md")), &table).unwrap();
     chart(pair, &rows, &out.join(format!("{stem}.svg"))).unwrap();
     println!("\n{table}\nwritten: target/bench/{stem}.md, target/bench/{stem}.svg");

@@ -33,6 +33,8 @@ pub const MAX_DETAIL: usize = 1024;
 /// The longest `errors[].field` and `errors[].message`, in characters.
 pub const MAX_FIELD: usize = 256;
 pub const MAX_MESSAGE: usize = 512;
+/// Where the metrics listener (`<SERVICE>_METRICS_BIND`) serves Prometheus its scrape.
+pub const METRICS_PATH: &str = "/metrics";
 /// The longest request id (`X-Request-Id`, a problem's `request_id`) a service takes from
 /// a trusted proxy, in bytes: enough for a UUID, a ULID or a load balancer's trace id with
 /// its prefixes, and no more text in every log line than that.

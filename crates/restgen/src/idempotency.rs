@@ -226,6 +226,7 @@ fn replay(record: &KeyRecord) -> Response {
         }
     }
     headers.insert(REPLAYED, HeaderValue::from_static("true"));
+    crate::current::replayed();
     response
 }
 

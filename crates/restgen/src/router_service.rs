@@ -182,6 +182,7 @@ where
         if let Some(probe) = probe {
             let (method, shared) = (request.method().clone(), self.shared.clone());
             return Either::Right(Box::pin(async move {
+                crate::current::operation("", probe.name());
                 Ok(probe.answer(&method, &shared.readiness, &shared.store).await)
             }));
         }
@@ -250,6 +251,14 @@ enum Probe {
 }
 
 impl Probe {
+    /// The probe's name in the metrics, as an operation's.
+    fn name(self) -> &'static str {
+        match self {
+            Probe::Live => "healthz",
+            Probe::Ready => "readyz",
+        }
+    }
+
     async fn answer(self, method: &Method, readiness: &Readiness, store: &Store) -> Response {
         if method != Method::GET && method != Method::HEAD {
             let mut refused = StatusCode::METHOD_NOT_ALLOWED.into_response();

@@ -4,6 +4,7 @@
 use crate::body::HeadersAndBody;
 use crate::caller::Caller;
 use crate::context::PartialContext;
+use crate::current;
 use crate::idempotency::{self, IdempotencySettings};
 use crate::operations;
 use crate::spec::{Operation, ResourceSpec};
@@ -124,6 +125,7 @@ fn routes(
     if spec.has(Operation::List) {
         collection =
             collection.get(move |cx: PartialContext, OriginalUri(uri): OriginalUri, request: Request| async move {
+                current::operation(spec.name, Operation::List.word());
                 let cx = cx.under(base);
                 operations::list(spec, &cx, &uri, request.headers(), None).await
             });
@@ -134,6 +136,7 @@ fn routes(
                   idempotency_settings: IdempotencySettings,
                   OriginalUri(uri): OriginalUri,
                   HeadersAndBody { headers, body }: HeadersAndBody| async move {
+                current::operation(spec.name, Operation::Create.word());
                 let cx = cx.under(base);
                 let bytes = body.as_ref().ok().cloned();
                 let create = create_writes.write(spec, &cx, Write::Create(&uri), &headers, body);
@@ -153,24 +156,28 @@ fn routes(
     let mut item: MethodRouter<Store> = MethodRouter::new();
     if spec.has(Operation::Get) {
         item = item.get(move |cx: PartialContext, Path(id): Path<String>, request: Request| async move {
+            current::operation(spec.name, Operation::Get.word());
             let cx = cx.under(base);
             operations::get(spec, &cx, &id, request.headers()).await
         });
     }
     if spec.has(Operation::Replace) {
         item = item.put(move |cx: PartialContext, Path(id): Path<String>, HeadersAndBody { headers, body }: HeadersAndBody| async move {
+            current::operation(spec.name, Operation::Replace.word());
             let cx = cx.under(base);
             replace_writes.write(spec, &cx, Write::Replace(&id), &headers, body).await
         });
     }
     if spec.has(Operation::Patch) {
         item = item.patch(move |cx: PartialContext, Path(id): Path<String>, HeadersAndBody { headers, body }: HeadersAndBody| async move {
+            current::operation(spec.name, Operation::Patch.word());
             let cx = cx.under(base);
             patch_writes.write(spec, &cx, Write::Patch(&id), &headers, body).await
         });
     }
     if spec.has(Operation::Delete) {
         item = item.delete(move |cx: PartialContext, Path(id): Path<String>, request: Request| async move {
+            current::operation(spec.name, Operation::Delete.word());
             let cx = cx.under(base);
             operations::delete(spec, &cx, &id, request.headers(), before_delete.as_deref()).await
         });
@@ -185,6 +192,7 @@ fn routes(
     }
     for former in spec.former_paths {
         let redirect = move |caller: Caller, OriginalUri(uri): OriginalUri, method: Method| async move {
+            current::operation(spec.name, "redirect");
             moved(spec, &caller, base_of(&uri, former), former, &uri, &method)
         };
         // The methods the current paths take, so anything else is the same 405 there and here.
@@ -216,6 +224,7 @@ fn routes(
         router = router.route(
             &format!("{}{}", spec.collection_path(base), restgen_wire::feed::PATH),
             axum::routing::get(move |cx: PartialContext, OriginalUri(uri): OriginalUri, request: Request| async move {
+                current::operation(spec.name, "changes");
                 let peer = request
                     .extensions()
                     .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
@@ -233,6 +242,7 @@ fn routes(
                           Path(parent_id): Path<String>,
                           OriginalUri(uri): OriginalUri,
                           request: Request| async move {
+                        current::operation(spec.name, Operation::List.word());
                         let cx = cx.under(base);
                         operations::list(spec, &cx, &uri, request.headers(), Some((parent, &parent_id))).await
                     },
@@ -262,6 +272,7 @@ fn lifecycle_routes(
                       Path(id): Path<String>,
                       OriginalUri(uri): OriginalUri,
                       HeadersAndBody { headers, body }: HeadersAndBody| async move {
+                    current::operation(spec.name, t.name);
                     let cx = cx.under(base);
                     let bytes = body.as_ref().ok().cloned();
                     let moved = Box::pin(operations::transition(spec, &cx, &id, t, &headers, body, hook.as_deref()));
@@ -283,6 +294,7 @@ fn lifecycle_routes(
         router = router.route(
             &format!("{}/status", spec.item_path(base)),
             axum::routing::get(move |cx: PartialContext, Path(id): Path<String>, request: Request| async move {
+                current::operation(spec.name, "status");
                 let cx = cx.under(base);
                 operations::status(spec, &cx, &id, request.headers()).await
             }),

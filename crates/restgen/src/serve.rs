@@ -6,6 +6,7 @@ use crate::clock::Clock;
 pub use crate::connections::{Application, HttpLimits};
 pub use crate::cors::CorsSpec;
 use crate::idempotency::IdempotencySettings;
+pub use crate::metrics::Metrics;
 use crate::observe::Observed;
 use crate::problem::Problem;
 use crate::rate::{Limiter, Limits, RateSettings};
@@ -83,6 +84,9 @@ pub struct Settings {
     pub clock: Clock,
     pub webhooks: WebhookSettings,
     pub feed: crate::feed::FeedSettings,
+    /// Where the requests are counted, when they are ([`Metrics`]; `<SERVICE>_METRICS_BIND`
+    /// sets it for a service run by [`main`]).
+    pub metrics: Option<Arc<Metrics>>,
 }
 
 /// Settings read from the environment.
@@ -229,14 +233,31 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     let (name, sample) = (service.name, service.sample_path);
     let docs = service.serves_docs();
-    let settings = Settings { secrets, rate, clock: Clock::System, webhooks, feed };
+    let metrics = metrics_listener(name).await?;
+    let publishes = service.webhooks.is_some();
+    let counted = metrics.as_ref().map(|(_, metrics)| metrics.clone());
+    let settings = Settings { secrets, rate, clock: Clock::System, webhooks, feed, metrics: counted };
     let (app, background) = build(service, store.clone(), &settings, Worker::Returned)?;
     println!("{name} listening on http://{addr}");
+    // Dropped once the service has stopped, which stops the metrics listener too.
+    let mut stop_metrics = None;
+    if let Some((listener, metrics)) = metrics {
+        let at = listener.local_addr().map_err(|e| e.to_string())?;
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        stop_metrics = Some(stop);
+        let signal = async move {
+            let _ = stopped.await;
+        };
+        let on = (store.clone(), Clock::System);
+        tokio::spawn(crate::observe::serve_metrics(listener, metrics, on, publishes, signal));
+        println!("metrics: http://{at}{}", restgen_model::bounds::METRICS_PATH);
+    }
     println!("try: curl -i http://{addr}{sample}");
     if docs {
         println!("read and try the API: http://{addr}{}", restgen_model::bounds::DOCS_PATH);
     }
     serve_with(listener, app, config.http, shutdown()).await.map_err(|e| e.to_string())?;
+    drop(stop_metrics);
     // Deliveries in flight finish (each within its timeout); claimed ones not yet
     // attempted are released to the other instances.
     if let Some(background) = background {
@@ -244,6 +265,16 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
     }
     store.close().await;
     Ok(())
+}
+
+/// `<SERVICE>_METRICS_BIND`'s listener, bound, and the metrics it serves; `None` when the
+/// variable is unset (no metrics are counted then).
+async fn metrics_listener(service: &str) -> Result<Option<(tokio::net::TcpListener, Arc<Metrics>)>, String> {
+    let var = format!("{}_METRICS_BIND", crate::settings::env_prefix(service));
+    let Ok(bind) = std::env::var(&var) else { return Ok(None) };
+    let listener =
+        tokio::net::TcpListener::bind(&bind).await.map_err(|e| format!("{var}: cannot listen on {bind}: {e}"))?;
+    Ok(Some((listener, Arc::new(Metrics::new()))))
 }
 
 /// Serves `app` until `signal` completes, then stops accepting connections and finishes
@@ -294,14 +325,16 @@ fn webhooks(
         [] => crate::webhooks::keys_from_lookup(&spec, |_| None)?,
         keys => keys.to_vec(),
     };
-    let webhooks = Arc::new(crate::webhooks::Webhooks::new(
+    let mut webhooks = crate::webhooks::Webhooks::new(
         spec,
         service.resources,
         service.auth,
         keys,
         settings.webhooks.clone(),
         settings.clock.clone(),
-    ));
+    );
+    webhooks.metrics = settings.metrics.clone();
+    let webhooks = Arc::new(webhooks);
     let routes = crate::webhooks::routes(webhooks.clone(), service.base_path);
     let background = match settings.webhooks.worker {
         true => Some(crate::webhooks::start(webhooks, store.clone())?),
@@ -491,7 +524,10 @@ fn build(
     };
     let framed = crate::router_service::RouterService { inner: routes.with_state(store), shared: Arc::new(framing) };
     if outermost {
-        return Ok((Observed { inner: tower::util::Either::Left(framed), ids }, background));
+        return Ok((
+            Observed { inner: tower::util::Either::Left(framed), ids, metrics: settings.metrics.clone() },
+            background,
+        ));
     }
     let outer = tower::ServiceBuilder::new()
         .option_layer(trace)
@@ -506,7 +542,7 @@ fn build(
         .option_layer(version)
         .option_layer(shed)
         .service(framed);
-    Ok((Observed { inner: tower::util::Either::Right(outer), ids }, background))
+    Ok((Observed { inner: tower::util::Either::Right(outer), ids, metrics: settings.metrics.clone() }, background))
 }
 
 /// The span of one request, as tower-http's default names it (`request`, with its method,

@@ -94,12 +94,15 @@ pub(super) async fn serve(kind: &str, url: &str, pool_timeout: Duration) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let ready = || println!("http://{}", listener.local_addr().unwrap());
     // Both served alike: no connection info on the request, which neither reads here.
-    if kind == "generated" {
+    if kind.starts_with("generated") {
         let service = fleet::service();
         let options = StoreOptions { pool_timeout, ..StoreOptions::default() };
         let store = restgen::store::Store::connect_with(url, options).await.unwrap();
         restgen::serve::migrate(&store, &service).await.unwrap();
-        let app = restgen::serve::app(service, store, &restgen::serve::Settings::default()).unwrap();
+        // `generated-metrics`: its requests counted, as `<SERVICE>_METRICS_BIND` has them.
+        let metrics = (kind == "generated-metrics").then(|| Arc::new(restgen::serve::Metrics::new()));
+        let settings = restgen::serve::Settings { metrics, ..Default::default() };
+        let app = restgen::serve::app(service, store, &settings).unwrap();
         ready();
         axum::serve(listener, axum::ServiceExt::into_make_service(app)).await.unwrap();
     } else {

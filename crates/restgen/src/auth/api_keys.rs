@@ -32,13 +32,18 @@ pub(super) fn routes<S: Clone + Send + Sync + 'static>(auth: Arc<Authenticator>,
         .route(
             &format!("{base}/auth/api-keys"),
             axum::routing::post(move |caller: Caller, HeadersAndBody { headers, body }: HeadersAndBody| async move {
+                crate::current::operation("", "create_api_key");
                 create(&a, &caller, &headers, body).await
             })
-            .get(move |caller: Caller| async move { list(&b, &caller).await }),
+            .get(move |caller: Caller| async move {
+                crate::current::operation("", "list_api_keys");
+                list(&b, &caller).await
+            }),
         )
         .route(
             &format!("{base}/auth/api-keys/{{id}}"),
             axum::routing::delete(move |caller: Caller, Path(id): Path<String>| async move {
+                crate::current::operation("", "revoke_api_key");
                 revoke(&c, &caller, &id).await
             }),
         )

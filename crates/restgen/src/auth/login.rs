@@ -15,6 +15,7 @@ pub(super) fn routes<S: Clone + Send + Sync + 'static>(auth: Arc<Authenticator>,
     Router::new().route(
         path,
         axum::routing::post(move |HeadersAndBody { headers, body }: HeadersAndBody| async move {
+            crate::current::operation("", "login");
             login(&auth, &headers, body).await
         }),
     )

@@ -314,6 +314,7 @@ pub(crate) async fn enforce(limiter: Arc<Limiter>, request: Request, next: Next)
     let who = limiter.caller_key(limit.key, request.extensions(), request.headers());
     let checked = limiter.check(limit, &who).await;
     if checked.refused() {
+        crate::current::refused_by(limit.name);
         return checked.too_many();
     }
     // A leaky bucket's request waits its turn (its place in the bucket is already taken,
@@ -334,6 +335,7 @@ pub(crate) async fn refuse(limiter: Option<&Limiter>, request: &Parts, refusal: 
     let who = address::key(limiter.address(&request.extensions, &request.headers));
     let checked = limiter.check(limit, &who).await;
     if checked.refused() {
+        crate::current::refused_by(limit.name);
         return checked.too_many();
     }
     let mut refusal = refusal;

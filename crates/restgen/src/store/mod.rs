@@ -163,6 +163,11 @@ impl Store {
         }
     }
 
+    /// The pool's connections as they are now.
+    pub(crate) fn pool_status(&self) -> pool::PoolStatus {
+        on_pool!(self, pool => pool.status())
+    }
+
     /// Whether the database answers. A connection that did not answer is closed, never
     /// given back to be handed to a request.
     pub async fn ping(&self) -> bool {

@@ -174,6 +174,12 @@ impl<DB: Driver> Connections<DB> {
         self.pool.status().available
     }
 
+    /// The pool as it is now, for the metrics.
+    pub(crate) fn status(&self) -> PoolStatus {
+        let status = self.pool.status();
+        PoolStatus { max: status.max_size, size: status.size, idle: status.available, waiting: status.waiting }
+    }
+
     pub(crate) fn within(&self) -> Duration {
         self.within
     }
@@ -186,6 +192,18 @@ impl<DB: Driver> Connections<DB> {
         let closing = idle.into_iter().map(|c| tokio::time::timeout(self.within, c.close()));
         futures_util::future::join_all(closing).await;
     }
+}
+
+/// A pool's connections at one moment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PoolStatus {
+    /// The most it opens.
+    pub max: usize,
+    /// Open, in use or idle.
+    pub size: usize,
+    pub idle: usize,
+    /// Takes waiting for a connection.
+    pub waiting: usize,
 }
 
 /// How long a take waits before it asks a database that refused a connection again.

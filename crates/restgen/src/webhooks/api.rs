@@ -12,6 +12,7 @@
 use super::Webhooks;
 use crate::body::HeadersAndBody;
 use crate::caller::Caller;
+use crate::current;
 use crate::problem::{FieldError, Problem};
 use crate::store::Store;
 use crate::store::outbox::{DeliveryRow, WebhookRow};
@@ -38,14 +39,19 @@ pub(crate) fn routes(webhooks: Arc<Webhooks>, base: &str) -> Router<Store> {
                       caller: Caller,
                       OriginalUri(uri): OriginalUri,
                       HeadersAndBody { headers, body }: HeadersAndBody| async move {
+                    current::operation("", "create_webhook");
                     create(&w1, &store, &caller, uri.path(), &headers, body).await
                 },
             )
-            .get(move |State(store): State<Store>, caller: Caller| async move { list(&w2, &store, &caller).await }),
+            .get(move |State(store): State<Store>, caller: Caller| async move {
+                current::operation("", "list_webhooks");
+                list(&w2, &store, &caller).await
+            }),
         )
         .route(
             &format!("{base}/webhooks/{{webhook_id}}"),
             get(move |State(store): State<Store>, caller: Caller, Path(id): Path<String>| async move {
+                current::operation("", "get_webhook");
                 let row = owned(&w3, &store, &caller, &id).await?;
                 Ok::<_, Problem>(axum::Json(shown(&row, Some(w3.secret(&row.id)))).into_response())
             })
@@ -54,10 +60,12 @@ pub(crate) fn routes(webhooks: Arc<Webhooks>, base: &str) -> Router<Store> {
                       caller: Caller,
                       Path(id): Path<String>,
                       HeadersAndBody { headers, body }: HeadersAndBody| async move {
+                    current::operation("", "update_webhook");
                     update(&w4, &store, &caller, &id, &headers, body).await
                 },
             )
             .delete(move |State(store): State<Store>, caller: Caller, Path(id): Path<String>| async move {
+                current::operation("", "delete_webhook");
                 owned(&w5, &store, &caller, &id).await?;
                 store.delete_webhook(&id).await?;
                 Ok::<_, Problem>(StatusCode::NO_CONTENT.into_response())
@@ -66,6 +74,7 @@ pub(crate) fn routes(webhooks: Arc<Webhooks>, base: &str) -> Router<Store> {
         .route(
             &format!("{base}/webhooks/{{webhook_id}}/deliveries"),
             get(move |State(store): State<Store>, caller: Caller, Path(id): Path<String>| async move {
+                current::operation("", "list_deliveries");
                 owned(&w6, &store, &caller, &id).await?;
                 let data: Vec<Value> = store.deliveries(&id, MAX_DELIVERIES).await?.iter().map(delivery).collect();
                 Ok::<_, Problem>(axum::Json(json!({ "data": data })).into_response())
@@ -74,6 +83,7 @@ pub(crate) fn routes(webhooks: Arc<Webhooks>, base: &str) -> Router<Store> {
         .route(
             &format!("{base}/webhooks/{{webhook_id}}/deliveries/{{delivery_id}}/resend"),
             post(move |State(store): State<Store>, caller: Caller, Path((id, delivery_id)): Path<(String, String)>| async move {
+                current::operation("", "resend_delivery");
                 owned(&w7, &store, &caller, &id).await?;
                 let gone = || Problem::not_found("no delivery with this id for this webhook");
                 store.delivery(&id, &delivery_id).await?.ok_or_else(gone)?;

@@ -142,6 +142,8 @@ pub(crate) struct Webhooks {
     pub policy: Policy,
     pub clock: Clock,
     pub settings: WebhookSettings,
+    /// Where deliveries are counted, when they are.
+    pub metrics: Option<std::sync::Arc<crate::metrics::Metrics>>,
 }
 
 /// The most subscriptions one account may have (409 beyond).
@@ -157,7 +159,7 @@ impl Webhooks {
         settings: WebhookSettings,
         clock: Clock,
     ) -> Webhooks {
-        Webhooks { spec, resources, auth, keys, policy: settings.policy(), clock, settings }
+        Webhooks { spec, resources, auth, keys, policy: settings.policy(), clock, settings, metrics: None }
     }
 
     /// How long a worker holds what it claims, and how long one of its rounds may run.

@@ -253,6 +253,13 @@ async fn attempt(
     let started = Instant::now();
     let at = w.clock.now();
     let outcome = send(w, http, &delivery, &payload, &url).await;
+    let metrics = w.metrics.as_deref();
+    if let Some(m) = metrics {
+        m.attempted(match outcome {
+            Outcome::Answered { status, .. } => Some(status),
+            Outcome::Failed(_) => None,
+        });
+    }
     // The endpoint's own schedule: paused after it did not answer, free once it does.
     match &outcome {
         Outcome::Failed(_) => {
@@ -282,7 +289,12 @@ async fn attempt(
         async move { store.record_attempt(&delivery.id, status, number, next, answer, error.as_deref(), &history, at).await }
     };
     match outcome {
-        Outcome::Answered { status, .. } if (200..300).contains(&status) => record("succeeded", None, None).await,
+        Outcome::Answered { status, .. } if (200..300).contains(&status) => {
+            if let Some(m) = metrics {
+                m.delivered(true);
+            }
+            record("succeeded", None, None).await
+        }
         // The subscription is disabled before the delivery says it failed, so whoever
         // sees the failure sees why deliveries stopped.
         Outcome::Answered { status: 410, .. } => {
@@ -293,6 +305,10 @@ async fn attempt(
                     &now_text,
                 )
                 .await?;
+            if let Some(m) = metrics {
+                m.disabled_one();
+                m.delivered(false);
+            }
             record("failed", None, Some("the endpoint answered 410 Gone".into())).await
         }
         outcome => {
@@ -308,6 +324,10 @@ async fn attempt(
                     "{number} attempts of a delivery failed (the last: {why}); enable it again once the endpoint answers"
                 );
                 store.disable_webhook(&delivery.webhook_id, &cut(&reason), &now_text).await?;
+                if let Some(m) = metrics {
+                    m.disabled_one();
+                    m.delivered(false);
+                }
                 return record("failed", None, Some(why)).await;
             }
             let wait = delay(number, outcome.retry_after());

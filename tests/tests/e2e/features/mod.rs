@@ -19,6 +19,7 @@ mod keys;
 mod lifecycle;
 mod limits;
 mod logs;
+mod metrics;
 mod nested;
 pub(crate) mod openapi;
 mod outages;

@@ -122,6 +122,7 @@ pub fn unthrottled(secrets: Secrets) -> Settings {
         clock: Clock::System,
         webhooks: loopback_webhooks(),
         feed: quick_feed(),
+        metrics: None,
     }
 }
 
@@ -145,6 +146,7 @@ pub fn manual_clock(scale: f64) -> Settings {
         clock: Clock::manual(),
         webhooks: loopback_webhooks(),
         feed: quick_feed(),
+        metrics: None,
     }
 }
 

@@ -230,6 +230,21 @@ impl Store {
         }))
     }
 
+    /// The outbox as the metrics show it: when (Unix microseconds) the oldest event still
+    /// waiting was made, one not yet given its deliveries or with one still pending, and
+    /// how many subscriptions are disabled.
+    pub(crate) async fn outbox_state(&self) -> Result<(Option<i64>, i64), StoreError> {
+        let oldest = "SELECT MIN(\"t\") FROM (\
+             SELECT MIN(\"created_at\") AS \"t\" FROM \"restgen_event\" WHERE \"dispatched\" = FALSE \
+             UNION ALL SELECT MIN(\"created_at\") FROM \"restgen_delivery\" WHERE \"status\" = 'pending') AS \"waiting\"";
+        let disabled = "SELECT COUNT(*) FROM \"restgen_webhook\" WHERE \"enabled\" = FALSE";
+        Ok(on_pool!(self, pool => {
+            let oldest: Option<i64> = leased!(pool, c => bind(oldest, Vec::new()).fetch_one(c))?.try_get(0)?;
+            let disabled: i64 = leased!(pool, c => bind(disabled, Vec::new()).fetch_one(c))?.try_get(0)?;
+            (oldest, disabled)
+        }))
+    }
+
     /// Stops deliveries to a subscription, saying why.
     pub(crate) async fn disable_webhook(&self, id: &str, reason: &str, now: &str) -> Result<(), StoreError> {
         let sql = "UPDATE \"restgen_webhook\" SET \"enabled\" = FALSE, \"disabled_reason\" = $2, \"updated_at\" = $3 WHERE \"id\" = $1";
