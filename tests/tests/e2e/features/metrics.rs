@@ -25,7 +25,10 @@ fn a_scrape_counts_exactly_the_requests_sent_by_operation_and_status() {
     command.env("SHOP_METRICS_BIND", "127.0.0.1:0").env("RUST_LOG", "warn");
     // Deliveries to the test's receiver on loopback, over plain http.
     let secret = restgen::wire::signature::secret_of(&secrets().webhook_keys[0]);
-    command.env("SHOP_WEBHOOK_ALLOW_HTTP", "1").env("SHOP_WEBHOOK_ALLOW_LOOPBACK", "1").env("SHOP_WEBHOOK_SECRET", secret);
+    command
+        .env("SHOP_WEBHOOK_ALLOW_HTTP", "1")
+        .env("SHOP_WEBHOOK_ALLOW_LOOPBACK", "1")
+        .env("SHOP_WEBHOOK_SECRET", secret);
     let mut child = Process(command.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap());
     let mut lines = std::io::BufReader::new(child.0.stdout.take().unwrap()).lines().map_while(Result::ok);
     let mut public = None;
