@@ -561,8 +561,9 @@ impl Transport {
                         let bytes = response.bytes().await.unwrap_or_default();
                         let mut problem = Problem::from_answer(status.as_u16(), &bytes, asked);
                         problem.etag = etag;
-                        // A proxy's error page has no body to carry it; the header does.
-                        problem.request_id = problem.request_id.or(id);
+                        // This answer's own (a replay's body names the first request's; a
+                        // proxy's error page has no body to carry one).
+                        problem.request_id = id.or(problem.request_id);
                         return Err(Error::from_problem(problem));
                     }
                     wait

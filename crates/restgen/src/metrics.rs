@@ -9,9 +9,9 @@
 use crate::current::Facts;
 use crate::store::Store;
 use axum::http::StatusCode;
-use prometheus::{
-    Gauge, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
-};
+#[cfg(feature = "webhooks")]
+use prometheus::{Gauge, IntCounter};
+use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder};
 use std::time::Duration;
 
 /// Where request durations are counted, in seconds: from a millisecond (a read served
@@ -31,6 +31,13 @@ pub struct Metrics {
     pool: IntGaugeVec,
     pool_waiting: IntGauge,
     pool_max: IntGauge,
+    #[cfg(feature = "webhooks")]
+    webhooks: Deliveries,
+}
+
+/// The webhook worker's counts, and the outbox as the database has it.
+#[cfg(feature = "webhooks")]
+struct Deliveries {
     attempts: IntCounterVec,
     deliveries: IntCounterVec,
     disabling: IntCounter,
@@ -85,30 +92,8 @@ impl Metrics {
         registry.register(Box::new(pool.clone())).expect("registered once");
         let pool_waiting = gauge("restgen_db_pool_waiting", "Requests waiting for a database connection now.");
         let pool_max = gauge("restgen_db_pool_max_connections", "The most database connections the pool opens.");
-        let attempts = counter(
-            "restgen_webhook_attempts_total",
-            "Webhook delivery attempts by this instance, by the endpoint's answer (`2xx`...`5xx`, or `error`: none).",
-            &["outcome"],
-        );
-        let deliveries = counter(
-            "restgen_webhook_deliveries_total",
-            "Webhook deliveries this instance finished, by outcome (`succeeded`, `failed`: given up).",
-            &["outcome"],
-        );
-        let disabling = IntCounter::new(
-            "restgen_webhook_subscriptions_disabled_total",
-            "Subscriptions this instance disabled (410 Gone, or every attempt of a delivery failed).",
-        )
-        .expect("a valid counter");
-        registry.register(Box::new(disabling.clone())).expect("registered once");
-        let outbox_lag = Gauge::new(
-            "restgen_webhook_outbox_lag_seconds",
-            "Age of the oldest event still waiting to be delivered (0: none waits), from the database at scrape.",
-        )
-        .expect("a valid gauge");
-        registry.register(Box::new(outbox_lag.clone())).expect("registered once");
-        let disabled =
-            gauge("restgen_webhook_subscriptions_disabled", "Subscriptions disabled now, from the database at scrape.");
+        #[cfg(feature = "webhooks")]
+        let webhooks = Deliveries::new(&registry);
         Metrics {
             registry,
             requests,
@@ -119,11 +104,8 @@ impl Metrics {
             pool,
             pool_waiting,
             pool_max,
-            attempts,
-            deliveries,
-            disabling,
-            outbox_lag,
-            disabled,
+            #[cfg(feature = "webhooks")]
+            webhooks,
         }
     }
 
@@ -149,22 +131,25 @@ impl Metrics {
     }
 
     /// A webhook delivery attempt, answered with `status` or not at all.
+    #[cfg(feature = "webhooks")]
     pub(crate) fn attempted(&self, status: Option<u16>) {
         let outcome = match status.and_then(|s| StatusCode::from_u16(s).ok()) {
             Some(status) => class(status),
             None => "error",
         };
-        self.attempts.with_label_values(&[outcome]).inc();
+        self.webhooks.attempts.with_label_values(&[outcome]).inc();
     }
 
     /// A webhook delivery finished: delivered, or given up.
+    #[cfg(feature = "webhooks")]
     pub(crate) fn delivered(&self, succeeded: bool) {
-        self.deliveries.with_label_values(&[if succeeded { "succeeded" } else { "failed" }]).inc();
+        self.webhooks.deliveries.with_label_values(&[if succeeded { "succeeded" } else { "failed" }]).inc();
     }
 
     /// A subscription this instance disabled.
+    #[cfg(feature = "webhooks")]
     pub(crate) fn disabled_one(&self) {
-        self.disabling.inc();
+        self.webhooks.disabling.inc();
     }
 
     /// Every metric as Prometheus reads it, the pool's as it is now, and with `outbox` the
@@ -177,8 +162,8 @@ impl Metrics {
             match tokio::time::timeout(within, store.outbox_state()).await {
                 Ok(Ok((oldest, disabled))) => {
                     let lag = oldest.map_or(0, |t| now.saturating_sub(t).max(0));
-                    self.outbox_lag.set(Duration::from_micros(u64::try_from(lag).unwrap_or(0)).as_secs_f64());
-                    self.disabled.set(disabled);
+                    self.webhooks.outbox_lag.set(Duration::from_micros(u64::try_from(lag).unwrap_or(0)).as_secs_f64());
+                    self.webhooks.disabled.set(disabled);
                 }
                 Ok(Err(e)) => tracing::warn!(error = %e, "metrics: cannot read the outbox"),
                 Err(_) => tracing::warn!("metrics: the database did not say how the outbox stands in time"),
@@ -192,6 +177,48 @@ impl Metrics {
         self.pool_waiting.set(gauge(pool.waiting));
         self.pool_max.set(gauge(pool.max));
         TextEncoder::new().encode_to_string(&self.registry.gather()).expect("metrics encode as text")
+    }
+}
+
+#[cfg(feature = "webhooks")]
+impl Deliveries {
+    fn new(registry: &Registry) -> Deliveries {
+        let register =
+            |metric: Box<dyn prometheus::core::Collector>| registry.register(metric).expect("registered once");
+        let counter = |name: &str, help: &str, labels: &[&str]| {
+            let counter = IntCounterVec::new(Opts::new(name, help), labels).expect("a valid counter");
+            register(Box::new(counter.clone()));
+            counter
+        };
+        let attempts = counter(
+            "restgen_webhook_attempts_total",
+            "Webhook delivery attempts by this instance, by the endpoint's answer (`2xx`...`5xx`, or `error`: none).",
+            &["outcome"],
+        );
+        let deliveries = counter(
+            "restgen_webhook_deliveries_total",
+            "Webhook deliveries this instance finished, by outcome (`succeeded`, `failed`: given up).",
+            &["outcome"],
+        );
+        let disabling = IntCounter::new(
+            "restgen_webhook_subscriptions_disabled_total",
+            "Subscriptions this instance disabled (410 Gone, or every attempt of a delivery failed).",
+        )
+        .expect("a valid counter");
+        register(Box::new(disabling.clone()));
+        let outbox_lag = Gauge::new(
+            "restgen_webhook_outbox_lag_seconds",
+            "Age of the oldest event still waiting to be delivered (0: none waits), from the database at scrape.",
+        )
+        .expect("a valid gauge");
+        register(Box::new(outbox_lag.clone()));
+        let disabled = IntGauge::new(
+            "restgen_webhook_subscriptions_disabled",
+            "Subscriptions disabled now, from the database at scrape.",
+        )
+        .expect("a valid gauge");
+        register(Box::new(disabled.clone()));
+        Deliveries { attempts, deliveries, disabling, outbox_lag, disabled }
     }
 }
 

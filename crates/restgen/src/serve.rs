@@ -249,7 +249,12 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
             let _ = stopped.await;
         };
         let on = (store.clone(), Clock::System);
-        tokio::spawn(crate::observe::serve_metrics(listener, metrics, on, publishes, signal));
+        let served = crate::observe::serve_metrics(listener, metrics, on, publishes, signal);
+        tokio::spawn(async move {
+            if let Err(e) = served.await {
+                tracing::error!(error = %e, "the metrics listener stopped");
+            }
+        });
         println!("metrics: http://{at}{}", restgen_model::bounds::METRICS_PATH);
     }
     println!("try: curl -i http://{addr}{sample}");

@@ -73,7 +73,8 @@ pub(crate) async fn changes(
     let last = Arc::new(Mutex::new(None));
     let reader =
         Reader { spec, cx, scope, filters, at, tx, last: last.clone(), settings: hub.settings.clone(), _seat: seat };
-    tokio::spawn(reader.run(live, super::stopping(), expires));
+    // In the request's span, so that its lines carry the request's id.
+    tokio::spawn(tracing::Instrument::in_current_span(reader.run(live, super::stopping(), expires)));
     // The buffered events, then the word that ended the stream, if one did.
     let body = futures_util::stream::unfold((rx, Some(last)), |(mut rx, last)| async move {
         match rx.recv().await {

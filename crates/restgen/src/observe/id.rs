@@ -33,8 +33,14 @@ impl Ids {
     /// The request's id: the one its trusted proxy sent, when it is one a log can carry,
     /// or a new one. Anybody else's is ignored, or a caller could make its requests look
     /// like another's in the log.
+    /// Sent twice, neither is taken: a proxy that adds its own beside the client's would
+    /// otherwise leave the client's first.
     pub fn of(&self, headers: &HeaderMap, peer: Option<&ConnectInfo<SocketAddr>>) -> HeaderValue {
-        let sent = headers.get(restgen_wire::http::REQUEST_ID.lowercase).filter(|id| usable(id.as_bytes()));
+        let mut sent = headers.get_all(restgen_wire::http::REQUEST_ID.lowercase).iter();
+        let sent = match (sent.next(), sent.next()) {
+            (Some(id), None) if usable(id.as_bytes()) => Some(id),
+            _ => None,
+        };
         match sent {
             Some(id) if peer.is_some_and(|ConnectInfo(peer)| self.proxies.trusts(peer.ip().to_canonical())) => {
                 id.clone()
@@ -113,5 +119,8 @@ mod tests {
             assert_eq!(id.len(), 24, "{bad:?} replaced by a made id");
         }
         assert_eq!(ids.of(&sent(&"a".repeat(MAX_LEN)), Some(&peer("10.0.0.1"))).len(), MAX_LEN);
+        let mut twice = sent("from-the-client");
+        twice.append("x-request-id", HeaderValue::from_static("from-the-proxy"));
+        assert_eq!(ids.of(&twice, Some(&peer("10.0.0.1"))).len(), 24, "neither of two is taken");
     }
 }

@@ -51,15 +51,21 @@ where
 
     fn call(&mut self, request: Request) -> Self::Future {
         let id = self.ids.of(request.headers(), request.extensions().get::<ConnectInfo<SocketAddr>>());
-        let span = tracing::info_span!("request", request_id = %id.to_str().unwrap_or_default());
+        // At the error level, so that it is there whenever a line can be: a filter of
+        // `warn` would leave an `info` span out, and the request's warnings without its id.
+        let span = tracing::error_span!("request", request_id = %id.to_str().unwrap_or_default());
         let counted = self.metrics.clone().map(|metrics| {
             metrics.started();
             Counted { metrics, started: Instant::now() }
         });
         // Within the id and the span already: a layer may answer in `call` (a body too
         // large, a panic caught).
-        let inner = REQUEST.sync_scope(Current::new(id.clone()), || span.in_scope(|| self.inner.call(request)));
-        Answer { inner: REQUEST.scope(Current::new(id), inner).instrument(span), counted }
+        let (inner, facts) = REQUEST.sync_scope(Current::new(id.clone()), || {
+            let inner = span.in_scope(|| self.inner.call(request));
+            (inner, REQUEST.with(|current| current.facts.get()))
+        });
+        let current = Current { id, facts: std::cell::Cell::new(facts) };
+        Answer { inner: REQUEST.scope(current, inner).instrument(span), counted }
     }
 }
 

@@ -288,28 +288,35 @@ async fn attempt(
         let history = history.clone();
         async move { store.record_attempt(&delivery.id, status, number, next, answer, error.as_deref(), &history, at).await }
     };
+    // Counted once recorded, so that a scrape that sees the count sees the outbox as it
+    // is after the attempt.
+    let count = |succeeded: bool, disabled: bool| {
+        if let Some(m) = metrics {
+            m.delivered(succeeded);
+            if disabled {
+                m.disabled_one();
+            }
+        }
+    };
     match outcome {
         Outcome::Answered { status, .. } if (200..300).contains(&status) => {
-            if let Some(m) = metrics {
-                m.delivered(true);
-            }
-            record("succeeded", None, None).await
+            record("succeeded", None, None).await?;
+            count(true, false);
+            Ok(())
         }
         // The subscription is disabled before the delivery says it failed, so whoever
         // sees the failure sees why deliveries stopped.
         Outcome::Answered { status: 410, .. } => {
-            store
+            let disabled = store
                 .disable_webhook(
                     &delivery.webhook_id,
                     "the endpoint answered 410 Gone: it asked for no more deliveries",
                     &now_text,
                 )
                 .await?;
-            if let Some(m) = metrics {
-                m.disabled_one();
-                m.delivered(false);
-            }
-            record("failed", None, Some("the endpoint answered 410 Gone".into())).await
+            record("failed", None, Some("the endpoint answered 410 Gone".into())).await?;
+            count(false, disabled);
+            Ok(())
         }
         outcome => {
             let why = match &outcome {
@@ -323,12 +330,10 @@ async fn attempt(
                 let reason = format!(
                     "{number} attempts of a delivery failed (the last: {why}); enable it again once the endpoint answers"
                 );
-                store.disable_webhook(&delivery.webhook_id, &cut(&reason), &now_text).await?;
-                if let Some(m) = metrics {
-                    m.disabled_one();
-                    m.delivered(false);
-                }
-                return record("failed", None, Some(why)).await;
+                let disabled = store.disable_webhook(&delivery.webhook_id, &cut(&reason), &now_text).await?;
+                record("failed", None, Some(why)).await?;
+                count(false, disabled);
+                return Ok(());
             }
             let wait = delay(number, outcome.retry_after());
             record("pending", Some(at + i64::try_from(wait.as_micros()).unwrap_or(i64::MAX)), Some(why)).await

@@ -109,15 +109,21 @@ fn a_scrape_counts_exactly_the_requests_sent_by_operation_and_status() {
         }
         assert_eq!(too_many, 1, "the orders' budget is spent within 200 requests");
         // The one order created is delivered once, and refused: scraped until the worker
-        // has recorded it (it runs beside the requests).
-        let failed = "restgen_webhook_deliveries_total{outcome=\"failed\"}";
+        // has recorded it (it runs beside the requests) and a scrape has read the outbox
+        // since.
+        let settled = [
+            ("restgen_webhook_deliveries_total{outcome=\"failed\"}", 1),
+            ("restgen_webhook_subscriptions_disabled", 1),
+            ("restgen_webhook_outbox_lag_seconds", 0),
+        ];
         let give_up = std::time::Instant::now() + std::time::Duration::from_secs(20);
         loop {
             let scrape = client.get(&metrics).send().await.unwrap();
             assert_eq!(scrape.status(), 200);
             assert_eq!(scrape.headers()["content-type"], "text/plain; version=0.0.4");
             let text = scrape.text().await.unwrap();
-            if value(&text, failed).is_some() || std::time::Instant::now() > give_up {
+            let done = settled.iter().all(|(series, n)| value(&text, series) == Some(*n));
+            if done || std::time::Instant::now() > give_up {
                 assert_eq!(receiver.seen().len(), 1);
                 break (expected, too_many, text);
             }

@@ -493,8 +493,8 @@ fn take_its_request_id(r: &mut Reply) {
     let id = r.header("x-request-id").unwrap_or_else(|| panic!("{} without X-Request-Id: {}", r.status, r.text));
     assert!(!id.is_empty() && id.len() <= restgen_model::bounds::MAX_REQUEST_ID, "{id:?}");
     let problem = r.header("content-type") == Some(restgen::wire::http::media::PROBLEM) && !r.text.is_empty();
-    let quoted = r.body.as_object_mut().and_then(|body| body.remove("request_id"));
     if problem {
+        let quoted = r.body.as_object_mut().and_then(|body| body.remove("request_id"));
         let quoted = quoted.unwrap_or_else(|| panic!("a problem quotes its request's id: {}", r.text));
         // A replay is the first answer as it was given, naming the first request.
         if r.header(restgen::wire::http::IDEMPOTENT_REPLAYED.lowercase).is_none() {

@@ -245,11 +245,13 @@ impl Store {
         }))
     }
 
-    /// Stops deliveries to a subscription, saying why.
-    pub(crate) async fn disable_webhook(&self, id: &str, reason: &str, now: &str) -> Result<(), StoreError> {
-        let sql = "UPDATE \"restgen_webhook\" SET \"enabled\" = FALSE, \"disabled_reason\" = $2, \"updated_at\" = $3 WHERE \"id\" = $1";
-        writing!(self, pool => leased!(pool, c => bind(sql, vec![text(id), text(reason), text(now)]).execute(c))?.rows_affected());
-        Ok(())
+    /// Stops deliveries to a subscription, saying why; whether it was enabled until now
+    /// (the first of its failing deliveries disables it, the others find it done).
+    pub(crate) async fn disable_webhook(&self, id: &str, reason: &str, now: &str) -> Result<bool, StoreError> {
+        let sql = "UPDATE \"restgen_webhook\" SET \"enabled\" = FALSE, \"disabled_reason\" = $2, \"updated_at\" = $3 \
+                   WHERE \"id\" = $1 AND \"enabled\" = TRUE";
+        let changed = writing!(self, pool => leased!(pool, c => bind(sql, vec![text(id), text(reason), text(now)]).execute(c))?.rows_affected());
+        Ok(changed > 0)
     }
 
     /// Claims up to `n` events not yet dispatched (nor claimed by another worker) until
