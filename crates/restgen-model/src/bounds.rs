@@ -39,6 +39,9 @@ pub const METRICS_PATH: &str = "/metrics";
 /// a trusted proxy, in bytes: enough for a UUID, a ULID or a load balancer's trace id with
 /// its prefixes, and no more text in every log line than that.
 pub const MAX_REQUEST_ID: usize = 200;
+/// What a request id may hold: printable ASCII but space, `"` and `\`, so that it is one
+/// token in a text log line (the runtime takes a proxy's id only when it matches).
+pub const REQUEST_ID_PATTERN: &str = r#"^[!#-Z\[\]^-~]+$"#;
 /// API keys one account may hold (a 409 beyond), and the longest name of one.
 pub const MAX_API_KEYS: u32 = 100;
 pub const MAX_API_KEY_NAME: usize = 100;

@@ -2,7 +2,7 @@
 
 use crate::schema_ref;
 use crate::security::challenges;
-use restgen_model::bounds::{MAX_DETAIL, MAX_FIELD, MAX_FIELD_ERRORS, MAX_MESSAGE, MAX_REQUEST_ID};
+use restgen_model::bounds::{MAX_DETAIL, MAX_FIELD, MAX_FIELD_ERRORS, MAX_MESSAGE, MAX_REQUEST_ID, REQUEST_ID_PATTERN};
 use restgen_model::model::*;
 use restgen_wire::http;
 use serde_json::{Map, Value, json};
@@ -34,6 +34,7 @@ pub(crate) fn problem_schema() -> Value {
             "request_id": {
                 "type": "string",
                 "maxLength": MAX_REQUEST_ID,
+                "pattern": REQUEST_ID_PATTERN,
                 "description": format!(
                     "The request's id, as its `{}` header says: quote it in a report; the service's log lines of the request carry it.",
                     http::REQUEST_ID.name

@@ -97,6 +97,17 @@ mod tests {
         assert_ne!(ids.make().to_str().unwrap()[..8], Ids::new(Proxies::default()).make().to_str().unwrap()[..8]);
     }
 
+    /// The rule the OpenAPI document states as a pattern is the one applied here.
+    #[test]
+    fn the_documented_pattern_admits_the_ids_taken_and_no_other() {
+        let pattern = regex::Regex::new(restgen_model::bounds::REQUEST_ID_PATTERN).unwrap();
+        for b in 0u8..=127 {
+            let one = [b];
+            let text = std::str::from_utf8(&one).unwrap();
+            assert_eq!(pattern.is_match(text), usable(&one), "byte {b:#04x}");
+        }
+    }
+
     #[test]
     fn a_trusted_proxys_id_is_taken_and_anybody_elses_is_not() {
         let ids = ids();
