@@ -62,6 +62,9 @@ fn an_unknown_log_format_stops_the_start_saying_why() {
 /// in the log, not even in the request's span, which is made before the key is checked.
 #[test]
 fn a_query_string_api_key_never_reaches_the_log() {
+    // The test's client is reqwest on rustls without a provider of its own: run alone, no
+    // other test has installed one.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let dir = tempfile::tempdir().unwrap();
     let url = format!("sqlite://{}", dir.path().join("keys.db").display());
     let mut command = library_command(&url);
