@@ -176,3 +176,42 @@ impl<C: 'static, R: 'static, P: 'static> Hooks<C, R, P> {
         out
     }
 }
+
+impl<C: 'static, R: 'static, P: 'static> Hooks<C, R, P> {
+    /// The same hooks of `resource`, each run within a span of its own, which a trace shows
+    /// ([`crate::traces::hook`]).
+    pub(crate) fn traced(self, resource: &'static str) -> Self {
+        use crate::traces;
+        let span = |hook: &'static str| {
+            let name = traces::hook_name(resource, hook);
+            move || traces::hook(&name, resource, hook)
+        };
+        Hooks {
+            before_create: self.before_create.map(|rule| {
+                let span = span("before_create");
+                Arc::new(move |input: &mut C| span().in_scope(|| rule(input))) as Arc<CreateRule<C>>
+            }),
+            before_replace: self.before_replace.map(|rule| {
+                let span = span("before_replace");
+                Arc::new(move |id: &str, input: &mut R| span().in_scope(|| rule(id, input))) as Arc<UpdateRule<R>>
+            }),
+            before_patch: self.before_patch.map(|rule| {
+                let span = span("before_patch");
+                Arc::new(move |id: &str, input: &mut P| span().in_scope(|| rule(id, input))) as Arc<UpdateRule<P>>
+            }),
+            before_delete: self.before_delete.map(|rule| {
+                let span = span("before_delete");
+                Arc::new(move |id: &str| span().in_scope(|| rule(id))) as Arc<DeleteRule>
+            }),
+            before_transition: self.before_transition.map(|rule| {
+                let span = span("before_transition");
+                Arc::new(move |id: &str, name: &str, record: &Record| span().in_scope(|| rule(id, name, record)))
+                    as Arc<TransitionRule>
+            }),
+            compute: self.compute.map(|rule| {
+                let span = span("compute");
+                Arc::new(move |record: &mut Record| span().in_scope(|| rule(record))) as Arc<ComputeRule>
+            }),
+        }
+    }
+}

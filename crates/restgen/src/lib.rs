@@ -49,6 +49,7 @@ mod settable;
 mod settings;
 pub mod spec;
 pub mod store;
+mod traces;
 mod validate;
 pub mod version;
 pub mod webhooks;

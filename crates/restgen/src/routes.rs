@@ -36,7 +36,8 @@ pub fn resource<C: Input, R: Input, P: Input>(
     base: &str,
     hooks: Hooks<C, R, P>,
 ) -> Router<Store> {
-    let Hooks { before_create, before_replace, before_patch, before_delete, before_transition, compute } = hooks;
+    let Hooks { before_create, before_replace, before_patch, before_delete, before_transition, compute } =
+        hooks.traced(spec.name);
     let writes = Typed { before_create, before_replace, before_patch, compute };
     routes(spec, base, Arc::new(writes), before_delete, before_transition)
 }

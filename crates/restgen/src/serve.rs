@@ -152,14 +152,20 @@ pub fn main(service: Service) -> ExitCode {
 
 /// Runs the service until SIGINT or SIGTERM, then finishes in-flight requests.
 pub async fn run(service: Service) -> ExitCode {
-    if let Err(e) = init_logging() {
-        eprintln!("error: {e}");
-        return ExitCode::FAILURE;
-    }
+    let exporting = match init_logging(service.name) {
+        Ok(exporting) => exporting,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     let served = match Config::from_env(service.name) {
         Ok(config) => serve(service, config).await,
         Err(e) => Err(e),
     };
+    if let Some(exporting) = exporting {
+        exporting.finish().await;
+    }
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -181,24 +187,36 @@ pub async fn migrate(store: &Store, service: &Service) -> Result<(), crate::stor
 
 /// Logs to standard output, filtered by `RUST_LOG`: as text, coloured only on a terminal
 /// (a log collected from a pipe or a file holds no escape codes), or with `LOG_FORMAT=json`
-/// one JSON object a line, for collectors that parse them.
-fn init_logging() -> Result<(), String> {
+/// one JSON object a line, for collectors that parse them. Where OpenTelemetry's variables
+/// ask for traces, they are exported beside ([`crate::traces`]); what is returned sends the
+/// last of them at shutdown.
+fn init_logging(service: &str) -> Result<Option<crate::traces::Exporting>, String> {
     use std::io::IsTerminal;
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
-    let subscriber = tracing_subscriber::fmt().with_env_filter(filter);
-    // A second service in one process (tests) keeps the first one's logging.
-    match std::env::var("LOG_FORMAT").as_deref() {
+    use tracing_subscriber::filter::{FilterExt, LevelFilter, Targets};
+    use tracing_subscriber::layer::SubscriberExt;
+    use tracing_subscriber::util::SubscriberInitExt;
+    use tracing_subscriber::{EnvFilter, Layer};
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
+    // The spans made for traces are never log lines' (whatever `RUST_LOG` says).
+    let filter = filter
+        .and(Targets::new().with_default(LevelFilter::TRACE).with_target(crate::traces::TARGET, LevelFilter::OFF));
+    let fmt = tracing_subscriber::fmt::layer();
+    let logs: crate::traces::Layers = match std::env::var("LOG_FORMAT").as_deref() {
         Err(_) | Ok("" | "text") => {
             let colour = std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-            let _ = subscriber.with_ansi(colour).try_init();
+            Box::new(fmt.with_ansi(colour).with_filter(filter))
         }
-        Ok("json") => {
-            let _ = subscriber.json().with_ansi(false).try_init();
-        }
+        Ok("json") => Box::new(fmt.json().with_ansi(false).with_filter(filter)),
         Ok(other) => return Err(format!("LOG_FORMAT must be `text` or `json`, not `{other}`")),
-    }
-    Ok(())
+    };
+    let (traces, exporting) = crate::traces::layer(service)?.unzip();
+    let layers: crate::traces::Layers = match traces {
+        Some(traces) => Box::new(logs.and_then(traces)),
+        None => logs,
+    };
+    // A second service in one process (tests) keeps the first one's logging.
+    let _ = tracing_subscriber::registry().with(layers).try_init();
+    Ok(exporting)
 }
 
 async fn serve(service: Service, config: Config) -> Result<(), String> {
@@ -206,6 +224,10 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
         .await
         .map_err(|e| format!("cannot open the database: {e}"))?;
     migrate(&store, &service).await.map_err(|e| format!("migrations failed: {e}"))?;
+    crate::traces::database(match store.dialect() {
+        crate::store::Dialect::Sqlite => "sqlite",
+        crate::store::Dialect::Postgres => "postgresql",
+    });
     if let Some(file) = config.database_url.strip_prefix("sqlite://") {
         let file = file.split('?').next().unwrap_or(file);
         let shown = std::fs::canonicalize(file).map_or_else(|_| file.to_owned(), |p| p.display().to_string());

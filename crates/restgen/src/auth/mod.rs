@@ -30,6 +30,7 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use serde_json::Value;
 use std::sync::Arc;
+use tracing::Instrument;
 
 /// Key material, read from the environment by [`Secrets::from_env`] or given directly.
 #[derive(Clone, Default)]
@@ -334,13 +335,34 @@ pub(crate) async fn authenticate(
     next: Next,
 ) -> Response {
     let (mut parts, body) = request.into_parts();
-    match auth.caller(&parts).await {
+    let span = crate::traces::authenticating();
+    let caller = auth.caller(&parts).instrument(span.clone()).await;
+    crate::traces::authenticated(&span, scheme_of(&parts, &caller), caller.is_err());
+    match caller {
         Ok(caller) => {
             auth.strip_query_key(&mut parts);
             parts.extensions.insert(caller);
             next.run(Request::from_parts(parts, body)).await
         }
         Err(problem) => crate::rate::refuse(limiter.as_deref(), &parts, problem.into_response()).await,
+    }
+}
+
+/// How a request's credentials came, as its trace says (never the credentials).
+fn scheme_of(parts: &Parts, caller: &Result<Caller, Problem>) -> &'static str {
+    match (parts.headers.get(header::AUTHORIZATION), caller) {
+        (Some(value), _) => {
+            let scheme = value.as_bytes().split(|b| *b == b' ').next().unwrap_or_default();
+            if scheme.eq_ignore_ascii_case(b"bearer") {
+                "bearer"
+            } else if scheme.eq_ignore_ascii_case(b"basic") {
+                "basic"
+            } else {
+                "other"
+            }
+        }
+        (None, Ok(Caller { principal: None, .. })) => "none",
+        (None, _) => "api_key",
     }
 }
 

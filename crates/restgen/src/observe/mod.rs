@@ -53,7 +53,11 @@ where
         let id = self.ids.of(request.headers(), request.extensions().get::<ConnectInfo<SocketAddr>>());
         // At the error level, so that it is there whenever a line can be: a filter of
         // `warn` would leave an `info` span out, and the request's warnings without its id.
-        let span = tracing::error_span!("request", request_id = %id.to_str().unwrap_or_default());
+        let request_id = id.to_str().unwrap_or_default();
+        // The span a trace shows (only the exporter takes it), continuing the caller's trace.
+        let traced = crate::traces::server(request.method(), request_id);
+        crate::traces::continue_from(&traced, request.headers());
+        let span = tracing::error_span!(parent: &traced, "request", request_id = %request_id);
         let counted = self.metrics.clone().map(|metrics| {
             metrics.started();
             Counted { metrics, started: Instant::now() }
@@ -61,11 +65,12 @@ where
         // Within the id and the span already: a layer may answer in `call` (a body too
         // large, a panic caught).
         let (inner, facts) = REQUEST.sync_scope(Current::new(id.clone()), || {
-            let inner = span.in_scope(|| self.inner.call(request));
+            let inner = traced.in_scope(|| span.in_scope(|| self.inner.call(request)));
             (inner, REQUEST.with(|current| current.facts.get()))
         });
         let current = Current { id, facts: std::cell::Cell::new(facts) };
-        Answer { inner: REQUEST.scope(current, inner).instrument(span), counted }
+        // Both entered: a span the trace shows within finds its parent among those entered.
+        Answer { inner: REQUEST.scope(current, inner).instrument(span).instrument(traced.clone()), counted, traced }
     }
 }
 
@@ -79,8 +84,9 @@ pin_project_lite::pin_project! {
     /// A request's answer, given its id, and counted.
     pub(crate) struct Answer<F> {
         #[pin]
-        inner: Instrumented<TaskLocalFuture<Current, F>>,
+        inner: Instrumented<Instrumented<TaskLocalFuture<Current, F>>>,
         counted: Option<Counted>,
+        traced: tracing::Span,
     }
 
     impl<F> PinnedDrop for Answer<F> {
@@ -100,10 +106,12 @@ impl<F: Future<Output = Result<Response, Infallible>>> Future for Answer<F> {
         let this = self.project();
         let mut inner = this.inner;
         let Ok(mut response) = std::task::ready!(inner.as_mut().poll(cx));
-        if let Some(current) = inner.inner_pin_mut().take_value() {
+        if let Some(current) = inner.inner_pin_mut().inner_pin_mut().take_value() {
+            let facts = current.facts.get();
+            crate::traces::answered(this.traced, facts.resource, facts.operation, response.status());
             if let Some(counted) = this.counted.take() {
                 let took = counted.started.elapsed();
-                counted.metrics.ended(current.facts.get(), Some((response.status(), took)));
+                counted.metrics.ended(facts, Some((response.status(), took)));
             }
             response.headers_mut().insert(restgen_wire::http::REQUEST_ID.lowercase, current.id);
         }

@@ -34,6 +34,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
 use tokio::task::JoinSet;
+use tracing::Instrument;
 
 /// Delays before the second, third, ... attempt (the last repeats).
 const SCHEDULE: [Duration; 9] = restgen_wire::retries::RETRY_SCHEDULE;
@@ -181,14 +182,17 @@ async fn round(
     for claimed in due {
         let (w, store, http) = (w.clone(), store.clone(), http.clone());
         let bound = w.claim_for();
-        flying.spawn(async move {
+        // A trace of its own (the request that made the event has long been answered).
+        let span = crate::traces::delivery(&claimed.delivery.kind, claimed.delivery.attempts + 1);
+        let delivery = async move {
             // Bounded as a round is: past its claim, the delivery is another worker's.
             match tokio::time::timeout(bound, attempt(&w, &store, &http, claimed)).await {
                 Ok(Ok(())) => {}
                 Ok(Err(e)) => tracing::warn!(error = %e, "webhook worker: recording an attempt"),
                 Err(_) => tracing::warn!("a webhook delivery ran past its claim ({bound:?}): left to be claimed again"),
             }
-        });
+        };
+        flying.spawn(delivery.instrument(span));
     }
     Ok(busy)
 }
@@ -253,6 +257,13 @@ async fn attempt(
     let started = Instant::now();
     let at = w.clock.now();
     let outcome = send(w, http, &delivery, &payload, &url).await;
+    crate::traces::delivered(
+        &tracing::Span::current(),
+        match outcome {
+            Outcome::Answered { status, .. } => Some(status),
+            Outcome::Failed(_) => None,
+        },
+    );
     let metrics = w.metrics.as_deref();
     if let Some(m) = metrics {
         m.attempted(match outcome {
@@ -377,6 +388,10 @@ async fn send(w: &Webhooks, http: &reqwest::Client, delivery: &DeliveryRow, payl
         .header(http::WEBHOOK_TIMESTAMP.lowercase, timestamp.to_string())
         .header(http::WEBHOOK_SIGNATURE.lowercase, signature)
         .body(payload.to_owned());
+    // The delivery's trace, for an endpoint that traces what it is sent.
+    let request = crate::traces::inject(&tracing::Span::current())
+        .into_iter()
+        .fold(request, |request, (name, value)| request.header(name, value));
     let mut response = match request.send().await {
         Ok(r) => r,
         Err(e) => return Outcome::Failed(describe(&e, w.spec.timeout)),

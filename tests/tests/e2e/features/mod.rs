@@ -29,6 +29,7 @@ mod refs;
 mod request_ids;
 mod retries;
 mod security;
+mod traces;
 mod upstream;
 mod versions;
 mod webhooks;
