@@ -20,11 +20,12 @@
 //! `<database>-<row>-<server>.out`, for `callgrind_annotate`; `BENCH_ALIKE=1` to serve the
 //! generated service in both turns, an A/A run whose ratios are the bench's own spread;
 //! `BENCH_METRICS=1` to serve it with its requests counted in metrics against without,
-//! whose ratios are what the metrics cost;
+//! whose ratios are what the metrics cost; `BENCH_TRACES=1` to serve it tracing every
+//! request over OTLP against logging alone, whose ratios are what traces cost;
 //! `BENCH_VERBOSE=1` for the timed servers' warnings, filtered by `RUST_LOG`, and what each
 //! checkpoint found, on standard error).
 //! Writes `target/bench/service.md` and `target/bench/service.svg` (`service-alike`,
-//! `service-metrics`, and `-rows` after either for a run of some rows).
+//! `service-metrics`, `service-traces`, and `-rows` after any for a run of some rows).
 //!
 //! The hand-written service is what a careful engineer writes for these routes (the
 //! reference of docs/performance.md): `&'static str` SQL, rows decoded into structs and
@@ -85,7 +86,8 @@ const KINDS: [&str; 2] = ["generated", "hand-written"];
 ///
 /// With `BENCH_METRICS=1` the two are the generated service with and without its requests
 /// counted in Prometheus metrics (`<SERVICE>_METRICS_BIND`): the ratios are what counting
-/// costs a request.
+/// costs a request. With `BENCH_TRACES=1`, with and without every request traced to an
+/// OTLP receiver (both logging as `main` sets it up, at `warn`): what traces cost.
 #[derive(Clone, Copy)]
 struct Pair {
     names: [&'static str; 2],
@@ -112,6 +114,15 @@ impl Pair {
                 stem: "service-metrics",
                 note: " Both servers are the generated one, the first counting its requests in its metrics \
                        (BENCH_METRICS): the ratios are what the metrics cost.",
+            }
+        } else if setting("BENCH_TRACES", 0) != 0 {
+            Pair {
+                names: ["traces on", "traces off"],
+                serve: ["generated-traces", "generated-logs"],
+                stem: "service-traces",
+                note: " Both servers are the generated one logging at `warn` as `main` sets it up, the first also \
+                       tracing every request to an OTLP receiver in the bench's process (BENCH_TRACES): the ratios \
+                       are what traces cost.",
             }
         } else {
             Pair { names: KINDS, serve: KINDS, stem: "service", note: "" }

@@ -53,6 +53,13 @@ pub const WEBHOOK_SIGNATURE: Header = Header::new("webhook-signature", "webhook-
 /// answer, and taken from a request only when a trusted proxy sent it.
 pub const REQUEST_ID: Header = Header::new("X-Request-Id", "x-request-id");
 
+/// W3C Trace Context: the trace a request belongs to and its caller's span, continued by a
+/// service built with traces, and sent with its webhook deliveries.
+pub const TRACEPARENT: Header = Header::new("traceparent", "traceparent");
+
+/// W3C Trace Context: vendors' own state of the trace, carried beside `traceparent`.
+pub const TRACESTATE: Header = Header::new("tracestate", "tracestate");
+
 /// Where a change feed's client resumes: the id of the last event it received.
 pub const LAST_EVENT_ID: Header = Header::new("Last-Event-ID", "last-event-id");
 

@@ -19,13 +19,16 @@ pub struct CorsSpec {
 }
 
 /// Request headers a browser may send: the ones the service reads.
-const REQUEST_HEADERS: [HeaderName; 6] = [
+const REQUEST_HEADERS: [HeaderName; 8] = [
     header::AUTHORIZATION,
     header::CONTENT_TYPE,
     header::ACCEPT,
     header::IF_NONE_MATCH,
     header::IF_MATCH,
     HeaderName::from_static(http::IDEMPOTENCY_KEY.lowercase),
+    // A page's OpenTelemetry sends them, for traces that begin in the browser.
+    HeaderName::from_static(http::TRACEPARENT.lowercase),
+    HeaderName::from_static(http::TRACESTATE.lowercase),
 ];
 
 /// Answer headers a script may read beyond the CORS-safelisted ones.

@@ -152,8 +152,8 @@ pub fn main(service: Service) -> ExitCode {
 
 /// Runs the service until SIGINT or SIGTERM, then finishes in-flight requests.
 pub async fn run(service: Service) -> ExitCode {
-    let exporting = match init_logging(service.name) {
-        Ok(exporting) => exporting,
+    let telemetry = match telemetry(service.name) {
+        Ok(telemetry) => telemetry,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
@@ -163,9 +163,7 @@ pub async fn run(service: Service) -> ExitCode {
         Ok(config) => serve(service, config).await,
         Err(e) => Err(e),
     };
-    if let Some(exporting) = exporting {
-        exporting.finish().await;
-    }
+    telemetry.finish().await;
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -185,12 +183,15 @@ pub async fn migrate(store: &Store, service: &Service) -> Result<(), crate::stor
     }
 }
 
-/// Logs to standard output, filtered by `RUST_LOG`: as text, coloured only on a terminal
-/// (a log collected from a pipe or a file holds no escape codes), or with `LOG_FORMAT=json`
-/// one JSON object a line, for collectors that parse them. Where OpenTelemetry's variables
-/// ask for traces, they are exported beside ([`crate::traces`]); what is returned sends the
-/// last of them at shutdown.
-fn init_logging(service: &str) -> Result<Option<crate::traces::Exporting>, String> {
+/// What [`run`] sets up before it serves, for a service that serves by its own means
+/// ([`app`]): logs to standard output, filtered by `RUST_LOG`, as text, coloured only on a
+/// terminal (a log collected from a pipe or a file holds no escape codes), or with
+/// `LOG_FORMAT=json` one JSON object a line, for collectors that parse them; and where the
+/// `traces` feature is on and OpenTelemetry's variables ask for them, traces exported over
+/// OTLP, the service named `service` unless `OTEL_SERVICE_NAME` says otherwise. A variable
+/// set to something this build cannot do is an error naming it. Only the first call in a
+/// process sets them up.
+pub fn telemetry(service: &str) -> Result<Telemetry, String> {
     use std::io::IsTerminal;
     use tracing_subscriber::filter::{FilterExt, LevelFilter, Targets};
     use tracing_subscriber::layer::SubscriberExt;
@@ -215,8 +216,26 @@ fn init_logging(service: &str) -> Result<Option<crate::traces::Exporting>, Strin
         None => logs,
     };
     // A second service in one process (tests) keeps the first one's logging.
-    let _ = tracing_subscriber::registry().with(layers).try_init();
-    Ok(exporting)
+    match tracing_subscriber::registry().with(layers).try_init() {
+        Ok(()) => Ok(Telemetry { exporting }),
+        Err(_) => Ok(Telemetry { exporting: None }),
+    }
+}
+
+/// Logs and traces as [`telemetry`] set them up: [`Telemetry::finish`] once the service has
+/// stopped sends the spans not sent yet.
+#[must_use = "finish it once the service has stopped, or the last spans are lost"]
+pub struct Telemetry {
+    exporting: Option<crate::traces::Exporting>,
+}
+
+impl Telemetry {
+    /// Sends the spans not sent yet (within the exporter's timeout), and stops exporting.
+    pub async fn finish(self) {
+        if let Some(exporting) = self.exporting {
+            exporting.finish().await;
+        }
+    }
 }
 
 async fn serve(service: Service, config: Config) -> Result<(), String> {

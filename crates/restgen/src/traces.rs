@@ -17,7 +17,6 @@ mod export;
 
 #[cfg(feature = "webhooks")]
 pub(crate) use export::inject;
-use export::rename;
 pub(crate) use export::{Exporting, continue_from, layer};
 
 /// The layers that export traces, over the registry every log line goes through.
@@ -52,34 +51,37 @@ pub(crate) fn server(method: &Method, request_id: &str) -> Span {
         "request",
         otel.name = method_name(method),
         otel.kind = "server",
-        otel.status_code = Empty,
         http.request.method = method_name(method),
-        http.response.status_code = Empty,
-        restgen.resource = Empty,
-        restgen.operation = Empty,
         restgen.request_id = request_id,
     )
 }
 
 /// Names `span` ([`server`]) by the operation that answered (`order.create`, `login`),
 /// and says how it ended: a 5xx is an error of the service's.
+#[cfg(feature = "traces")]
 pub(crate) fn answered(span: &Span, resource: &'static str, operation: &'static str, status: StatusCode) {
+    use opentelemetry::KeyValue;
     if span.is_disabled() {
         return;
     }
-    if !operation.is_empty() {
-        let name = if resource.is_empty() { operation.to_owned() } else { format!("{resource}.{operation}") };
-        rename(span, name);
-        span.record("restgen.operation", operation);
-    }
+    let name = match (resource, operation) {
+        (_, "") => None,
+        ("", operation) => Some(operation.to_owned()),
+        (resource, operation) => Some(format!("{resource}.{operation}")),
+    };
+    let mut attributes = vec![KeyValue::new("http.response.status_code", i64::from(status.as_u16()))];
     if !resource.is_empty() {
-        span.record("restgen.resource", resource);
+        attributes.push(KeyValue::new("restgen.resource", resource));
     }
-    span.record("http.response.status_code", status.as_u16());
-    if status.is_server_error() {
-        span.record("otel.status_code", "error");
+    if !operation.is_empty() {
+        attributes.push(KeyValue::new("restgen.operation", operation));
     }
+    export::answered(span, name, attributes, status.is_server_error());
 }
+
+/// Without the feature no span is exported.
+#[cfg(not(feature = "traces"))]
+pub(crate) fn answered(_span: &Span, _resource: &'static str, _operation: &'static str, _status: StatusCode) {}
 
 /// A method as OpenTelemetry's conventions name it: one of HTTP's own, else `_OTHER`
 /// (a caller's invented method is not an attribute's value).

@@ -11,7 +11,9 @@ pub(super) struct Server {
 
 impl Server {
     pub(super) fn start(kind: &str, url: &str) -> Server {
-        Server::spawn(Command::new(std::env::current_exe().unwrap()).args(["--serve", kind, url]))
+        let mut command = Command::new(std::env::current_exe().unwrap());
+        command.args(["--serve", kind, url]);
+        Server::spawn(configured(&mut command, kind))
     }
 
     /// The server under callgrind, counting from the start but told to zero its counts
@@ -30,7 +32,7 @@ impl Server {
             .arg(std::env::current_exe().unwrap())
             .args(["--serve", kind, url, &CALLGRIND_POOL_TIMEOUT.as_secs().to_string()])
             .stderr(Stdio::null());
-        Server::spawn(&mut command)
+        Server::spawn(configured(&mut command, kind))
     }
 
     pub(super) fn spawn(command: &mut Command) -> Server {
@@ -96,6 +98,9 @@ pub(super) async fn serve(kind: &str, url: &str, pool_timeout: Duration) {
     // Both served alike: no connection info on the request, which neither reads here.
     if kind.starts_with("generated") {
         let service = fleet::service();
+        // `generated-traces`, `generated-logs`: logs (and traces) set up as `main` sets them.
+        let telemetry = (kind == "generated-traces" || kind == "generated-logs")
+            .then(|| restgen::serve::telemetry(service.name).unwrap());
         let options = StoreOptions { pool_timeout, ..StoreOptions::default() };
         let store = restgen::store::Store::connect_with(url, options).await.unwrap();
         restgen::serve::migrate(&store, &service).await.unwrap();
@@ -105,9 +110,46 @@ pub(super) async fn serve(kind: &str, url: &str, pool_timeout: Duration) {
         let app = restgen::serve::app(service, store, &settings).unwrap();
         ready();
         axum::serve(listener, axum::ServiceExt::into_make_service(app)).await.unwrap();
+        if let Some(telemetry) = telemetry {
+            telemetry.finish().await;
+        }
     } else {
         let app = hand_written(url, pool_timeout).await;
         ready();
         axum::serve(listener, app).await.unwrap();
     }
+}
+
+/// `command` with what `kind` is served with beyond its arguments: the pair of
+/// BENCH_TRACES both log as a deployment does (warnings, the request's span), and one
+/// traces every request to the [`sink`].
+fn configured<'a>(command: &'a mut Command, kind: &str) -> &'a mut Command {
+    if kind == "generated-traces" || kind == "generated-logs" {
+        command.env("RUST_LOG", "warn").env("LOG_FORMAT", "text");
+    }
+    if kind == "generated-traces" {
+        command.env("OTEL_EXPORTER_OTLP_ENDPOINT", sink());
+    }
+    command
+}
+
+/// An OTLP receiver that takes every export and keeps nothing, on a thread and runtime of
+/// its own in the bench's process (so its work is not the server's): the address of the one
+/// the run shares.
+fn sink() -> &'static str {
+    static SINK: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    SINK.get_or_init(|| {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let at = format!("http://{}", listener.local_addr().unwrap());
+        listener.set_nonblocking(true).unwrap();
+        std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            runtime.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).unwrap();
+                let app = axum::Router::new().fallback(|_: axum::body::Bytes| async { axum::http::StatusCode::OK });
+                axum::serve(listener, app).await.unwrap();
+            });
+        });
+        at
+    })
 }

@@ -33,5 +33,3 @@ pub(crate) fn continue_from(_span: &Span, _headers: &HeaderMap) {}
 pub(crate) fn inject(_span: &Span) -> Vec<(String, String)> {
     Vec::new()
 }
-
-pub(crate) fn rename(_span: &Span, _name: String) {}

@@ -72,6 +72,9 @@ pub(crate) fn layer(service: &str) -> Result<Option<(Layers, Exporting)>, String
         .with_threads(false)
         .with_target(false)
         .with_tracked_inactivity(false)
+        // No OpenTelemetry code within reads the current context: a span finds its parent
+        // among the spans entered, without a context attached at every poll.
+        .with_context_activation(false)
         .with_filter(Targets::new().with_target(TARGET, tracing::Level::TRACE));
     let statements = Statements { tracer, dispatch: OnceLock::new() }
         .with_filter(Targets::new().with_target(STATEMENTS, tracing::Level::TRACE));
@@ -113,17 +116,26 @@ fn wanted(var: impl Fn(&str) -> Option<String>) -> Result<bool, String> {
 /// Makes `span` continue the trace a request's `traceparent` (and `tracestate`) names; a
 /// header that is not W3C Trace Context leaves it the root of a trace of its own.
 pub(crate) fn continue_from(span: &Span, headers: &HeaderMap) {
-    if span.is_disabled() || !headers.contains_key("traceparent") {
+    if span.is_disabled() || !headers.contains_key(restgen_wire::http::TRACEPARENT.lowercase) {
         return;
     }
     let parent = TraceContextPropagator::new().extract(&Headers(headers));
     let _ = span.set_parent(parent);
 }
 
-/// Names `span` anew: a span is named by the operation that answered, known once it has
-/// begun (and so past what a recorded `otel.name` changes).
-pub(crate) fn rename(span: &Span, name: String) {
-    span.context().span().update_name(name);
+/// Names a request's span by the operation that answered (known once the span has begun,
+/// past what a recorded `otel.name` changes) and gives it what the answer says, in one
+/// visit to the span.
+pub(crate) fn answered(span: &Span, name: Option<String>, attributes: Vec<KeyValue>, failed: bool) {
+    let cx = span.context();
+    let span = cx.span();
+    if let Some(name) = name {
+        span.update_name(name);
+    }
+    span.set_attributes(attributes);
+    if failed {
+        span.set_status(opentelemetry::trace::Status::error(""));
+    }
 }
 
 #[cfg(feature = "webhooks")]
@@ -186,6 +198,12 @@ impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Statements {
         let Some(within) = start.scope().find(|s| s.metadata().target() == TARGET).map(|s| s.id()) else { return };
         drop(start);
         let Some(parent) = tracing_opentelemetry::get_otel_context(&within, &dispatch) else { return };
+        // A trace the sampler left out leaves out its statements too, whichever standard
+        // sampler it is (a ratio decides by the trace's id, the same for every span of it),
+        // so they cost no more than that.
+        if !parent.span().span_context().is_sampled() {
+            return;
+        }
         let mut statement = Statement::default();
         event.record(&mut statement);
         let text = if statement.text.trim().is_empty() {
@@ -255,25 +273,23 @@ impl Visit for Statement {
 }
 
 /// A statement's operation (`SELECT`) and the table it names first (`order`), for the
-/// span's name: `SELECT order`.
+/// span's name: `SELECT order`. One pass over its words, as far as the table.
 fn summary(text: &str) -> (String, String) {
-    let mut words = text.split_whitespace();
+    let mut words = text.split_ascii_whitespace();
     let operation = words.next().unwrap_or_default().to_ascii_uppercase();
-    let after = match operation.as_str() {
+    let before = match operation.as_str() {
         "SELECT" | "DELETE" => "FROM",
         "INSERT" => "INTO",
         "UPDATE" => "UPDATE",
         _ => return (operation, String::new()),
     };
-    let mut words = text.split_whitespace().peekable();
-    let collection = if after == "UPDATE" {
-        words.nth(1)
+    let collection = if before == "UPDATE" {
+        words.next()
     } else {
-        words.by_ref().find(|w| w.eq_ignore_ascii_case(after)).and_then(|_| words.next())
+        words.by_ref().find(|w| w.eq_ignore_ascii_case(before)).and_then(|_| words.next())
     };
-    let collection = collection.unwrap_or_default();
-    let collection = collection.split(['(', ',', ';']).next().unwrap_or_default().trim_matches('"');
-    (operation, collection.to_owned())
+    let collection = collection.unwrap_or_default().split(['(', ',', ';']).next().unwrap_or_default();
+    (operation, collection.trim_matches('"').to_owned())
 }
 
 #[cfg(test)]

@@ -15,7 +15,10 @@ async fn preflight(s: &Server, path: &str, origin: &str) -> Reply {
         &[
             ("origin", origin),
             ("access-control-request-method", "POST"),
-            ("access-control-request-headers", "authorization,content-type,idempotency-key,x-api-key"),
+            (
+                "access-control-request-headers",
+                "authorization,content-type,idempotency-key,x-api-key,traceparent,tracestate",
+            ),
         ],
     )
     .await
@@ -34,7 +37,8 @@ async fn an_allowed_origin_passes_preflight_and_reads_every_answer(s: Server) {
     assert!(p.status == 200 || p.status == 204, "{} {}", p.status, p.text);
     assert_eq!(p.header("access-control-allow-origin"), Some(SHOP_ORIGIN));
     assert!(list(&p, "access-control-allow-methods").contains(&"post".to_owned()));
-    for h in ["authorization", "content-type", "idempotency-key", "x-api-key"] {
+    // A page's OpenTelemetry sends the trace's headers.
+    for h in ["authorization", "content-type", "idempotency-key", "x-api-key", "traceparent", "tracestate"] {
         assert!(list(&p, "access-control-allow-headers").contains(&h.to_owned()), "{h}");
     }
     assert_eq!(p.header("access-control-max-age"), Some("600"), "cors.max_age: 10m");
