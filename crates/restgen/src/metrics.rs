@@ -10,8 +10,10 @@ use crate::current::Facts;
 use crate::store::Store;
 use axum::http::StatusCode;
 #[cfg(feature = "webhooks")]
-use prometheus::{Gauge, IntCounter};
-use prometheus::{HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder};
+use prometheus::Gauge;
+use prometheus::{
+    Counter, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGauge, IntGaugeVec, Opts, Registry, TextEncoder,
+};
 use std::time::Duration;
 
 /// Where request durations are counted, in seconds: from a millisecond (a read served
@@ -31,8 +33,20 @@ pub struct Metrics {
     pool: IntGaugeVec,
     pool_waiting: IntGauge,
     pool_max: IntGauge,
+    store: Totals,
     #[cfg(feature = "webhooks")]
     webhooks: Deliveries,
+}
+
+/// What the store counts itself (its pool's takes and closings, the migrations it
+/// applied), brought to its totals at each scrape; one scrape at a time, so that two never
+/// add the same difference.
+struct Totals {
+    acquires: IntCounter,
+    waited: Counter,
+    closed: IntCounterVec,
+    migrations: IntCounter,
+    syncing: std::sync::Mutex<()>,
 }
 
 /// The webhook worker's counts, and the outbox as the database has it.
@@ -92,6 +106,37 @@ impl Metrics {
         registry.register(Box::new(pool.clone())).expect("registered once");
         let pool_waiting = gauge("restgen_db_pool_waiting", "Requests waiting for a database connection now.");
         let pool_max = gauge("restgen_db_pool_max_connections", "The most database connections the pool opens.");
+        let store = Totals {
+            acquires: IntCounter::new(
+                "restgen_db_pool_acquires_total",
+                "Takes of a database connection, given one or timed out.",
+            )
+            .expect("a valid counter"),
+            waited: Counter::new(
+                "restgen_db_pool_wait_seconds_total",
+                "Time takes of a database connection waited for one, in all.",
+            )
+            .expect("a valid counter"),
+            closed: counter(
+                "restgen_db_pool_connections_closed_total",
+                "Database connections closed, by reason: `broken` (their check failed or went unanswered), \
+                 `lifetime` (DATABASE_MAX_LIFETIME), `idle` (DATABASE_IDLE_TIMEOUT).",
+                &["reason"],
+            ),
+            migrations: IntCounter::new(
+                "restgen_migrations_applied_total",
+                "Migrations this instance applied to its database at start.",
+            )
+            .expect("a valid counter"),
+            syncing: std::sync::Mutex::new(()),
+        };
+        for counter in [store.acquires.clone(), store.migrations.clone()] {
+            registry.register(Box::new(counter)).expect("registered once");
+        }
+        registry.register(Box::new(store.waited.clone())).expect("registered once");
+        for reason in ["broken", "lifetime", "idle"] {
+            store.closed.with_label_values(&[reason]);
+        }
         #[cfg(feature = "webhooks")]
         let webhooks = Deliveries::new(&registry);
         Metrics {
@@ -104,6 +149,7 @@ impl Metrics {
             pool,
             pool_waiting,
             pool_max,
+            store,
             #[cfg(feature = "webhooks")]
             webhooks,
         }
@@ -176,7 +222,26 @@ impl Metrics {
         self.pool.with_label_values(&["idle"]).set(gauge(pool.idle));
         self.pool_waiting.set(gauge(pool.waiting));
         self.pool_max.set(gauge(pool.max));
+        self.store.sync(pool, store.migrations_applied());
         TextEncoder::new().encode_to_string(&self.registry.gather()).expect("metrics encode as text")
+    }
+}
+
+impl Totals {
+    /// Brings each counter to the store's total.
+    fn sync(&self, pool: crate::store::PoolStatus, migrations: u64) {
+        let _one = self.syncing.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let to = |counter: &IntCounter, total: u64| counter.inc_by(total.saturating_sub(counter.get()));
+        to(&self.acquires, pool.taken);
+        to(&self.migrations, migrations);
+        let waited = pool.waited.as_secs_f64() - self.waited.get();
+        if waited > 0.0 {
+            self.waited.inc_by(waited);
+        }
+        let closed = pool.closed;
+        for (reason, total) in [("broken", closed.broken), ("lifetime", closed.expired), ("idle", closed.idle)] {
+            to(&self.closed.with_label_values(&[reason]), total);
+        }
     }
 }
 

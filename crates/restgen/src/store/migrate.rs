@@ -21,6 +21,17 @@ const LOCK: &str = "SELECT pg_advisory_lock(hashtext('restgen migrate'), hashtex
 #[cfg(feature = "postgres")]
 const UNLOCK: &str = "SELECT pg_advisory_unlock(hashtext('restgen migrate'), hashtext(current_schema()))";
 
+/// How many migrations the database on `$conn` has applied (none before its first: sqlx
+/// makes its table with the first run).
+macro_rules! applied {
+    ($conn:ident) => {
+        sqlx::query_scalar::<_, i64>("SELECT COUNT(*) FROM \"_sqlx_migrations\"")
+            .fetch_one(&mut *$conn)
+            .await
+            .unwrap_or(0)
+    };
+}
+
 impl Store {
     /// Applies the migrations not yet applied, in order, each in a transaction, then
     /// creates the runtime's own tables that are missing. A migration that fails rolls
@@ -105,11 +116,13 @@ impl Store {
             #[cfg(feature = "sqlite")]
             Pool::Sqlite(pool) => {
                 let mut conn = pool.acquire().await.map_err(|e| MigrateError(e.to_string()))?;
+                let before = applied!(conn);
                 sqlx::query("PRAGMA foreign_keys = OFF")
                     .execute(&mut *conn)
                     .await
                     .map_err(|e| MigrateError(e.to_string()))?;
                 let ran = migrator.run(&mut *conn).await.map_err(named);
+                let after = applied!(conn);
                 // Whatever happened, the connection goes back to the pool enforcing them, or
                 // is closed.
                 let on = sqlx::query("PRAGMA foreign_keys = ON").execute(&mut *conn).await;
@@ -119,20 +132,34 @@ impl Store {
                 }
                 ran?;
                 on.map_err(|e| MigrateError(e.to_string()))?;
+                self.count_migrations(before, after);
             }
             #[cfg(feature = "postgres")]
             Pool::Postgres(pool) => {
                 let mut conn = pool.acquire().await.map_err(|e| MigrateError(e.to_string()))?;
+                let before = applied!(conn);
                 if let Err(e) = migrator.run(&mut *conn).await {
                     // A failed run keeps its advisory lock on the connection: closing the
                     // connection lets another instance migrate.
                     conn.discard();
                     return Err(named(e));
                 }
+                self.count_migrations(before, applied!(conn));
                 conn.settle();
             }
         }
         Ok(())
+    }
+
+    /// How many migrations this instance applied to its database, at start.
+    pub(crate) fn migrations_applied(&self) -> u64 {
+        self.signals.migrations_applied.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Counts, for the metrics, the migrations applied since `before` of them were.
+    fn count_migrations(&self, before: i64, after: i64) {
+        let applied = u64::try_from(after - before).unwrap_or(0);
+        self.signals.migrations_applied.fetch_add(applied, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// A derived service's migrations: the first (`first`, its tables as its derives

@@ -42,6 +42,7 @@ pub(crate) use budgets::Budget;
 pub use error::{MigrateError, StoreError};
 pub use migrate::MigrationSpec;
 pub use options::{StoreOptions, Synchronous};
+pub(crate) use pool::PoolStatus;
 pub use pool::{Connections, Lease};
 #[cfg(feature = "postgres")]
 pub use pool::{PgConnections, PgLease};
@@ -92,6 +93,8 @@ pub(crate) struct Signals {
     /// The feed's hub, where the service has one. Held as `Any`: the feed stands on the
     /// store, so the store cannot name its type.
     pub feed: std::sync::OnceLock<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
+    /// Migrations this instance applied (at start), for the metrics.
+    pub migrations_applied: std::sync::atomic::AtomicU64,
 }
 
 impl std::fmt::Debug for Signals {
@@ -177,7 +180,7 @@ impl Store {
                 if answered {
                     lease.settle();
                 } else {
-                    lease.discard();
+                    lease.close_broken();
                 }
                 answered
             }

@@ -20,6 +20,7 @@ use super::StoreOptions;
 use deadpool::managed::{self, Metrics, Object, PoolError, RecycleError, RecycleResult, Timeouts};
 use sqlx::{ConnectOptions, Connection};
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long a connection may go unused and still be taken without a check.
@@ -54,6 +55,31 @@ impl Driver for sqlx::Sqlite {
 pub struct Opener<DB: Driver> {
     options: <DB::Connection as Connection>::Options,
     max_lifetime: Duration,
+    /// How long a connection taken after it sat unused may take to answer its check.
+    within: Duration,
+    /// What the pool did, for the metrics.
+    counts: Counts,
+}
+
+/// What a pool did since it was made, counted for the metrics ([`PoolStatus`]).
+#[derive(Debug, Default)]
+struct Counts {
+    /// Takes of a connection, given one or not.
+    taken: AtomicU64,
+    /// The time those takes waited, in nanoseconds.
+    waited_nanos: AtomicU64,
+    /// Connections closed as broken: their check failed, or went unanswered.
+    broken: AtomicU64,
+    /// Connections closed for their age (`DATABASE_MAX_LIFETIME`).
+    expired: AtomicU64,
+    /// Connections closed for going unused (`DATABASE_IDLE_TIMEOUT`).
+    idle: AtomicU64,
+}
+
+impl Counts {
+    fn add(counter: &AtomicU64, n: u64) {
+        counter.fetch_add(n, Ordering::Relaxed);
+    }
 }
 
 impl<DB: Driver> managed::Manager for Opener<DB> {
@@ -66,13 +92,22 @@ impl<DB: Driver> managed::Manager for Opener<DB> {
 
     async fn recycle(&self, connection: &mut DB::Connection, metrics: &Metrics) -> RecycleResult<sqlx::Error> {
         if metrics.age() >= self.max_lifetime {
+            Counts::add(&self.counts.expired, 1);
             return Err(RecycleError::message("older than DATABASE_MAX_LIFETIME"));
         }
         // `last_used` is the time since the connection was last taken.
         if metrics.last_used() < FRESH {
             return Ok(());
         }
-        connection.ping().await.map_err(RecycleError::Backend)
+        // Bounded here rather than by the pool, so that one gone silent is counted broken.
+        let checked = match tokio::time::timeout(self.within, connection.ping()).await {
+            Ok(checked) => checked.map_err(RecycleError::Backend),
+            Err(_) => Err(RecycleError::message("did not answer its check")),
+        };
+        if checked.is_err() {
+            Counts::add(&self.counts.broken, 1);
+        }
+        checked
     }
 }
 
@@ -116,8 +151,9 @@ impl<DB: Driver> Connections<DB> {
         most: u32,
     ) -> Connections<DB> {
         let within = settings.pool_timeout;
-        let opener = Opener { options, max_lifetime: settings.max_lifetime };
-        let timeouts = Timeouts { wait: Some(within), create: Some(within), recycle: Some(within) };
+        let opener = Opener { options, max_lifetime: settings.max_lifetime, within, counts: Counts::default() };
+        // A check is bounded by `recycle` itself; the pool's bound only backs it up.
+        let timeouts = Timeouts { wait: Some(within), create: Some(within), recycle: Some(within.saturating_mul(2)) };
         let pool = managed::Pool::builder(opener)
             .max_size(most as usize)
             .timeouts(timeouts)
@@ -139,8 +175,16 @@ impl<DB: Driver> Connections<DB> {
     /// until the wait is over: the query is then refused as transient, as when every
     /// connection is busy.
     pub async fn acquire(&self) -> Result<Lease<DB>, sqlx::Error> {
-        // Read from the clock only when a take fails: most succeed at once.
-        let mut deadline = None;
+        let started = Instant::now();
+        let taken = self.take(started).await;
+        // Counted whatever came of it: a take that timed out waited the longest.
+        let counts = &self.pool.manager().counts;
+        Counts::add(&counts.taken, 1);
+        Counts::add(&counts.waited_nanos, u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
+        taken
+    }
+
+    async fn take(&self, started: Instant) -> Result<Lease<DB>, sqlx::Error> {
         loop {
             let error = match self.pool.get().await {
                 Ok(object) => {
@@ -156,8 +200,7 @@ impl<DB: Driver> Connections<DB> {
             if !refused {
                 return Err(error);
             }
-            let now = Instant::now();
-            if now + RETRY > *deadline.get_or_insert(now + self.within) {
+            if Instant::now() + RETRY > started + self.within {
                 return Err(sqlx::Error::PoolTimedOut);
             }
             tokio::time::sleep(RETRY).await;
@@ -174,10 +217,20 @@ impl<DB: Driver> Connections<DB> {
         self.pool.status().available
     }
 
-    /// The pool as it is now, for the metrics.
+    /// The pool as it is now, and what it did so far, for the metrics.
     pub(crate) fn status(&self) -> PoolStatus {
         let status = self.pool.status();
-        PoolStatus { max: status.max_size, size: status.size, idle: status.available, waiting: status.waiting }
+        let counts = &self.pool.manager().counts;
+        let read = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+        PoolStatus {
+            max: status.max_size,
+            size: status.size,
+            idle: status.available,
+            waiting: status.waiting,
+            taken: read(&counts.taken),
+            waited: Duration::from_nanos(read(&counts.waited_nanos)),
+            closed: Closed { broken: read(&counts.broken), expired: read(&counts.expired), idle: read(&counts.idle) },
+        }
     }
 
     pub(crate) fn within(&self) -> Duration {
@@ -194,7 +247,7 @@ impl<DB: Driver> Connections<DB> {
     }
 }
 
-/// A pool's connections at one moment.
+/// A pool's connections at one moment, and what it did until then.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct PoolStatus {
     /// The most it opens.
@@ -204,6 +257,21 @@ pub(crate) struct PoolStatus {
     pub idle: usize,
     /// Takes waiting for a connection.
     pub waiting: usize,
+    /// Takes of a connection so far, given one or not, and the time they waited in all.
+    pub taken: u64,
+    pub waited: Duration,
+    pub closed: Closed,
+}
+
+/// Connections the pool closed so far, by why.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Closed {
+    /// Their check failed or went unanswered: the database or the network to it failed.
+    pub broken: u64,
+    /// Older than `DATABASE_MAX_LIFETIME`.
+    pub expired: u64,
+    /// Unused for `DATABASE_IDLE_TIMEOUT`.
+    pub idle: u64,
 }
 
 /// How long a take waits before it asks a database that refused a connection again.
@@ -221,10 +289,15 @@ async fn sweep<DB: Driver>(pool: managed::WeakPool<Opener<DB>>, idle: Duration, 
             return;
         }
         let mut kept = pool.status().size.saturating_sub(pool.status().available);
+        let counts = &pool.manager().counts;
         let removed = pool
             .retain(|_, metrics| {
-                let keep = metrics.age() < lifetime && (metrics.last_used() < idle || kept < least as usize);
+                let young = metrics.age() < lifetime;
+                let keep = young && (metrics.last_used() < idle || kept < least as usize);
                 kept += usize::from(keep);
+                if !keep {
+                    Counts::add(if young { &counts.idle } else { &counts.expired }, 1);
+                }
                 keep
             })
             .removed;
@@ -274,6 +347,14 @@ impl<DB: Driver> Lease<DB> {
         }
     }
 
+    /// Closes the connection, found broken (it did not answer), and counts it so.
+    pub(crate) fn close_broken(mut self) {
+        if let Some(object) = self.object.take() {
+            count(&object, |c| &c.broken);
+            drop(Object::take(object));
+        }
+    }
+
     /// Says that work has begun that leaves the connection unsettled until it is settled
     /// again (a transaction).
     pub(crate) fn unsettle(&mut self) {
@@ -299,6 +380,7 @@ impl<DB: Driver> Drop for Lease<DB> {
     fn drop(&mut self) {
         let Some(mut object) = self.object.take() else { return };
         if Object::metrics(&object).age() >= self.max_lifetime {
+            count(&object, |c| &c.expired);
             drop(Object::take(object));
             return;
         }
@@ -309,16 +391,28 @@ impl<DB: Driver> Drop for Lease<DB> {
         tokio::spawn(async move {
             match tokio::time::timeout(within, object.ping()).await {
                 Ok(Ok(())) => {}
-                Ok(Err(_)) => drop(Object::take(object)),
+                Ok(Err(_)) => {
+                    count(&object, |c| &c.broken);
+                    drop(Object::take(object));
+                }
                 Err(_) => {
                     tracing::warn!(
                         "a database connection given back to the pool did not answer its check within {within:?} \
                          (the database, or the network to it, went silent): closed, its place free for a new one"
                     );
+                    count(&object, |c| &c.broken);
                     drop(Object::take(object));
                 }
             }
         });
+    }
+}
+
+/// Counts a connection of the pool closed, in the counter `which` picks (the pool may be
+/// gone: then nobody reads it).
+fn count<DB: Driver>(object: &Object<Opener<DB>>, which: impl Fn(&Counts) -> &AtomicU64) {
+    if let Some(pool) = Object::pool(object) {
+        Counts::add(which(&pool.manager().counts), 1);
     }
 }
 
@@ -372,6 +466,7 @@ mod tests {
         })
         .await;
         assert!(freed.is_ok(), "the silent connection still holds the pool's only place");
+        assert_eq!(pool.status().closed.broken, 1, "counted as broken");
         let after = backend().await;
         assert_ne!(after, first, "served on a new connection");
         assert_eq!(backend().await, after, "which is kept");
@@ -403,6 +498,7 @@ mod tests {
         drop(lease);
         assert!(!store.ping().await, "the ping's connection was ended");
         assert_eq!(pool.size(), 0, "the failed connection was closed, not given back");
+        assert_eq!(pool.status().closed.broken, 1, "counted as broken");
         assert!(store.ping().await, "the next ping opens a new connection");
         assert_ne!(pid(&mut pool.acquire().await.unwrap()).await, first);
         admin.close().await;
@@ -443,6 +539,46 @@ mod tests {
         let pool = super::PgConnections::new(options, &StoreOptions::default(), 1);
         let shown = format!("{pool:?}");
         assert!(shown.contains("within") && !shown.contains("s3cret-pass"), "{shown}");
+    }
+
+    /// Every take is counted with the time it waited: one that waited for another's
+    /// connection to come back, from before it was seen waiting until it was given back.
+    #[tokio::test]
+    async fn takes_are_counted_with_their_wait_and_old_connections_as_closed() {
+        let dir = tempfile::tempdir().unwrap();
+        let url = format!("sqlite://{}", dir.path().join("w.db").display());
+        let options = StoreOptions { max_connections: Some(1), ..StoreOptions::default() };
+        let store = Store::connect_with(&url, options).await.unwrap();
+        let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
+        let mut first = pool.acquire().await.unwrap();
+        first.settle();
+        let before = pool.status();
+        let waiting = tokio::spawn({
+            let pool = pool.clone();
+            async move { pool.acquire().await.map(drop) }
+        });
+        while pool.status().waiting == 0 {
+            tokio::task::yield_now().await;
+        }
+        let seen = std::time::Instant::now();
+        drop(first);
+        let released = seen.elapsed();
+        waiting.await.unwrap().unwrap();
+        let after = pool.status();
+        assert_eq!(after.taken - before.taken, 1);
+        assert!(after.waited - before.waited >= released, "{:?} < {released:?}", after.waited - before.waited);
+        assert_eq!(after.closed, super::Closed::default(), "none closed");
+
+        // Past its lifetime, a connection is closed as it comes back.
+        let options = StoreOptions { max_lifetime: Duration::from_millis(1), ..StoreOptions::default() };
+        let store = Store::connect_with(&url, options).await.unwrap();
+        let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
+        let mut lease = pool.acquire().await.unwrap();
+        sqlx::query("SELECT 1").execute(&mut *lease).await.unwrap();
+        tokio::time::sleep(Duration::from_millis(2)).await;
+        lease.settle();
+        drop(lease);
+        assert_eq!(pool.status().closed.expired, 1);
     }
 
     /// On SQLite too a settled connection is idle in the pool the moment it is given back,
@@ -490,6 +626,7 @@ mod tests {
         let mut lease = taken.expect("the check is bounded").expect("a new connection");
         let served = tokio::time::timeout(Duration::from_secs(20), pid(&mut lease)).await;
         assert_ne!(served.expect("an answer: the connection taken is not the silent one"), first, "a new session");
+        assert_eq!(pool.status().closed.broken, 1, "the silent one counted as broken");
     }
 
     /// A transaction left unfinished (its request cut off) is rolled back as its connection

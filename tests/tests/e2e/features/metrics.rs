@@ -144,6 +144,19 @@ fn a_scrape_counts_exactly_the_requests_sent_by_operation_and_status() {
     assert_eq!(value(&scrape, "restgen_webhook_subscriptions_disabled_total"), Some(1));
     assert_eq!(value(&scrape, "restgen_webhook_subscriptions_disabled"), Some(1));
     assert_eq!(value(&scrape, "restgen_webhook_outbox_lag_seconds"), Some(0), "nothing waits");
+    // A fresh database: every migration of the shop applied at start.
+    let migrations = u64::try_from(shop::service().migrations.len()).unwrap();
+    assert_eq!(value(&scrape, "restgen_migrations_applied_total"), Some(migrations), "{scrape}");
+    let taken = value(&scrape, "restgen_db_pool_acquires_total").unwrap();
+    // At least one each for the register, login, subscription, list, two creates and get.
+    assert!(taken >= 7, "{taken} takes of a connection");
+    let waited =
+        scrape.lines().find_map(|l| l.strip_prefix("restgen_db_pool_wait_seconds_total ")?.parse::<f64>().ok());
+    assert!(waited.is_some_and(|s| s >= 0.0), "{scrape}");
+    for reason in ["broken", "lifetime", "idle"] {
+        let closed = format!("restgen_db_pool_connections_closed_total{{reason=\"{reason}\"}}");
+        assert_eq!(value(&scrape, &closed), Some(0), "{scrape}");
+    }
     lint(&scrape);
     child.kill();
 }
