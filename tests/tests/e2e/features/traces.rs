@@ -41,12 +41,29 @@ impl Span {
 
 #[test]
 fn a_request_with_a_traceparent_is_traced_down_to_its_statements_and_deliveries_carry_theirs() {
+    let dir = tempfile::tempdir().unwrap();
+    traced(&format!("sqlite://{}", dir.path().join("traces.db").display()), "sqlite");
+}
+
+/// The same on PostgreSQL, whose statements run on the request's own task (SQLite's on a
+/// thread of the connection's).
+#[test]
+fn on_postgresql_too() {
+    let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") else {
+        eprintln!("skipped: RESTGEN_TEST_DATABASE_URL is unset");
+        return;
+    };
+    let runtime = restgen::__private::tokio::runtime::Runtime::new().unwrap();
+    let url = runtime.block_on(crate::support::harness::fresh_schema(&url, "traces"));
+    traced(&url, "postgresql");
+}
+
+/// The shop on the database at `url` (`database`, as OpenTelemetry names it), traced.
+fn traced(url: &str, database: &str) {
     let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = restgen::__private::tokio::runtime::Runtime::new().unwrap();
     let (collector, endpoint) = runtime.block_on(async { (Receiver::start(&[]).await, Receiver::start(&[]).await) });
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}", dir.path().join("traces.db").display());
-    let mut command = shop_command(&url);
+    let mut command = shop_command(url);
     let otlp = collector.url.trim_end_matches("/hooks").to_owned();
     let secret = restgen::wire::signature::secret_of(&secrets().webhook_keys[0]);
     command
@@ -154,7 +171,7 @@ fn a_request_with_a_traceparent_is_traced_down_to_its_statements_and_deliveries_
     assert_eq!(authenticate.attribute("restgen.auth.scheme"), "bearer");
     let insert = within.iter().find(|s| s.name == "INSERT customer").unwrap_or_else(|| panic!("{}", shown()));
     assert_eq!(insert.kind, SpanKind::Client as i32);
-    assert_eq!(insert.attribute("db.system.name"), "sqlite");
+    assert_eq!(insert.attribute("db.system.name"), database);
     assert!(insert.attribute("db.query.text").starts_with("INSERT INTO \"customer\""), "{insert:?}");
     assert!(
         within.iter().filter(|s| s.kind == SpanKind::Client as i32).count() >= 2,
