@@ -176,13 +176,26 @@ fn transition_names_free(resource: &Resource, states: &States, diags: &mut Diagn
             diags.error(codes::PATH_CLASH, &t.name.origin, "transition `status` clashes with the status endpoint");
         }
         // The client's methods are `{transition}_{resource}`, beside `get_{resource}` and
-        // the others.
-        if ["create", "get", "replace", "update", "delete", "list"].contains(&t.name.value.as_str()) {
+        // the others; metrics and traces name the operation that answered by the same word.
+        if ["create", "get", "replace", "update", "patch", "delete", "list"].contains(&t.name.value.as_str()) {
             diags
                 .error(
                     codes::BAD_NAME,
                     &t.name.origin,
                     format!("transition `{}` takes the name of an operation", t.name.value),
+                )
+                .hint("name it for what it does to the record: `approve`, `archive`");
+        }
+        // The feed's stream and a former path's redirect are operations of the resource in
+        // metrics and traces, named so.
+        let (feed, redirects) = (resource.feed.value, !resource.former_paths.is_empty());
+        if (t.name.value == "changes" && feed) || (t.name.value == "redirect" && redirects) {
+            let what = if feed && t.name.value == "changes" { "change feed" } else { "former paths' redirect" };
+            diags
+                .error(
+                    codes::BAD_NAME,
+                    &t.name.origin,
+                    format!("transition `{}` takes the name the {what} is counted and traced by", t.name.value),
                 )
                 .hint("name it for what it does to the record: `approve`, `archive`");
         }
