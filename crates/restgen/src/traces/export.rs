@@ -78,6 +78,15 @@ pub(crate) fn layer(service: &str) -> Result<Option<(Layers, Exporting)>, String
         .with_filter(Targets::new().with_target(TARGET, tracing::Level::TRACE));
     let statements = Statements { tracer, dispatch: OnceLock::new() }
         .with_filter(Targets::new().with_target(STATEMENTS, tracing::Level::TRACE));
+    // Where they go, as the exporter reads it (a password in the URL left out).
+    let to = match std::env::var("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").ok().filter(|v| !v.trim().is_empty()) {
+        Some(url) => url,
+        None => format!(
+            "{}/v1/traces",
+            std::env::var("OTEL_EXPORTER_OTLP_ENDPOINT").unwrap_or_default().trim_end_matches('/')
+        ),
+    };
+    println!("traces: OTLP to {}", restgen_wire::redact::url(&to));
     Ok(Some((Box::new(spans.and_then(statements)), Exporting(provider))))
 }
 

@@ -78,10 +78,17 @@ fn traced(url: &str, database: &str) {
     let mut child = Process(command.stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap());
     // Kept open while the shop runs: it writes more, and a closed pipe would stop it.
     let mut lines = std::io::BufReader::new(child.0.stdout.take().unwrap()).lines().map_while(Result::ok);
+    let mut said = Vec::new();
     let public = lines
         .by_ref()
-        .find_map(|l| l.split("listening on ").nth(1).map(str::to_owned))
+        .find_map(|l| {
+            said.push(l.clone());
+            l.split("listening on ").nth(1).map(str::to_owned)
+        })
         .expect("the shop says where it listens");
+    // (The test harness of the child may begin the line.)
+    let banner = format!("traces: OTLP to {otlp}/v1/traces");
+    assert!(said.iter().any(|l| l.ends_with(&banner)), "{said:?}");
 
     let customer = json!({ "name": "Quintessa Marlowe", "email": "quintessa@example.com", "city": "Llanfair", "phone": "+44 20 7946 0958" });
     let (bearer, created, listed, forged) = runtime.block_on(async {
