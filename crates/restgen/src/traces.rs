@@ -124,9 +124,9 @@ pub(crate) fn hook_name(resource: &str, hook: &str) -> std::sync::Arc<str> {
     format!("{resource}.{hook}").into()
 }
 
-#[cfg(feature = "webhooks")]
 /// The span of one attempt of a webhook delivery: the `traceparent` it sends is this
 /// span's ([`inject`]). `event` is the event's type (`order.created`).
+#[cfg(feature = "webhooks")]
 pub(crate) fn delivery(event: &str, attempt: i64) -> Span {
     tracing::info_span!(
         target: TARGET,
@@ -142,8 +142,8 @@ pub(crate) fn delivery(event: &str, attempt: i64) -> Span {
     )
 }
 
-#[cfg(feature = "webhooks")]
 /// Records how a delivery's attempt was answered: `None` when it was not.
+#[cfg(feature = "webhooks")]
 pub(crate) fn delivered(span: &Span, status: Option<u16>) {
     match status {
         Some(status) => {

@@ -147,9 +147,9 @@ pub(crate) fn answered(span: &Span, name: Option<String>, attributes: Vec<KeyVal
     }
 }
 
-#[cfg(feature = "webhooks")]
 /// The `traceparent` and `tracestate` headers that carry `span`'s trace to the one a
 /// request is sent to.
+#[cfg(feature = "webhooks")]
 pub(crate) fn inject(span: &Span) -> Vec<(String, String)> {
     let mut carried = Carried(Vec::new());
     if !span.is_disabled() {
