@@ -29,10 +29,13 @@ fn the_runtime_declares_every_feature_a_service_can_need_and_turns_all_on_by_def
     expected.push("derive".into());
     let (mut names, mut default) = (names, default);
     expected.sort();
-    names.sort();
     default.sort();
-    assert_eq!(names, expected, "crates/restgen/Cargo.toml's [features] and restgen_model::features::ALL");
     assert_eq!(default, expected, "`restgen = \"0.1\"` serves any schema");
+    // And `traces`, which no schema asks for: a deployment's choice, off by default.
+    expected.push("traces".into());
+    expected.sort();
+    names.sort();
+    assert_eq!(names, expected, "crates/restgen/Cargo.toml's [features] and restgen_model::features::ALL");
     // `require!` knows each of them but the databases, which generated code never requires.
     let macros = std::fs::read_to_string(root().join("crates/restgen/src/features.rs")).unwrap();
     let macros = macros.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -62,6 +65,8 @@ fn every_fixture_turns_on_what_its_schema_uses_and_its_code_requires_it() {
             .filter_map(|l| l.trim().strip_prefix('"')?.split('"').next())
             .collect();
         assert_eq!(listed, used.iter().map(|f| f.name).collect::<Vec<_>>(), "{name}");
+        // Traces are the deployment's to turn on: the service forwards the runtime's feature.
+        assert!(manifest.contains("[features]\ntraces = [\"restgen/traces\"]\n"), "{name}");
         let code = &files[std::path::Path::new("src/generated/mod.rs")].contents;
         for f in &used {
             let required = code.contains(&format!("::restgen::require!({},", f.name.replace('-', "_")));
