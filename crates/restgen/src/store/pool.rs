@@ -541,14 +541,18 @@ mod tests {
         assert!(shown.contains("within") && !shown.contains("s3cret-pass"), "{shown}");
     }
 
+    /// A store on a SQLite file in `dir`.
+    async fn sqlite(dir: &tempfile::TempDir, options: StoreOptions) -> Store {
+        let url = format!("sqlite://{}", dir.path().join("s.db").display());
+        Store::connect_with(&url, options).await.unwrap()
+    }
+
     /// Every take is counted with the time it waited: one that waited for another's
     /// connection to come back, from before it was seen waiting until it was given back.
     #[tokio::test]
     async fn takes_are_counted_with_their_wait_and_old_connections_as_closed() {
         let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("w.db").display());
-        let options = StoreOptions { max_connections: Some(1), ..StoreOptions::default() };
-        let store = Store::connect_with(&url, options).await.unwrap();
+        let store = sqlite(&dir, StoreOptions { max_connections: Some(1), ..StoreOptions::default() }).await;
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
         let mut first = pool.acquire().await.unwrap();
         first.settle();
@@ -569,16 +573,16 @@ mod tests {
         assert!(after.waited - before.waited >= released, "{:?} < {released:?}", after.waited - before.waited);
         assert_eq!(after.closed, super::Closed::default(), "none closed");
 
-        // Past its lifetime, a connection is closed as it comes back.
-        let options = StoreOptions { max_lifetime: Duration::from_millis(1), ..StoreOptions::default() };
-        let store = Store::connect_with(&url, options).await.unwrap();
+        // Past its lifetime (none at all here), a connection is closed as it comes back.
+        let store = sqlite(&dir, StoreOptions { max_lifetime: Duration::ZERO, ..StoreOptions::default() }).await;
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
+        let expired = pool.status().closed.expired;
         let mut lease = pool.acquire().await.unwrap();
         sqlx::query("SELECT 1").execute(&mut *lease).await.unwrap();
-        tokio::time::sleep(Duration::from_millis(2)).await;
         lease.settle();
         drop(lease);
-        assert_eq!(pool.status().closed.expired, 1);
+        assert_eq!(pool.status().closed.expired, expired + 1);
+        assert_eq!(pool.size(), 0, "closed, not kept");
     }
 
     /// On SQLite too a settled connection is idle in the pool the moment it is given back,
@@ -587,9 +591,7 @@ mod tests {
     #[tokio::test]
     async fn a_settled_sqlite_connection_is_idle_at_once() {
         let dir = tempfile::tempdir().unwrap();
-        let url = format!("sqlite://{}", dir.path().join("s.db").display());
-        let options = StoreOptions { max_connections: Some(1), ..StoreOptions::default() };
-        let store = Store::connect_with(&url, options).await.unwrap();
+        let store = sqlite(&dir, StoreOptions { max_connections: Some(1), ..StoreOptions::default() }).await;
         let Pool::Sqlite(pool) = &store.pool else { unreachable!("a SQLite store") };
         let mut lease = pool.acquire().await.unwrap();
         sqlx::query("CREATE TEMP TABLE mark (x)").execute(&mut *lease).await.unwrap();
