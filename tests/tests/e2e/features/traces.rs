@@ -12,6 +12,7 @@ use crate::support::receiver::Receiver;
 use opentelemetry_proto::tonic::collector::trace::v1::ExportTraceServiceRequest;
 use opentelemetry_proto::tonic::common::v1::any_value::Value as Any;
 use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
+use opentelemetry_proto::tonic::trace::v1::status::StatusCode;
 use prost::Message;
 use serde_json::json;
 use std::collections::BTreeMap;
@@ -21,6 +22,8 @@ use std::process::Stdio;
 /// The caller's trace, and the span of the caller's the request continues.
 const TRACE: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT: &str = "00f067aa0ba902b7";
+/// Credentials that are no token of the shop's.
+const FORGED_TOKEN: &str = "Bearer not.a-token.7f3a";
 
 /// A span as the collector received it: ids in hex, attributes as text.
 #[derive(Debug)]
@@ -30,6 +33,8 @@ struct Span {
     parent: String,
     name: String,
     kind: i32,
+    /// Whether its status is an error.
+    error: bool,
     attributes: BTreeMap<String, String>,
 }
 
@@ -91,7 +96,7 @@ fn traced(url: &str, database: &str) {
     assert!(said.iter().any(|l| l.ends_with(&banner)), "{said:?}");
 
     let customer = json!({ "name": "Quintessa Marlowe", "email": "quintessa@example.com", "city": "Llanfair", "phone": "+44 20 7946 0958" });
-    let (bearer, created, listed, forged) = runtime.block_on(async {
+    let (bearer, created, listed, forged, refused, invented) = runtime.block_on(async {
         let client = reqwest::Client::new();
         let send = async |method: &str, path: &str, body: Option<serde_json::Value>, headers: &[(&str, &str)]| {
             let r: Reply = request(&client, &public, method, path, body, headers).await;
@@ -121,8 +126,13 @@ fn traced(url: &str, database: &str) {
             send("GET", "/api/customers", None, &[("authorization", bearer.as_str()), ("traceparent", "00-zz-yy-01")])
                 .await;
         assert_eq!(forged.status, 200);
+        // Credentials refused, and a method of the caller's own invention.
+        let refused = send("GET", "/api/customers", None, &[("authorization", FORGED_TOKEN)]).await;
+        assert_eq!(refused.status, 401);
+        let invented = send("PURGE", "/api/customers", None, &[]).await;
+        assert!(invented.status >= 400, "{}", invented.status);
         endpoint.wait_for(1).await;
-        (bearer, created, listed, forged)
+        (bearer, created, listed, forged, refused, invented)
     });
     // Stopped as an orchestrator stops it: what the exporter holds is sent before it exits.
     child.terminate();
@@ -143,6 +153,7 @@ fn traced(url: &str, database: &str) {
                     parent: hex(&span.parent_span_id),
                     name: span.name,
                     kind: span.kind,
+                    error: span.status.is_some_and(|s| s.code == StatusCode::Error as i32),
                     attributes: span.attributes.into_iter().map(|a| (a.key, text(a.value))).collect(),
                 });
             }
@@ -213,7 +224,29 @@ fn traced(url: &str, database: &str) {
     // Nothing a caller sent as a credential or a value is in any attribute: statements
     // carry placeholders, spans the schema's names.
     let token = bearer.trim_start_matches("Bearer ");
-    let mut private = vec![PASSWORD, token, secret.as_str(), "ann@example.com", "Ann Oakhurst", endpoint.url.as_str()];
+    // The refused credentials: an error of their check, the scheme named and nothing more.
+    let of = |reply: &Reply| {
+        let id = reply.header("x-request-id").unwrap().to_owned();
+        spans.iter().find(|s| s.attribute("restgen.request_id") == id).unwrap_or_else(|| panic!("{}", shown()))
+    };
+    let server = of(&refused);
+    let check = spans.iter().find(|s| s.parent == server.id && s.name == "authenticate").unwrap();
+    assert!(check.error && !server.error, "a 401 is the caller's, its check's failure the span's");
+    assert_eq!(check.attribute("restgen.auth.scheme"), "bearer");
+    // An invented method is no attribute's value: OpenTelemetry's `_OTHER` stands for it.
+    let server = of(&invented);
+    assert_eq!((server.name.as_str(), server.attribute("http.request.method")), ("_OTHER", "_OTHER"));
+
+    let mut private = vec![
+        PASSWORD,
+        token,
+        FORGED_TOKEN,
+        "PURGE",
+        secret.as_str(),
+        "ann@example.com",
+        "Ann Oakhurst",
+        endpoint.url.as_str(),
+    ];
     private.extend(customer.as_object().unwrap().values().map(|v| v.as_str().unwrap()));
     for span in &spans {
         for (key, value) in &span.attributes {
