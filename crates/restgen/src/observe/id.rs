@@ -3,7 +3,7 @@
 //! A made id is 24 hex digits: 8 drawn once for the process, so that two instances do
 //! not hand out the same ids, then 16 that hash the process's count of requests under a
 //! key drawn at start. The count itself would tell any caller how many requests the
-//! service serves between two of theirs; the hash hides it for a few nanoseconds and no
+//! service serves between two of theirs; the hash hides it at the cost of one SipHash and no
 //! system call.
 
 use crate::rate::address::Proxies;
@@ -75,7 +75,7 @@ mod tests {
 
     fn sent(id: &str) -> HeaderMap {
         let mut headers = HeaderMap::new();
-        headers.insert("x-request-id", HeaderValue::from_str(id).unwrap());
+        headers.insert(restgen_wire::http::REQUEST_ID.lowercase, HeaderValue::from_str(id).unwrap());
         headers
     }
 
@@ -125,13 +125,13 @@ mod tests {
         let long = "a".repeat(MAX_LEN + 1);
         for bad in ["", "two words", "quote\"d", "back\\slash", "tab\there", long.as_str(), "é"] {
             let mut headers = HeaderMap::new();
-            headers.insert("x-request-id", HeaderValue::from_bytes(bad.as_bytes()).unwrap());
+            headers.insert(restgen_wire::http::REQUEST_ID.lowercase, HeaderValue::from_bytes(bad.as_bytes()).unwrap());
             let id = ids.of(&headers, Some(&peer("10.0.0.1")));
             assert_eq!(id.len(), 24, "{bad:?} replaced by a made id");
         }
         assert_eq!(ids.of(&sent(&"a".repeat(MAX_LEN)), Some(&peer("10.0.0.1"))).len(), MAX_LEN);
         let mut twice = sent("from-the-client");
-        twice.append("x-request-id", HeaderValue::from_static("from-the-proxy"));
+        twice.append(restgen_wire::http::REQUEST_ID.lowercase, HeaderValue::from_static("from-the-proxy"));
         assert_eq!(ids.of(&twice, Some(&peer("10.0.0.1"))).len(), 24, "neither of two is taken");
     }
 }
