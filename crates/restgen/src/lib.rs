@@ -39,6 +39,7 @@ mod metrics;
 mod negotiate;
 mod observe;
 mod operations;
+mod outlined;
 pub mod password;
 pub mod problem;
 pub mod rate;

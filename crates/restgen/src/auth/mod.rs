@@ -18,6 +18,7 @@ pub use api_keys::MAX_KEYS as MAX_API_KEYS;
 pub use bootstrap::bootstrap_admin;
 pub use guesses::{FORGET_AFTER, FREE_FAILURES, MAX_BLOCK};
 
+use crate::outlined::Outlined;
 use crate::problem::Problem;
 use crate::spec::{AuthSpec, Scheme};
 use crate::store::{Record, SqlValue, Store};
@@ -218,7 +219,17 @@ impl Authenticator {
     /// The account `identifier` names, when `password` is its password. Takes as long
     /// whether or not the account exists. A 429 while the identifier waits after failed
     /// logins ([`guesses`]), whatever the password.
-    async fn check_password(&self, identifier: &str, password: &str) -> Result<Option<Record>, Problem> {
+    ///
+    /// [`Outlined`]: login and Basic authentication both await it, and its body is large.
+    fn check_password<'a>(
+        &'a self,
+        identifier: &'a str,
+        password: &'a str,
+    ) -> impl Future<Output = Result<Option<Record>, Problem>> + Send + 'a {
+        Outlined::new(self.check_password_body(identifier, password))
+    }
+
+    async fn check_password_body(&self, identifier: &str, password: &str) -> Result<Option<Record>, Problem> {
         let Some(principal) = &self.spec.principal else { return Ok(None) };
         let field = principal.resource.field(principal.identifier).ok_or_else(Problem::internal)?;
         // Longer than any account's could be: wrong, and not worth an Argon2 run.

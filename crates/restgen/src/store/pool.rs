@@ -17,6 +17,7 @@
 //! at all.
 
 use super::StoreOptions;
+use crate::outlined::Outlined;
 use deadpool::managed::{self, Metrics, Object, PoolError, RecycleError, RecycleResult, Timeouts};
 use sqlx::{ConnectOptions, Connection};
 use std::ops::{Deref, DerefMut};
@@ -86,8 +87,10 @@ impl<DB: Driver> managed::Manager for Opener<DB> {
     type Type = DB::Connection;
     type Error = sqlx::Error;
 
+    /// Outlined, as [`Connections::acquire`] is: the pool's every wait for a connection
+    /// may open one.
     async fn create(&self) -> Result<DB::Connection, sqlx::Error> {
-        DB::open(&self.options).await
+        Outlined::new(DB::open(&self.options)).await
     }
 
     async fn recycle(&self, connection: &mut DB::Connection, metrics: &Metrics) -> RecycleResult<sqlx::Error> {
@@ -174,14 +177,19 @@ impl<DB: Driver> Connections<DB> {
     /// opened within the pool's wait. A database that refuses connections is asked again
     /// until the wait is over: the query is then refused as transient, as when every
     /// connection is busy.
-    pub async fn acquire(&self) -> Result<Lease<DB>, sqlx::Error> {
-        let started = Instant::now();
-        let taken = self.take(started).await;
-        // Counted whatever came of it: a take that timed out waited the longest.
-        let counts = &self.pool.manager().counts;
-        Counts::add(&counts.taken, 1);
-        Counts::add(&counts.waited_nanos, u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
-        taken
+    ///
+    /// Outlined: the body, with the opening of a connection it holds, is compiled once
+    /// rather than for every part of the crate that takes a connection.
+    pub fn acquire(&self) -> impl Future<Output = Result<Lease<DB>, sqlx::Error>> + Send + '_ {
+        Outlined::new(async move {
+            let started = Instant::now();
+            let taken = self.take(started).await;
+            // Counted whatever came of it: a take that timed out waited the longest.
+            let counts = &self.pool.manager().counts;
+            Counts::add(&counts.taken, 1);
+            Counts::add(&counts.waited_nanos, u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX));
+            taken
+        })
     }
 
     async fn take(&self, started: Instant) -> Result<Lease<DB>, sqlx::Error> {

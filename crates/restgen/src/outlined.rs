@@ -1,0 +1,37 @@
+//! A future whose body is compiled once per crate, not once per piece of it.
+//!
+//! rustc compiles a crate in pieces (codegen units, 16 in a release build) and gives every
+//! piece that awaits an `async fn` a copy of its body of its own, as it does for any
+//! closure: the body of an `async fn` is one. Where LLVM inlines the body, the copies cost
+//! nothing; where it does not (a large body, such as opening a PostgreSQL connection), each
+//! copy is code the executable carries, and the copies of one body lie far apart, so a
+//! process that runs a little of each maps more of the executable. Polling the body through
+//! [`Outlined`], whose `poll` is never inlined and so compiled once, leaves one copy: the
+//! pieces call it instead.
+
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+pin_project_lite::pin_project! {
+    /// `F`, polled through one function of its own ([module docs](self)).
+    pub(crate) struct Outlined<F> {
+        #[pin]
+        body: F,
+    }
+}
+
+impl<F: Future> Outlined<F> {
+    pub(crate) fn new(body: F) -> Self {
+        Outlined { body }
+    }
+}
+
+impl<F: Future> Future for Outlined<F> {
+    type Output = F::Output;
+
+    // Never inlined: an inlinable `poll` would be copied into every piece, with the body.
+    #[inline(never)]
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        self.project().body.poll(cx)
+    }
+}
