@@ -3,9 +3,10 @@
 //! `tests/reference-service/orders.yaml` (one resource, no auth, no events) and the
 //! hand-written axum + sqlx service beside it (`tests/reference-service`), each in a
 //! directory of its own with a target directory of its own (every dependency compiled, as
-//! on a first checkout), in debug and in release; then one field added (to the schema and
-//! `restgen generate`, or to the hand-written input struct) and a debug build again (the
-//! edit, build loop). Last, the generated shop's cold debug build, the largest example.
+//! on a first checkout), in debug and in release (and the size of the release executable);
+//! then one field added (to the schema and `restgen generate`, or to the hand-written input
+//! struct) and a debug build again (the edit, build loop). Last, the generated shop's cold
+//! debug build, the largest example.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -40,6 +41,8 @@ fn run(command: &mut Command) -> Duration {
 struct Crate {
     dir: PathBuf,
     target: PathBuf,
+    /// Its executable's name.
+    bin: &'static str,
 }
 
 impl Crate {
@@ -54,6 +57,12 @@ impl Crate {
         c.env_remove("CARGO_INCREMENTAL");
         run(&mut c)
     }
+
+    /// The size of the release executable, in bytes: its code, data and symbols, as the
+    /// default release profile leaves it.
+    fn release_size(&self) -> u64 {
+        std::fs::metadata(self.target.join("release").join(self.bin)).expect("a release build").len()
+    }
 }
 
 /// Cold debug, cold release, and the debug build after an edit (with the time the edit's
@@ -63,6 +72,8 @@ struct Builds {
     release: Duration,
     edit: Duration,
     incremental: Duration,
+    /// The release executable's size in bytes.
+    size: u64,
 }
 
 fn measure_crate(name: &str, krate: &Crate, edit: impl FnOnce() -> Duration) -> Builds {
@@ -70,10 +81,11 @@ fn measure_crate(name: &str, krate: &Crate, edit: impl FnOnce() -> Duration) -> 
     let debug = krate.build(false);
     println!("compile cost: {name}: cold release build ...");
     let release = krate.build(true);
+    let size = krate.release_size();
     println!("compile cost: {name}: one field added, debug build ...");
     let edit = edit();
     let incremental = krate.build(false);
-    Builds { debug, release, edit, incremental }
+    Builds { debug, release, edit, incremental, size }
 }
 
 /// The hand-written service's manifest outside the workspace: its dependencies as the
@@ -95,6 +107,10 @@ fn reference_manifest(workspace: &str, own: &str) -> String {
     )
 }
 
+fn mib(bytes: u64) -> f64 {
+    bytes as f64 / (1024.0 * 1024.0)
+}
+
 fn ratio(generated: Duration, reference: Duration) -> String {
     format!("{:.2}x", generated.as_secs_f64() / reference.as_secs_f64())
 }
@@ -113,13 +129,17 @@ pub fn measure() -> String {
     let schema = dir.path().join("orders.yaml");
     let text = std::fs::read_to_string(root.join("tests/reference-service/orders.yaml")).unwrap();
     std::fs::write(&schema, &text).unwrap();
-    let generated = Crate { dir: dir.path().join("orders"), target: dir.path().join("target-orders") };
+    let generated = Crate { dir: dir.path().join("orders"), target: dir.path().join("target-orders"), bin: "orders" };
     generate(&schema, &generated.dir);
     // The workspace's lock: the same dependency versions as the rest of this run.
     std::fs::copy(&lock, generated.dir.join("Cargo.lock")).unwrap();
 
     // The hand-written one.
-    let reference = Crate { dir: dir.path().join("reference"), target: dir.path().join("target-reference") };
+    let reference = Crate {
+        dir: dir.path().join("reference"),
+        target: dir.path().join("target-reference"),
+        bin: "reference-service",
+    };
     std::fs::create_dir_all(reference.dir.join("src")).unwrap();
     let workspace = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
     let own = std::fs::read_to_string(root.join("tests/reference-service/Cargo.toml")).unwrap();
@@ -146,7 +166,7 @@ pub fn measure() -> String {
     // The shop, as the README's first command builds it.
     let shop_schema = dir.path().join("shop.yaml");
     std::fs::copy(root.join("examples/shop/shop.yaml"), &shop_schema).unwrap();
-    let shop = Crate { dir: dir.path().join("shop"), target: dir.path().join("target-shop") };
+    let shop = Crate { dir: dir.path().join("shop"), target: dir.path().join("target-shop"), bin: "shop" };
     generate(&shop_schema, &shop.dir);
     std::fs::copy(&lock, shop.dir.join("Cargo.lock")).unwrap();
     println!("compile cost: the shop: cold debug build ...");
@@ -155,11 +175,17 @@ pub fn measure() -> String {
     let row = |what: &str, g: Duration, r: Duration| {
         format!("| {what} | {:.1} s | {:.1} s | {} |\n", g.as_secs_f64(), r.as_secs_f64(), ratio(g, r))
     };
+    let size = format!(
+        "| release executable | {:.1} MiB | {:.1} MiB | {:.2}x |\n",
+        mib(by_restgen.size),
+        mib(by_hand.size),
+        by_restgen.size as f64 / by_hand.size as f64
+    );
     format!(
         "One resource (orders: list, get, create, patch, delete; no auth, no events), generated by restgen \
          and written by hand with axum and sqlx (`tests/reference-service`), each built in a directory of its \
          own with its own target directory, in one run:\n\n\
-         | build | generated | hand-written | ratio |\n|---|---:|---:|---:|\n{}{}{}\n\
+         | build | generated | hand-written | ratio |\n|---|---:|---:|---:|\n{}{}{}{}\n\
          The edit: `restgen generate` took {:.2} s of the generated crate's incremental build. \
          The generated shop ({} resources, auth, webhooks, CSV): cold debug build {:.1} s.\n",
         row("cold, debug (every dependency)", by_restgen.debug, by_hand.debug),
@@ -169,6 +195,7 @@ pub fn measure() -> String {
             by_restgen.edit + by_restgen.incremental,
             by_hand.edit + by_hand.incremental
         ),
+        size,
         by_restgen.edit.as_secs_f64(),
         restgen_schema::load("shop.yaml", &std::fs::read_to_string(&shop_schema).unwrap())
             .expect("the shop's schema is valid")
