@@ -35,3 +35,45 @@ impl<F: Future> Future for Outlined<F> {
         self.project().body.poll(cx)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Outlined;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::task::{Context, Poll, Waker};
+
+    /// Sets its flag when dropped.
+    struct Dropped(Arc<AtomicBool>);
+
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_body_that_waits_is_polled_again_and_its_output_given() {
+        let mut cx = Context::from_waker(Waker::noop());
+        let (tell, told) = tokio::sync::oneshot::channel();
+        let mut outlined = std::pin::pin!(Outlined::new(async move { told.await.map(|n: u32| n * 2) }));
+        assert!(outlined.as_mut().poll(&mut cx).is_pending());
+        tell.send(21).unwrap();
+        assert_eq!(outlined.as_mut().poll(&mut cx), Poll::Ready(Ok(42)));
+    }
+
+    #[test]
+    fn a_body_dropped_before_its_end_drops_what_it_holds() {
+        let mut cx = Context::from_waker(Waker::noop());
+        let dropped = Arc::new(AtomicBool::new(false));
+        let held = Dropped(dropped.clone());
+        let mut outlined = Box::pin(Outlined::new(async move {
+            let _held = held;
+            std::future::pending::<()>().await;
+        }));
+        assert!(outlined.as_mut().poll(&mut cx).is_pending());
+        assert!(!dropped.load(Ordering::SeqCst), "held while the body waits");
+        drop(outlined);
+        assert!(dropped.load(Ordering::SeqCst), "and dropped with it");
+    }
+}

@@ -178,8 +178,8 @@ impl<DB: Driver> Connections<DB> {
     /// until the wait is over: the query is then refused as transient, as when every
     /// connection is busy.
     ///
-    /// Outlined: the body, with the opening of a connection it holds, is compiled once
-    /// rather than for every part of the crate that takes a connection.
+    /// Outlined (`outlined.rs`): the body, with the opening of a connection it holds, is
+    /// compiled once rather than for every part of the crate that takes a connection.
     pub fn acquire(&self) -> impl Future<Output = Result<Lease<DB>, sqlx::Error>> + Send + '_ {
         Outlined::new(async move {
             let started = Instant::now();
