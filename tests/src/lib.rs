@@ -82,5 +82,6 @@ fn options(path: &Path) -> Options {
         runtime: RuntimeDep::Path("../../../crates/restgen".into()),
         client_runtime: RuntimeDep::Path("../../../crates/restgen-client".into()),
         databases: restgen_core::evolution::ddl::Dialect::ALL.to_vec(),
+        workspace_member: true,
     }
 }

@@ -267,7 +267,8 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
     };
     let source_name = file.file_name().map_or_else(|| "schema".into(), |n| n.to_string_lossy().into_owned());
     let databases = Dialect::ALL.into_iter().filter(|d| databases.is_empty() || databases.contains(d)).collect();
-    let options = Options { source_name, runtime, client_runtime, databases };
+    let workspace = paths::workspace_root(out);
+    let options = Options { source_name, runtime, client_runtime, databases, workspace_member: workspace.is_some() };
     let mut diags = Diagnostics::new();
     let history = history::plan(out, service, accept_data_loss, &mut diags)?;
     let refused = diags.has_errors();
@@ -343,6 +344,8 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
     for staged in finished.into_iter().filter_map(Finished::into_staged) {
         written.extend(staged.persist().map_err(io_failure)?);
     }
+    let manifest = out.join("Cargo.toml");
+    let new_manifest = written.iter().any(|(path, action)| *path == manifest && matches!(action, Action::Created));
     for (path, action) in written {
         let word = match action {
             Action::Created => "created",
@@ -351,6 +354,15 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
             Action::Kept => "kept (yours)",
         };
         println!("{word:>13}  {}", path.display());
+    }
+    if let Some(root) = workspace.filter(|_| new_manifest) {
+        println!(
+            "note: {} is in the workspace of {}, and cargo reads profiles from there alone: add \
+             `codegen-units = 1` to its `[profile.release]` for a smaller release executable that holds less \
+             memory (docs/deploy.md, \"Memory\")",
+            out.display(),
+            root.display()
+        );
     }
     for (name, why) in features_left_out(&out.join("Cargo.toml"), service) {
         eprintln!(

@@ -25,6 +25,16 @@ pub(crate) fn client_dir(out: &Path, service: &str) -> PathBuf {
     }
 }
 
+/// The `Cargo.toml` of the workspace the crate at `out` would belong to: the nearest
+/// directory above it whose manifest has a `[workspace]` table, as cargo looks for one.
+/// Read as text: the table header on a line of its own is how every manifest writes it.
+pub(crate) fn workspace_root(out: &Path) -> Option<PathBuf> {
+    absolute(out).ancestors().skip(1).map(|dir| dir.join("Cargo.toml")).find(|manifest| {
+        std::fs::read_to_string(manifest)
+            .is_ok_and(|text| text.lines().map(str::trim).any(|l| l == "[workspace]" || l.starts_with("[workspace.")))
+    })
+}
+
 /// `target` as a path relative to the directory `from` (which may not exist yet), with
 /// `/` separators so the generated Cargo.toml is the same on every machine.
 pub(crate) fn relative(from: &Path, target: &Path) -> String {
@@ -71,7 +81,7 @@ fn absolute(p: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::{client_dir, relative};
+    use super::{client_dir, relative, workspace_root};
     use std::path::Path;
 
     #[test]
@@ -90,6 +100,19 @@ mod tests {
         std::fs::create_dir_all(&b).unwrap();
         assert_eq!(relative(&a, &b), "../../../crates/restgen");
         assert_eq!(relative(&b, &b), ".");
+    }
+
+    #[test]
+    fn a_crate_below_a_workspace_manifest_is_its_member() {
+        let root = tempfile_root().join("workspace");
+        std::fs::create_dir_all(root.join("services/shop")).unwrap();
+        // A package's manifest above is not a workspace; the one with the table is.
+        std::fs::write(root.join("services/Cargo.toml"), "[package]\nname = \"x\"\n").unwrap();
+        assert_eq!(workspace_root(&root.join("services/shop")), None);
+        std::fs::write(root.join("Cargo.toml"), "[workspace.package]\nversion = \"1.0.0\"\n").unwrap();
+        assert_eq!(workspace_root(&root.join("services/shop/new")), Some(root.join("Cargo.toml")));
+        std::fs::write(root.join("Cargo.toml"), "# [workspace] in a comment\n[package]\n").unwrap();
+        assert_eq!(workspace_root(&root.join("services/shop")), None);
     }
 
     fn tempfile_root() -> std::path::PathBuf {

@@ -255,6 +255,38 @@ fn generate_warns_when_the_kept_cargo_toml_leaves_out_a_feature_the_schema_now_u
 }
 
 #[test]
+fn a_crate_of_its_own_builds_release_in_one_codegen_unit_and_a_workspace_member_is_told_where_to_say_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let schema = shop();
+    let alone = restgen(&["generate", schema.to_str().unwrap(), "--out", "alone", "--no-client"], dir.path());
+    assert_eq!(alone.status.code(), Some(0), "{}", text(&alone.stderr));
+    let manifest = std::fs::read_to_string(dir.path().join("alone/Cargo.toml")).unwrap();
+    assert!(manifest.contains("\n[profile.release]\ncodegen-units = 1\n"), "{manifest}");
+    assert!(!text(&alone.stdout).contains("note:"), "{}", text(&alone.stdout));
+
+    // A profile in a member's manifest is one cargo ignores, with a warning at every build.
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("Cargo.toml"), "[workspace]\nresolver = \"3\"\nmembers = [\"services/*\"]\n").unwrap();
+    let args = ["generate", schema.to_str().unwrap(), "--out", "services/shop", "--no-client"];
+    let member = restgen(&args, &root);
+    assert_eq!(member.status.code(), Some(0), "{}", text(&member.stderr));
+    let manifest = std::fs::read_to_string(root.join("services/shop/Cargo.toml")).unwrap();
+    assert!(!manifest.contains("[profile"), "{manifest}");
+    let said = text(&member.stdout);
+    let workspace = root.canonicalize().unwrap().join("Cargo.toml");
+    assert!(
+        said.contains(&format!("note: services/shop is in the workspace of {}", workspace.display()))
+            && said.contains("`codegen-units = 1`"),
+        "{said}"
+    );
+    // Said once, when the manifest is written: the kept one is the user's to have changed.
+    let again = restgen(&args, &root);
+    assert_eq!(again.status.code(), Some(0));
+    assert!(!text(&again.stdout).contains("note:"), "{}", text(&again.stdout));
+}
+
+#[test]
 fn generate_keeps_the_databases_it_is_told_and_says_which_it_knows() {
     let dir = tempfile::tempdir().unwrap();
     let schema = shop();

@@ -47,6 +47,10 @@ pub struct Options {
     /// The databases the service's build keeps (the runtime's `sqlite` and `postgres`
     /// features), at least one.
     pub databases: Vec<crate::evolution::ddl::Dialect>,
+    /// The service crate is a member of a workspace (a directory above it has a
+    /// `Cargo.toml` with `[workspace]`): cargo reads profiles from the workspace's root
+    /// alone, so the crate's own `Cargo.toml` names none.
+    pub workspace_member: bool,
 }
 
 /// A generation that failed inside restgen: always a bug, never a schema problem (those

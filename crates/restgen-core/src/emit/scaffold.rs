@@ -91,6 +91,7 @@ pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'stat
         resources,
         resource_count => service.resources.len(),
         crate_name => service.name.value.replace('-', "_"),
+        workspace_member => options.workspace_member,
     };
     let env = environment();
     TEMPLATES
