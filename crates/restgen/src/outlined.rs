@@ -8,9 +8,18 @@
 //! process that runs a little of each maps more of the executable. Polling the body through
 //! [`Outlined`], whose `poll` is never inlined and so compiled once, leaves one copy: the
 //! pieces call it instead.
+//!
+//! The same holds between crates: a service's crate instantiates the runtime's generic
+//! operations with its own input types, and gets a copy of every body they await, down to
+//! the database driver's. Such a body returned as a [`Boxed`] future is compiled in the
+//! runtime alone, behind the pointer to its `poll` that the service's crate calls.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
+
+/// A future polled through a pointer, so its body is compiled where it is made ([module
+/// docs](self)): for the work that generic code awaits once it has typed what it reads.
+pub(crate) type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 pin_project_lite::pin_project! {
     /// `F`, polled through one function of its own ([module docs](self)).

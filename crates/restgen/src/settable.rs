@@ -74,28 +74,61 @@ pub(crate) fn read<T: DeserializeOwned + Serialize>(
     write: Write<'_>,
     hook: Option<impl FnOnce(&mut T) -> Result<(), Problem>>,
 ) -> Result<Record, Problem> {
+    // What is generic here is the typing alone; the rest is in functions of their own,
+    // compiled once rather than for every input type of every service.
     let bytes = body::json(headers, body, matches!(write, Write::Patch { .. }))?;
-    // A field settable here that this caller may not set (its `write`) is theirs as a
-    // field the input type lacks would be: refused or dropped as `unknown_fields` says.
-    let mine = write.mine(spec, caller);
-    let barred = |f: &FieldSpec| write.settable(f) && !access::writes(f, caller, mine);
-    let by_name = matches!(write, Write::Replace { .. })
-        || spec.fields.iter().any(|f| f.kind == FieldKind::Roles || !view.has(&f.gate) || barred(f));
-    if !by_name && let Some(typed) = straight::<T>(&bytes) {
+    if !by_name(spec, view, caller, &write)
+        && let Some(typed) = straight::<T>(&bytes)
+    {
         return checked(spec, view, typed, hook).and_then(|input| required(spec, caller, &write, input));
     }
-    let mut object = body::object_of(&bytes)?;
+    let (object, roles) = named(spec, view, caller, &write, &bytes)?;
+    let input = checked(spec, view, body::typed::<T>(object)?, hook)?;
+    finish(spec, caller, &write, input, roles)
+}
+
+/// An admin's `roles` in a write: the field's name and the value to store.
+type Roles = (String, Value);
+
+/// Whether the body must go through a JSON object before it is typed ([module docs](self)).
+fn by_name(spec: &ResourceSpec, view: &View, caller: &Caller, write: &Write<'_>) -> bool {
+    let mine = write.mine(spec, caller);
+    matches!(write, Write::Replace { .. })
+        || spec
+            .fields
+            .iter()
+            .any(|f| f.kind == FieldKind::Roles || !view.has(&f.gate) || barred(f, caller, write, mine))
+}
+
+/// A field settable in `write` that this caller may not set (its `write`): theirs as a
+/// field the input type lacks would be, refused or dropped as `unknown_fields` says.
+fn barred(f: &FieldSpec, caller: &Caller, write: &Write<'_>, mine: bool) -> bool {
+    write.settable(f) && !access::writes(f, caller, mine)
+}
+
+/// The body as a JSON object of the fields `T` may be given: an admin's `roles` taken out
+/// (and given back beside it), a replace's unchanged server-controlled fields ignored, and
+/// the fields the request's version lacks or the caller may not set refused or dropped.
+fn named(
+    spec: &ResourceSpec,
+    view: &View,
+    caller: &Caller,
+    write: &Write<'_>,
+    bytes: &[u8],
+) -> Result<(Map<String, Value>, Option<Roles>), Problem> {
+    let mine = write.mine(spec, caller);
+    let mut object = body::object_of(bytes)?;
     let roles = take_roles(spec, caller, &mut object, |f| write.settable(f))?;
     if let Write::Replace { current } = write {
         // A GET-modify-PUT round trip sends the server-controlled fields back: unchanged,
         // they are ignored; changed, they fail below like any field the client may not set.
         object.retain(|k, v| {
-            let client_controlled = spec.field(k).is_some_and(|f| f.replace && !barred(f));
+            let client_controlled = spec.field(k).is_some_and(|f| f.replace && !barred(f, caller, write, mine));
             client_controlled || current.get(k) != Some(v)
         });
     }
     let outside = |name: &str| outside(spec, view, name);
-    let barred = |name: &str| spec.field(name).is_some_and(barred);
+    let barred = |name: &str| spec.field(name).is_some_and(|f| barred(f, caller, write, mine));
     if spec.reject_unknown {
         let n = view.number().unwrap_or_default();
         let errors: Vec<FieldError> = object
@@ -116,13 +149,24 @@ pub(crate) fn read<T: DeserializeOwned + Serialize>(
         }
     }
     object.retain(|k, _| !outside(k) && !barred(k));
-    let mut input = checked(spec, view, body::typed::<T>(object)?, hook)?;
-    // A hook may not set for the caller what the caller may not set.
-    input.retain(|k| !barred(k));
+    Ok((object, roles))
+}
+
+/// The typed, checked input of a body read by name: what a hook set that the caller may
+/// not set taken out, an admin's `roles` put in.
+fn finish(
+    spec: &ResourceSpec,
+    caller: &Caller,
+    write: &Write<'_>,
+    mut input: Record,
+    roles: Option<Roles>,
+) -> Result<Record, Problem> {
+    let mine = write.mine(spec, caller);
+    input.retain(|k| !spec.field(k).is_some_and(|f| barred(f, caller, write, mine)));
     if let Some((name, value)) = roles {
         input.insert(name, value);
     }
-    required(spec, caller, &write, input)
+    required(spec, caller, write, input)
 }
 
 /// A required field that only some may set is optional in the input type: it is required
@@ -230,7 +274,7 @@ fn take_roles(
     caller: &Caller,
     object: &mut Map<String, Value>,
     settable: impl Fn(&FieldSpec) -> bool,
-) -> Result<Option<(String, Value)>, Problem> {
+) -> Result<Option<Roles>, Problem> {
     let Some(f) = spec.fields.iter().find(|f| f.kind == FieldKind::Roles) else { return Ok(None) };
     if !object.contains_key(f.name) {
         return Ok(None);

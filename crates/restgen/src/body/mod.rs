@@ -103,20 +103,23 @@ pub(crate) const REQUIRED: &str = "is required";
 /// The object as the operation's input type: unknown or non-settable fields, wrong types
 /// and missing required fields become a 400 naming the field.
 pub fn typed<T: DeserializeOwned>(object: Map<String, Value>) -> Result<T, Problem> {
-    serde_path_to_error::deserialize(Value::Object(object)).map_err(|e| {
-        let path = e.path().to_string();
-        let inner = e.into_inner().to_string();
-        let (field, message) = if let Some(rest) = inner.strip_prefix("unknown field `") {
-            let name = rest.split('`').next().unwrap_or_default().to_owned();
-            (name, NOT_SETTABLE.to_owned())
-        } else if let Some(rest) = inner.strip_prefix("missing field `") {
-            let name = rest.split('`').next().unwrap_or_default().to_owned();
-            (name, REQUIRED.to_owned())
-        } else {
-            (path, inner)
-        };
-        Problem::validation(vec![FieldError { field, message }])
-    })
+    serde_path_to_error::deserialize(Value::Object(object)).map_err(refusal)
+}
+
+/// What `T` refused of a body, named by its field (not generic: compiled once).
+fn refusal(e: serde_path_to_error::Error<serde_json::Error>) -> Problem {
+    let path = e.path().to_string();
+    let inner = e.into_inner().to_string();
+    let (field, message) = if let Some(rest) = inner.strip_prefix("unknown field `") {
+        let name = rest.split('`').next().unwrap_or_default().to_owned();
+        (name, NOT_SETTABLE.to_owned())
+    } else if let Some(rest) = inner.strip_prefix("missing field `") {
+        let name = rest.split('`').next().unwrap_or_default().to_owned();
+        (name, REQUIRED.to_owned())
+    } else {
+        (path, inner)
+    };
+    Problem::validation(vec![FieldError { field, message }])
 }
 
 #[cfg(test)]

@@ -19,6 +19,7 @@ use crate::csv_format;
 use crate::hooks::{ComputeRule, CreateRule, DeleteRule, UpdateRule};
 use crate::list;
 use crate::negotiate;
+use crate::outlined::Boxed;
 use crate::problem::{FieldError, Problem};
 use crate::settable::{self, Write};
 use crate::spec::{DefaultValue as FieldDefault, FieldKind, FieldSpec, Format, IdKind, ResourceSpec, Target};
@@ -47,25 +48,46 @@ pub async fn create<C: DeserializeOwned + Serialize>(
     body: Result<Bytes, BytesRejection>,
     rules: Rules<'_, CreateRule<C>>,
 ) -> Result<Response, Problem> {
-    let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
     let Rules { before: hook, compute } = rules;
-    view.admits(spec)?;
+    let owner = creator(spec, cx)?;
+    let hook = hook.map(|h| move |t: &mut C| h(t));
+    let input = settable::read::<C>(spec, &cx.view, &cx.caller, headers, body, Write::Create, hook)?;
+    created(spec, cx, uri, owner, input, compute).await
+}
+
+/// Whether the caller may create, and the owner a new record of theirs gets: `owner_id`
+/// comes from the caller, never from the body.
+fn creator(spec: &ResourceSpec, cx: &RequestContext) -> Result<Option<SqlValue>, Problem> {
+    let caller = &cx.caller;
+    cx.view.admits(spec)?;
     access::collection(spec.access.create, caller)?;
-    // `owner_id` comes from the caller, never from the body.
-    let owner = match spec.owner {
-        Some((_, kind)) => Some(caller.id_value(kind).ok_or_else(|| caller.unauthorized())?),
-        None => None,
-    };
-    let input =
-        settable::read::<C>(spec, view, caller, headers, body, Write::Create, hook.map(|h| move |t: &mut C| h(t)))?;
-    refs_readable(spec, store, caller, &input).await?;
-    let row = insert(spec, store, input, owner.as_ref().map(|o| (o, caller)), compute).await?;
-    let location = format!("{}/{}", uri.path().trim_end_matches('/'), row.id_text(spec)?);
-    let mut response = written(spec, cx, StatusCode::CREATED, row)?;
-    if let Ok(v) = HeaderValue::from_str(&location) {
-        response.headers_mut().insert(header::LOCATION, v);
+    match spec.owner {
+        Some((_, kind)) => Ok(Some(caller.id_value(kind).ok_or_else(|| caller.unauthorized())?)),
+        None => Ok(None),
     }
-    Ok(response)
+}
+
+/// The rest of a create, once its input is typed and read: compiled in the runtime, not in
+/// the service's crate for each input type ([`Boxed`]).
+fn created<'a>(
+    spec: &'static ResourceSpec,
+    cx: &'a RequestContext,
+    uri: &'a Uri,
+    owner: Option<SqlValue>,
+    input: Record,
+    compute: Option<&'a ComputeRule>,
+) -> Boxed<'a, Result<Response, Problem>> {
+    Box::pin(async move {
+        let (store, caller) = (&cx.store, &cx.caller);
+        refs_readable(spec, store, caller, &input).await?;
+        let row = insert(spec, store, input, owner.as_ref().map(|o| (o, caller)), compute).await?;
+        let location = format!("{}/{}", uri.path().trim_end_matches('/'), row.id_text(spec)?);
+        let mut response = written(spec, cx, StatusCode::CREATED, row)?;
+        if let Ok(v) = HeaderValue::from_str(&location) {
+            response.headers_mut().insert(header::LOCATION, v);
+        }
+        Ok(response)
+    })
 }
 
 /// Stores a new record from validated input: defaults, the initial state, timestamps and
@@ -214,38 +236,77 @@ pub async fn replace<R: DeserializeOwned + Serialize>(
     body: Result<Bytes, BytesRejection>,
     rules: Rules<'_, UpdateRule<R>>,
 ) -> Result<Response, Problem> {
-    let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
     let Rules { before: hook, compute } = rules;
-    view.admits(spec)?;
-    let (id_value, stored_record) = authorized(spec, spec.access.write, store, caller, id).await?;
-    let current = representation(spec, cx, stored_record.clone());
-    let condition = precondition(spec, cx, headers, &current)?;
-    let write = Write::Replace { current: &current };
-    let input = settable::read::<R>(spec, view, caller, headers, body, write, hook.map(|h| move |t: &mut R| h(id, t)))?;
-    let now = store.now();
-    let mut changes = Record::new();
-    // An admin's `roles` replace the stored ones even where the schema leaves the field
-    // out of replace; there, omitting it leaves it alone. Fields the request's version
-    // lacks are not its to clear: they keep what they hold.
-    let replaced = |f: &&FieldSpec| f.replace || (f.kind == FieldKind::Roles && input.contains_key(f.name));
-    // Nor are the fields the caller may not set, or may set but not see unless they sent
-    // them: a replace leaves alone what its sender was never shown.
-    let mine = access::owns(spec, caller, &stored_record);
-    let theirs = |f: &&FieldSpec| {
-        f.kind == FieldKind::Roles
-            || (access::writes(f, caller, mine)
-                && (input.contains_key(f.name) || access::reads(spec, f, caller, &stored_record)))
-    };
-    for f in spec.fields.iter().filter(replaced).filter(|f| view.has(&f.gate)).filter(theirs) {
-        changes.insert(f.name, input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now)));
-    }
-    let mut values = changed_values(spec, &stored_record, changes, compute).await?;
-    if spec.timestamps {
-        values.push(("updated_at", SqlValue::Text(Some(now))));
-    }
-    refs_readable(spec, store, caller, &input).await?;
-    let record = update(spec, cx, &id_value, values, &condition, &input).await?;
-    Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
+    cx.view.admits(spec)?;
+    let found = found(spec, cx, id, headers).await?;
+    let write = Write::Replace { current: &found.current };
+    let hook = hook.map(|h| move |t: &mut R| h(id, t));
+    let input = settable::read::<R>(spec, &cx.view, &cx.caller, headers, body, write, hook)?;
+    replaced(spec, cx, found, input, compute).await
+}
+
+/// The record a replace or a patch of two steps writes, as read before its body.
+struct Found<'h> {
+    key: SqlValue,
+    stored: Record,
+    /// Its representation to this request.
+    current: Record,
+    /// The request's `If-Match`, which it meets.
+    condition: Precondition<'h>,
+}
+
+/// The record `id`, which the caller may write, and the request's precondition held
+/// against it ([`precondition`]). Compiled in the runtime ([`Boxed`]).
+fn found<'a>(
+    spec: &'static ResourceSpec,
+    cx: &'a RequestContext,
+    id: &'a str,
+    headers: &'a HeaderMap,
+) -> Boxed<'a, Result<Found<'a>, Problem>> {
+    Box::pin(async move {
+        let (key, stored) = authorized(spec, spec.access.write, &cx.store, &cx.caller, id).await?;
+        let current = representation(spec, cx, stored.clone());
+        let condition = precondition(spec, cx, headers, &current)?;
+        Ok(Found { key, stored, current, condition })
+    })
+}
+
+/// The rest of a replace, once its input is typed and read ([`Boxed`]).
+fn replaced<'a>(
+    spec: &'static ResourceSpec,
+    cx: &'a RequestContext,
+    found: Found<'a>,
+    input: Record,
+    compute: Option<&'a ComputeRule>,
+) -> Boxed<'a, Result<Response, Problem>> {
+    Box::pin(async move {
+        let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
+        let Found { key, stored: stored_record, condition, .. } = found;
+        let now = store.now();
+        let mut changes = Record::new();
+        // An admin's `roles` replace the stored ones even where the schema leaves the field
+        // out of replace; there, omitting it leaves it alone. Fields the request's version
+        // lacks are not its to clear: they keep what they hold.
+        let replaced = |f: &&FieldSpec| f.replace || (f.kind == FieldKind::Roles && input.contains_key(f.name));
+        // Nor are the fields the caller may not set, or may set but not see unless they sent
+        // them: a replace leaves alone what its sender was never shown.
+        let mine = access::owns(spec, caller, &stored_record);
+        let theirs = |f: &&FieldSpec| {
+            f.kind == FieldKind::Roles
+                || (access::writes(f, caller, mine)
+                    && (input.contains_key(f.name) || access::reads(spec, f, caller, &stored_record)))
+        };
+        for f in spec.fields.iter().filter(replaced).filter(|f| view.has(&f.gate)).filter(theirs) {
+            changes.insert(f.name, input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now)));
+        }
+        let mut values = changed_values(spec, &stored_record, changes, compute).await?;
+        if spec.timestamps {
+            values.push(("updated_at", SqlValue::Text(Some(now))));
+        }
+        refs_readable(spec, store, caller, &input).await?;
+        let record = update(spec, cx, &key, values, &condition, &input).await?;
+        Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
+    })
 }
 
 /// The write's `If-Match`, held first against the record as read (so a stale write is a
