@@ -356,12 +356,18 @@ fn generate(file: &Path, out: &Path, settings: Generation, color: bool) -> Resul
         println!("{word:>13}  {}", path.display());
     }
     if let Some(root) = workspace.filter(|_| new_manifest) {
+        // The tables without their comments, indented under the note.
+        let profiles: Vec<String> = emit::BUILD_PROFILES
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .map(|l| if l.is_empty() { String::new() } else { format!("    {l}") })
+            .collect();
         println!(
-            "note: {} is in the workspace of {}, and cargo reads profiles from there alone: add \
-             `codegen-units = 1` to its `[profile.release]` for a smaller release executable that holds less \
-             memory (docs/deploy.md, \"Memory\")",
+            "note: {} is in the workspace of {}, and cargo reads profiles from there alone: add these to it for a \
+             shorter first debug build and a smaller release executable (docs/deploy.md, \"Build profiles\")\n{}",
             out.display(),
-            root.display()
+            root.display(),
+            profiles.join("\n").trim_start_matches('\n')
         );
     }
     for (name, why) in features_left_out(&out.join("Cargo.toml"), service) {

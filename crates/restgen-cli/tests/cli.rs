@@ -255,13 +255,14 @@ fn generate_warns_when_the_kept_cargo_toml_leaves_out_a_feature_the_schema_now_u
 }
 
 #[test]
-fn a_crate_of_its_own_builds_release_in_one_codegen_unit_and_a_workspace_member_is_told_where_to_say_so() {
+fn a_crate_of_its_own_sets_its_build_profiles_and_a_workspace_member_is_told_where_to_set_them() {
     let dir = tempfile::tempdir().unwrap();
     let schema = shop();
     let alone = restgen(&["generate", schema.to_str().unwrap(), "--out", "alone", "--no-client"], dir.path());
     assert_eq!(alone.status.code(), Some(0), "{}", text(&alone.stderr));
     let manifest = std::fs::read_to_string(dir.path().join("alone/Cargo.toml")).unwrap();
     assert!(manifest.contains("\n[profile.release]\ncodegen-units = 1\n"), "{manifest}");
+    assert!(manifest.contains("\n[profile.dev.package.\"*\"]\ndebug = \"line-tables-only\"\n"), "{manifest}");
     assert!(!text(&alone.stdout).contains("note:"), "{}", text(&alone.stdout));
 
     // A profile in a member's manifest is one cargo ignores, with a warning at every build.
@@ -277,7 +278,8 @@ fn a_crate_of_its_own_builds_release_in_one_codegen_unit_and_a_workspace_member_
     let workspace = root.canonicalize().unwrap().join("Cargo.toml");
     assert!(
         said.contains(&format!("note: services/shop is in the workspace of {}", workspace.display()))
-            && said.contains("`codegen-units = 1`"),
+            && said.contains("\n    [profile.release]\n    codegen-units = 1")
+            && said.contains("\n    [profile.dev.package.\"*\"]\n    debug = \"line-tables-only\""),
         "{said}"
     );
     // Said once, when the manifest is written: the kept one is the user's to have changed.

@@ -53,6 +53,22 @@ pub struct Options {
     pub workspace_member: bool,
 }
 
+/// The build profiles a generated crate's `Cargo.toml` sets where it is its own workspace
+/// (cargo reads a workspace member's from the workspace's root alone).
+pub const BUILD_PROFILES: &str = r#"# Build profiles (docs/deploy.md, "Build profiles"). In a workspace, cargo reads them from
+# the workspace's root alone.
+#
+# Dependencies' debug info as line tables: backtraces still name file and line, and the
+# first debug build is shorter. This crate keeps full debug info.
+[profile.dev.package."*"]
+debug = "line-tables-only"
+
+# One codegen unit: rustc then compiles each generic function and async body of the
+# runtime once instead of once per unit, so the executable is smaller and a running
+# service holds less memory, for about the same cold build.
+[profile.release]
+codegen-units = 1"#;
+
 /// A generation that failed inside restgen: always a bug, never a schema problem (those
 /// are diagnostics, found before emitting).
 #[derive(Debug)]

@@ -92,6 +92,7 @@ pub(crate) fn render(service: &Service, options: &Options) -> Result<Vec<(&'stat
         resource_count => service.resources.len(),
         crate_name => service.name.value.replace('-', "_"),
         workspace_member => options.workspace_member,
+        build_profiles => super::BUILD_PROFILES,
     };
     let env = environment();
     TEMPLATES
