@@ -7,7 +7,9 @@
 //! copy is code the executable carries, and the copies of one body lie far apart, so a
 //! process that runs a little of each maps more of the executable. Polling the body through
 //! [`Outlined`], whose `poll` is never inlined and so compiled once, leaves one copy: the
-//! pieces call it instead.
+//! pieces call it instead. A generated crate's release profile compiles in one unit, where
+//! there are no such copies; a hand-written service on the runtime, or a workspace that
+//! keeps cargo's default, still has them.
 //!
 //! The same holds between crates: a service's crate instantiates the runtime's generic
 //! operations with its own input types, and gets a copy of every body they await, down to

@@ -4,11 +4,13 @@
 mod collection;
 mod patch;
 mod refs;
+mod replace;
 mod transition;
 
 pub use collection::list;
 pub use patch::patch;
 use refs::{missing_ref, refs_of, refs_readable};
+pub use replace::replace;
 pub use transition::{status, transition};
 
 use crate::access::{self, Scope};
@@ -228,23 +230,6 @@ async fn authorized_row(
     Ok((key, Row::Record(record)))
 }
 
-pub async fn replace<R: DeserializeOwned + Serialize>(
-    spec: &'static ResourceSpec,
-    cx: &RequestContext,
-    id: &str,
-    headers: &HeaderMap,
-    body: Result<Bytes, BytesRejection>,
-    rules: Rules<'_, UpdateRule<R>>,
-) -> Result<Response, Problem> {
-    let Rules { before: hook, compute } = rules;
-    cx.view.admits(spec)?;
-    let found = found(spec, cx, id, headers).await?;
-    let write = Write::Replace { current: &found.current };
-    let hook = hook.map(|h| move |t: &mut R| h(id, t));
-    let input = settable::read::<R>(spec, &cx.view, &cx.caller, headers, body, write, hook)?;
-    replaced(spec, cx, found, input, compute).await
-}
-
 /// The record a replace or a patch of two steps writes, as read before its body.
 struct Found<'h> {
     key: SqlValue,
@@ -271,42 +256,18 @@ fn found<'a>(
     })
 }
 
-/// The rest of a replace, once its input is typed and read ([`Boxed`]).
-fn replaced<'a>(
+/// The end of a replace or a patch of two steps: the refs it names readable by the caller,
+/// `values` written where the request's condition still holds, the record answered.
+async fn rewritten(
     spec: &'static ResourceSpec,
-    cx: &'a RequestContext,
-    found: Found<'a>,
-    input: Record,
-    compute: Option<&'a ComputeRule>,
-) -> Boxed<'a, Result<Response, Problem>> {
-    Box::pin(async move {
-        let (store, caller, view) = (&cx.store, &cx.caller, &cx.view);
-        let Found { key, stored: stored_record, condition, .. } = found;
-        let now = store.now();
-        let mut changes = Record::new();
-        // An admin's `roles` replace the stored ones even where the schema leaves the field
-        // out of replace; there, omitting it leaves it alone. Fields the request's version
-        // lacks are not its to clear: they keep what they hold.
-        let replaced = |f: &&FieldSpec| f.replace || (f.kind == FieldKind::Roles && input.contains_key(f.name));
-        // Nor are the fields the caller may not set, or may set but not see unless they sent
-        // them: a replace leaves alone what its sender was never shown.
-        let mine = access::owns(spec, caller, &stored_record);
-        let theirs = |f: &&FieldSpec| {
-            f.kind == FieldKind::Roles
-                || (access::writes(f, caller, mine)
-                    && (input.contains_key(f.name) || access::reads(spec, f, caller, &stored_record)))
-        };
-        for f in spec.fields.iter().filter(replaced).filter(|f| view.has(&f.gate)).filter(theirs) {
-            changes.insert(f.name, input.get(f.name).cloned().unwrap_or_else(|| default_of(f, &now)));
-        }
-        let mut values = changed_values(spec, &stored_record, changes, compute).await?;
-        if spec.timestamps {
-            values.push(("updated_at", SqlValue::Text(Some(now))));
-        }
-        refs_readable(spec, store, caller, &input).await?;
-        let record = update(spec, cx, &key, values, &condition, &input).await?;
-        Ok(conditional::tagged(StatusCode::OK, view, &representation(spec, cx, record)))
-    })
+    cx: &RequestContext,
+    found: &Found<'_>,
+    values: Vec<(&'static str, SqlValue)>,
+    refs: &Record,
+) -> Result<Response, Problem> {
+    refs_readable(spec, &cx.store, &cx.caller, refs).await?;
+    let record = update(spec, cx, &found.key, values, &found.condition, refs).await?;
+    Ok(conditional::tagged(StatusCode::OK, &cx.view, &representation(spec, cx, record)))
 }
 
 /// The write's `If-Match`, held first against the record as read (so a stale write is a

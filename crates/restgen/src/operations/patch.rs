@@ -46,9 +46,7 @@ fn patched<'a>(
 ) -> Boxed<'a, Result<Response, Problem>> {
     Box::pin(async move {
         let (values, refs) = columns(spec, cx, changes, compute, &found.stored).await?;
-        refs_readable(spec, &cx.store, &cx.caller, &refs).await?;
-        let record = update(spec, cx, &found.key, values, &found.condition, &refs).await?;
-        Ok(conditional::tagged(StatusCode::OK, &cx.view, &representation(spec, cx, record)))
+        rewritten(spec, cx, &found, values, &refs).await
     })
 }
 
