@@ -25,13 +25,21 @@ pub(crate) fn client_dir(out: &Path, service: &str) -> PathBuf {
     }
 }
 
-/// The `Cargo.toml` of the workspace the crate at `out` would belong to: the nearest
-/// directory above it whose manifest has a `[workspace]` table, as cargo looks for one.
-/// Read as text: the table header on a line of its own is how every manifest writes it.
+/// The `Cargo.toml` of the workspace the crate at `out` would belong to, found as cargo
+/// finds it: the nearest directory above with a `[workspace]` table whose `exclude` does not
+/// name the crate's directory (an excluded crate looks further up). A manifest that does not
+/// parse is passed over; cargo reports it at the first build.
 pub(crate) fn workspace_root(out: &Path) -> Option<PathBuf> {
-    absolute(out).ancestors().skip(1).map(|dir| dir.join("Cargo.toml")).find(|manifest| {
-        std::fs::read_to_string(manifest)
-            .is_ok_and(|text| text.lines().map(str::trim).any(|l| l == "[workspace]" || l.starts_with("[workspace.")))
+    let crate_dir = absolute(out);
+    crate_dir.ancestors().skip(1).map(|dir| dir.join("Cargo.toml")).find(|manifest| {
+        let Some(table) = std::fs::read_to_string(manifest).ok().and_then(|t| t.parse::<toml::Table>().ok()) else {
+            return false;
+        };
+        let Some(workspace) = table.get("workspace").and_then(toml::Value::as_table) else { return false };
+        let root = manifest.parent().expect("a manifest's directory");
+        let excluded = workspace.get("exclude").and_then(toml::Value::as_array).into_iter().flatten();
+        // Cargo's test: the crate's path starts with the excluded one, component by component.
+        !excluded.filter_map(toml::Value::as_str).any(|ex| crate_dir.starts_with(absolute(&root.join(ex))))
     })
 }
 
@@ -112,6 +120,31 @@ mod tests {
         std::fs::write(root.join("Cargo.toml"), "[workspace.package]\nversion = \"1.0.0\"\n").unwrap();
         assert_eq!(workspace_root(&root.join("services/shop/new")), Some(root.join("Cargo.toml")));
         std::fs::write(root.join("Cargo.toml"), "# [workspace] in a comment\n[package]\n").unwrap();
+        assert_eq!(workspace_root(&root.join("services/shop")), None);
+        std::fs::write(root.join("Cargo.toml"), "workspace = { members = [\"services/*\"] }\n").unwrap();
+        assert_eq!(workspace_root(&root.join("services/shop")), Some(root.join("Cargo.toml")));
+    }
+
+    #[test]
+    fn a_crate_a_workspace_excludes_is_not_its_member() {
+        let outer = tempfile_root().join("excluding");
+        let root = outer.join("workspace");
+        std::fs::create_dir_all(root.join("services/shop")).unwrap();
+        let excluding =
+            |list: &str| std::fs::write(root.join("Cargo.toml"), format!("[workspace]\nexclude = [{list}]\n"));
+        excluding("\"services\"").unwrap();
+        assert_eq!(workspace_root(&root.join("services/shop")), None);
+        // Excluded is a matter of whole components, and `./` or `..` in it change nothing.
+        excluding("\"./services/../services/shop\"").unwrap();
+        assert_eq!(workspace_root(&root.join("services/shop/new")), None);
+        excluding("\"serv\", \"services/shopping\"").unwrap();
+        assert_eq!(workspace_root(&root.join("services/shop")), Some(root.join("Cargo.toml")));
+        // An excluded crate belongs to the next workspace up, as cargo looks for it.
+        excluding("\"services\"").unwrap();
+        std::fs::write(outer.join("Cargo.toml"), "[workspace]\nmembers = [\"workspace/services/*\"]\n").unwrap();
+        assert_eq!(workspace_root(&root.join("services/shop")), Some(outer.join("Cargo.toml")));
+        // A manifest that does not parse is cargo's to report; it is no workspace here.
+        std::fs::write(outer.join("Cargo.toml"), "[workspace\n").unwrap();
         assert_eq!(workspace_root(&root.join("services/shop")), None);
     }
 
