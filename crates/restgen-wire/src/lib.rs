@@ -17,6 +17,7 @@ pub mod query;
 pub mod redact;
 pub mod retries;
 pub mod signature;
+#[cfg(feature = "time")]
 pub mod time;
 pub mod webhook;
 

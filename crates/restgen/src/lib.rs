@@ -64,7 +64,10 @@ pub use problem::{FieldError, Problem};
 pub use restgen_macros::{Enum, Input, Resource};
 /// The wire shapes both sides name (`restgen::wire::Paging`).
 pub use restgen_wire as wire;
-pub use restgen_wire::{Endpoint, Enum, Link, Links, Patch, input, redact, string_enum, time};
+/// `time`'s dates in the wire's form: `#[serde(with = "restgen::time")]` (derive users).
+#[cfg(feature = "derive")]
+pub use restgen_wire::time;
+pub use restgen_wire::{Endpoint, Enum, Link, Links, Patch, input, redact, string_enum};
 
 /// Re-exports for generated code. Not a public API: names here may change in any release.
 #[doc(hidden)]
@@ -74,6 +77,7 @@ pub mod __private {
     pub use rust_decimal;
     pub use serde;
     pub use serde_json;
+    #[cfg(feature = "derive")]
     pub use time;
     pub use tokio;
     pub use uuid;
