@@ -347,7 +347,7 @@ pub async fn serve(
             () = &mut signal => break,
         };
         let (app, stopping) = (app.clone(), stopping.clone());
-        tokio::spawn(crate::feed::STOPPING.scope(stopping.clone(), async move {
+        crate::outlined::spawn(crate::feed::STOPPING.scope(stopping.clone(), async move {
             connection(stream, peer, app, limits, stopping).await;
             drop(permit);
         }));

@@ -92,7 +92,7 @@ impl Deadlines {
         });
         let ticker = runtime.map(|runtime| {
             let ticked = deadlines.clone();
-            Ticker(runtime.spawn(async move { ticked.tick().await }).abort_handle())
+            Ticker(crate::outlined::spawn_on(&runtime, async move { ticked.tick().await }).abort_handle())
         });
         (deadlines, ticker)
     }

@@ -15,13 +15,35 @@
 //! operations with its own input types, and gets a copy of every body they await, down to
 //! the database driver's. Such a body returned as a [`Boxed`] future is compiled in the
 //! runtime alone, behind the pointer to its `poll` that the service's crate calls.
+//!
+//! And between tasks: tokio compiles its task machinery (the task's cell, its harness, its
+//! waker's table, for each kind of scheduler: some 150 functions) for every type of future
+//! it spawns. The runtime's tasks are spawned through [`spawn`], as the one type of a
+//! [`Boxed`] future, so that machinery is compiled once.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
+use tokio::task::JoinHandle;
 
 /// A future polled through a pointer, so its body is compiled where it is made ([module
 /// docs](self)): for the work that generic code awaits once it has typed what it reads.
 pub(crate) type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Spawns `work` on the current runtime as a task of the one type every task of the
+/// runtime's has ([module docs](self)).
+pub(crate) fn spawn(work: impl Future<Output = ()> + Send + 'static) -> JoinHandle<()> {
+    tokio::spawn(Box::pin(work) as Boxed<'static, ()>)
+}
+
+/// [`spawn`] on the runtime `on`.
+pub(crate) fn spawn_on(on: &tokio::runtime::Handle, work: impl Future<Output = ()> + Send + 'static) -> JoinHandle<()> {
+    on.spawn(Box::pin(work) as Boxed<'static, ()>)
+}
+
+/// Runs `work` on a blocking thread, as a task of one type for each type of result.
+pub(crate) fn spawn_blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) -> JoinHandle<T> {
+    tokio::task::spawn_blocking(Box::new(work) as Box<dyn FnOnce() -> T + Send>)
+}
 
 pin_project_lite::pin_project! {
     /// `F`, polled through one function of its own ([module docs](self)).

@@ -75,7 +75,7 @@ async fn bounded<T: Send + 'static>(wait: Duration, work: impl FnOnce() -> T + S
         // Closed never happens (the semaphore is never closed); a timeout is a flood.
         Ok(Err(_)) | Err(_) => return Err(busy()),
     };
-    let result = tokio::task::spawn_blocking(move || {
+    let result = crate::outlined::spawn_blocking(move || {
         let _permit = permit;
         work()
     })

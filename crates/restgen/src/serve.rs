@@ -291,7 +291,7 @@ async fn serve(service: Service, config: Config) -> Result<(), String> {
         };
         let on = (store.clone(), Clock::System);
         let served = crate::observe::serve_metrics(listener, metrics, on, publishes, signal);
-        tokio::spawn(async move {
+        crate::outlined::spawn(async move {
             if let Err(e) = served.await {
                 tracing::error!(error = %e, "the metrics listener stopped");
             }

@@ -41,7 +41,7 @@ pub async fn bootstrap_admin(store: &Store, spec: &'static AuthSpec, json: &str)
         let password = object.get(principal.password).and_then(Value::as_str).unwrap_or_default();
         let hash = record.get(principal.password).and_then(Value::as_str).unwrap_or_default();
         let (password, hash) = (password.to_owned(), hash.to_owned());
-        let matches = tokio::task::spawn_blocking(move || crate::password::verify(&password, &hash))
+        let matches = crate::outlined::spawn_blocking(move || crate::password::verify(&password, &hash))
             .await
             .map_err(|e| e.to_string())?;
         if !matches {

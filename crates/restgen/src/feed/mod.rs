@@ -188,7 +188,7 @@ pub(crate) fn start(store: &Store, settings: FeedSettings, proxies: Proxies) -> 
         tracing::warn!("a second application on one store: its change feeds are the first's");
     }
     let (stop, stopped) = watch::channel(false);
-    tokio::spawn(poll(hub, store.clone(), stopped));
+    crate::outlined::spawn(poll(hub, store.clone(), stopped));
     Running { stop }
 }
 

@@ -74,7 +74,7 @@ pub(crate) async fn changes(
     let reader =
         Reader { spec, cx, scope, filters, at, tx, last: last.clone(), settings: hub.settings.clone(), _seat: seat };
     // In the request's span, so that its lines carry the request's id.
-    tokio::spawn(tracing::Instrument::in_current_span(reader.run(live, super::stopping(), expires)));
+    crate::outlined::spawn(tracing::Instrument::in_current_span(reader.run(live, super::stopping(), expires)));
     // The buffered events, then the word that ended the stream, if one did.
     let body = futures_util::stream::unfold((rx, Some(last)), |(mut rx, last)| async move {
         match rx.recv().await {

@@ -125,7 +125,12 @@ pub(crate) fn sweep(
     within: Duration,
     work: impl std::future::Future<Output = Result<u64, StoreError>> + Send + 'static,
 ) {
-    tokio::spawn(async move {
+    sweep_boxed(what, within, Box::pin(work));
+}
+
+/// [`sweep`], compiled once for every sweep's work.
+fn sweep_boxed(what: &'static str, within: Duration, work: crate::outlined::Boxed<'static, Result<u64, StoreError>>) {
+    crate::outlined::spawn(async move {
         match tokio::time::timeout(within, work).await {
             Ok(Ok(_)) => {}
             Ok(Err(e)) => tracing::warn!(error = %e, "{what}"),

@@ -164,7 +164,7 @@ impl<DB: Driver> Connections<DB> {
             .build()
             .expect("a runtime and timeouts are given");
         let connections = Connections { pool, within };
-        tokio::spawn(sweep(
+        crate::outlined::spawn(sweep(
             connections.pool.weak(),
             settings.idle_timeout,
             settings.max_lifetime,
@@ -396,7 +396,7 @@ impl<DB: Driver> Drop for Lease<DB> {
             return;
         }
         let within = self.within;
-        tokio::spawn(async move {
+        crate::outlined::spawn(async move {
             match tokio::time::timeout(within, object.ping()).await {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => {

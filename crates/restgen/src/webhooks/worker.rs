@@ -103,7 +103,7 @@ pub(crate) fn start(webhooks: Arc<Webhooks>, store: Store) -> Result<Background,
         .build()
         .map_err(|e| format!("cannot build the webhook client: {e}"))?;
     let (stop, stopped) = watch::channel(false);
-    let task = tokio::spawn(run(webhooks, store, http, stopped));
+    let task = crate::outlined::spawn(run(webhooks, store, http, stopped));
     Ok(Background { stop, task: Some(task) })
 }
 
