@@ -59,9 +59,12 @@ pub const BUILD_PROFILES: &str = r#"# Build profiles (docs/deploy.md, "Build pro
 # the workspace's root alone.
 #
 # Dependencies' debug info as line tables: backtraces still name file and line, and the
-# first debug build is shorter. This crate keeps full debug info.
+# first debug build is shorter. This crate keeps full debug info. Nor are dependencies
+# compiled incrementally: cargo never does so for one from crates.io, and for the runtime
+# found by path (a restgen checkout) the records cost the first build time and disk.
 [profile.dev.package."*"]
 debug = "line-tables-only"
+incremental = false
 
 # One codegen unit: rustc then compiles each generic function and async body of the
 # runtime once instead of once per unit, so the executable is smaller and a running
