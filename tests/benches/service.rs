@@ -13,7 +13,8 @@
 //! Run: `cargo bench -p restgen-tests --bench service` (`BENCH_ROUNDS`, and `BENCH_MILLIS`
 //! for a run's time with each server, to change the runs; `BENCH_ROWS=<text>` for only
 //! the rows whose database and name contain it, `BENCH_COMPILE=0` to leave out the builds
-//! and `BENCH_COMPILE=only` for the builds alone,
+//! and `BENCH_COMPILE=only` for the builds alone, `BENCH_COMPILE_ROUNDS` for the rounds of
+//! cold debug builds (3),
 //! `BENCH_INSTRUCTIONS=<n>` for the requests counted under callgrind, 0 to leave the count
 //! out, and `BENCH_COUNT_AT=<n>` for how many of them are sent at once (1);
 //! `BENCH_PROFILES=<dir>` to keep each count's callgrind profile there,

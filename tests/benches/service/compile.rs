@@ -3,7 +3,8 @@
 //! `tests/reference-service/orders.yaml` (one resource, no auth, no events) and the
 //! hand-written axum + sqlx service beside it (`tests/reference-service`), each in a
 //! directory of its own with a target directory of its own (every dependency compiled, as
-//! on a first checkout), in debug and in release (and the size of the release executable);
+//! on a first checkout), in debug (`BENCH_COMPILE_ROUNDS` times each, 3 unless told, the
+//! crates taking turns to go first) and in release (and the size of the release executable);
 //! then one field added (to the schema and `restgen generate`, or to the hand-written input
 //! struct) and a debug build again (the edit, build loop). Last, the generated shop's cold
 //! debug build, the largest example.
@@ -68,10 +69,9 @@ impl Crate {
     }
 }
 
-/// Cold debug, cold release, and the debug build after an edit (with the time the edit's
-/// own step took, `restgen generate` for a generated crate).
+/// Cold release, and the debug build after an edit (with the time the edit's own step
+/// took, `restgen generate` for a generated crate).
 struct Builds {
-    debug: Duration,
     release: Duration,
     edit: Duration,
     incremental: Duration,
@@ -79,16 +79,63 @@ struct Builds {
     size: u64,
 }
 
-fn measure_crate(name: &str, krate: &Crate, edit: impl FnOnce() -> Duration) -> Builds {
+/// The crate's cold debug build, from an empty target directory.
+fn cold_debug(name: &str, krate: &Crate) -> Duration {
     println!("compile cost: {name}: cold debug build ...");
-    let debug = krate.build(false);
+    let _ = std::fs::remove_dir_all(&krate.target);
+    krate.build(false)
+}
+
+/// The cold debug builds of both crates over the rounds: the median of each, and each
+/// round's ratio in order.
+struct ColdDebug {
+    generated: Duration,
+    reference: Duration,
+    ratios: Vec<f64>,
+}
+
+impl ColdDebug {
+    /// The cold debug builds of both crates, `rounds` times, each round's first crate the
+    /// other one's second in the next: a machine that slows or speeds up during the run
+    /// (other tenants, a CPU's boost) then moves both alike. The last round's target
+    /// directories stay for the builds after it.
+    fn measure(rounds: usize, generated: &Crate, reference: &Crate) -> ColdDebug {
+        let (mut g, mut r) = (Vec::new(), Vec::new());
+        for round in 0..rounds.max(1) {
+            if round % 2 == 0 {
+                g.push(cold_debug("generated", generated));
+                r.push(cold_debug("hand-written", reference));
+            } else {
+                r.push(cold_debug("hand-written", reference));
+                g.push(cold_debug("generated", generated));
+            }
+        }
+        let ratios = g.iter().zip(&r).map(|(g, r)| g.as_secs_f64() / r.as_secs_f64()).collect();
+        let median = |mut v: Vec<Duration>| {
+            v.sort();
+            v[v.len() / 2]
+        };
+        ColdDebug { generated: median(g), reference: median(r), ratios }
+    }
+
+    /// The median of the rounds' ratios: each round's pair built minutes apart, so one
+    /// round's ratio is less moved by the machine than a ratio of medians.
+    fn ratio(&self) -> f64 {
+        let mut sorted = self.ratios.clone();
+        sorted.sort_by(f64::total_cmp);
+        sorted[sorted.len() / 2]
+    }
+}
+
+/// After its cold debug build: a cold release build, then one field added and a debug build.
+fn measure_crate(name: &str, krate: &Crate, edit: impl FnOnce() -> Duration) -> Builds {
     println!("compile cost: {name}: cold release build ...");
     let release = krate.build(true);
     let size = krate.release_size();
     println!("compile cost: {name}: one field added, debug build ...");
     let edit = edit();
     let incremental = krate.build(false);
-    Builds { debug, release, edit, incremental, size }
+    Builds { release, edit, incremental, size }
 }
 
 /// The hand-written service's manifest outside the workspace: its dependencies as the
@@ -151,6 +198,8 @@ pub fn measure() -> String {
     std::fs::copy(&main, reference.dir.join("src/main.rs")).unwrap();
     std::fs::copy(&lock, reference.dir.join("Cargo.lock")).unwrap();
 
+    let rounds = std::env::var("BENCH_COMPILE_ROUNDS").ok().and_then(|n| n.parse().ok()).unwrap_or(3);
+    let cold = ColdDebug::measure(rounds, &generated, &reference);
     let by_hand = measure_crate("hand-written", &reference, || {
         let start = Instant::now();
         let code = std::fs::read_to_string(reference.dir.join("src/main.rs")).unwrap();
@@ -178,6 +227,12 @@ pub fn measure() -> String {
     let row = |what: &str, g: Duration, r: Duration| {
         format!("| {what} | {:.1} s | {:.1} s | {} |\n", g.as_secs_f64(), r.as_secs_f64(), ratio(g, r))
     };
+    let cold_row = format!(
+        "| cold, debug (every dependency) | {:.1} s | {:.1} s | {:.2}x |\n",
+        cold.generated.as_secs_f64(),
+        cold.reference.as_secs_f64(),
+        cold.ratio()
+    );
     let size = format!(
         "| release executable | {:.1} MiB | {:.1} MiB | {:.2}x |\n",
         mib(by_restgen.size),
@@ -190,9 +245,11 @@ pub fn measure() -> String {
          own with its own target directory and the profiles of its own Cargo.toml (the generated crate's two, \
          cargo's defaults for the hand-written one), in one run:\n\n\
          | build | generated | hand-written | ratio |\n|---|---:|---:|---:|\n{}{}{}{}\n\
+         The cold debug builds: {} rounds, each crate first in every other, the medians and the median of \
+         the rounds' ratios ({}). \
          The edit: `restgen generate` took {:.2} s of the generated crate's incremental build. \
          The generated shop ({} resources, auth, webhooks, CSV): cold debug build {:.1} s.\n",
-        row("cold, debug (every dependency)", by_restgen.debug, by_hand.debug),
+        cold_row,
         row("cold, release (every dependency)", by_restgen.release, by_hand.release),
         row(
             "one field added, then a debug build",
@@ -200,6 +257,8 @@ pub fn measure() -> String {
             by_hand.edit + by_hand.incremental
         ),
         size,
+        cold.ratios.len(),
+        cold.ratios.iter().map(|r| format!("{r:.2}x")).collect::<Vec<_>>().join(", "),
         by_restgen.edit.as_secs_f64(),
         restgen_schema::load("shop.yaml", &std::fs::read_to_string(&shop_schema).unwrap())
             .expect("the shop's schema is valid")
