@@ -262,7 +262,10 @@ fn a_crate_of_its_own_sets_its_build_profiles_and_a_workspace_member_is_told_whe
     assert_eq!(alone.status.code(), Some(0), "{}", text(&alone.stderr));
     let manifest = std::fs::read_to_string(dir.path().join("alone/Cargo.toml")).unwrap();
     assert!(manifest.contains("\n[profile.release]\ncodegen-units = 1\n"), "{manifest}");
-    assert!(manifest.contains("\n[profile.dev.package.\"*\"]\ndebug = \"line-tables-only\"\n"), "{manifest}");
+    assert!(
+        manifest.contains("\n[profile.dev.package.\"*\"]\ndebug = \"line-tables-only\"\nincremental = false\n"),
+        "{manifest}"
+    );
     assert!(!text(&alone.stdout).contains("note:"), "{}", text(&alone.stdout));
 
     // A profile in a member's manifest is one cargo ignores, with a warning at every build.
@@ -286,6 +289,15 @@ fn a_crate_of_its_own_sets_its_build_profiles_and_a_workspace_member_is_told_whe
     let again = restgen(&args, &root);
     assert_eq!(again.status.code(), Some(0));
     assert!(!text(&again.stdout).contains("note:"), "{}", text(&again.stdout));
+
+    // A directory the workspace excludes holds a workspace of its own: the profiles are its.
+    std::fs::write(root.join("Cargo.toml"), "[workspace]\nresolver = \"3\"\nexclude = [\"apart\"]\n").unwrap();
+    let args = ["generate", schema.to_str().unwrap(), "--out", "apart/shop", "--no-client"];
+    let apart = restgen(&args, &root);
+    assert_eq!(apart.status.code(), Some(0), "{}", text(&apart.stderr));
+    let manifest = std::fs::read_to_string(root.join("apart/shop/Cargo.toml")).unwrap();
+    assert!(manifest.contains("\n[profile.release]\ncodegen-units = 1\n"), "{manifest}");
+    assert!(!text(&apart.stdout).contains("note:"), "{}", text(&apart.stdout));
 }
 
 #[test]

@@ -17,8 +17,7 @@
 //! runtime alone, behind the pointer to its `poll` that the service's crate calls.
 //!
 //! And between tasks: tokio compiles its task machinery (the task's cell, its harness, its
-//! waker's table, for each kind of scheduler: some 150 functions) for every type of future
-//! it spawns. The runtime's tasks are spawned through [`spawn`], as the one type of a
+//! waker's table, for each kind of scheduler) for every type of future it spawns. The runtime's tasks are spawned through [`spawn`], as the one type of a
 //! [`Boxed`] future, so that machinery is compiled once.
 
 use std::pin::Pin;
@@ -108,5 +107,26 @@ mod tests {
         assert!(!dropped.load(Ordering::SeqCst), "held while the body waits");
         drop(outlined);
         assert!(dropped.load(Ordering::SeqCst), "and dropped with it");
+    }
+
+    /// A task spawned boxed is a task like any: it runs, and aborting it (as the deadline
+    /// ticker is at shutdown) drops what it holds; blocking work gives back its result.
+    #[tokio::test]
+    async fn tasks_spawned_boxed_run_end_when_aborted_and_give_their_results() {
+        let (tell, told) = tokio::sync::oneshot::channel();
+        super::spawn(async move { tell.send(7).unwrap() }).await.unwrap();
+        assert_eq!(told.await, Ok(7));
+
+        let dropped = Arc::new(AtomicBool::new(false));
+        let held = Dropped(dropped.clone());
+        let waiting = super::spawn_on(&tokio::runtime::Handle::current(), async move {
+            let _held = held;
+            std::future::pending::<()>().await;
+        });
+        waiting.abort();
+        assert!(waiting.await.unwrap_err().is_cancelled());
+        assert!(dropped.load(Ordering::SeqCst), "what the task held went with it");
+
+        assert_eq!(super::spawn_blocking(|| "hashed".len()).await.unwrap(), 6);
     }
 }
