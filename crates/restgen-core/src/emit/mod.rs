@@ -48,8 +48,8 @@ pub struct Options {
     /// features), at least one.
     pub databases: Vec<crate::evolution::ddl::Dialect>,
     /// The service crate is a member of a workspace (a directory above it has a
-    /// `Cargo.toml` with `[workspace]`): cargo reads profiles from the workspace's root
-    /// alone, so the crate's own `Cargo.toml` names none.
+    /// `Cargo.toml` with a `[workspace]` that does not exclude it): cargo reads profiles
+    /// from the workspace's root alone, so the crate's own `Cargo.toml` names none.
     pub workspace_member: bool,
 }
 
