@@ -28,8 +28,9 @@
 //! Writes `target/bench/service.md` and `target/bench/service.svg` (`service-alike`,
 //! `service-metrics`, `service-traces`, and `-rows` after any for a run of some rows).
 //!
-//! The hand-written service is what a careful engineer writes for these routes (the
-//! reference of docs/performance.md): `&'static str` SQL, rows decoded into structs and
+//! Each server is an executable of its own, built from `tests/bench-servers` at the start
+//! of a run ([`servers::executable`]). The hand-written service is what a careful engineer
+//! writes for these routes (the reference of docs/performance.md): `&'static str` SQL, rows decoded into structs and
 //! serialized straight to bytes, the same pool settings, one statement per request where
 //! one does, each write read to its end (so SQLite checkpoints its log, as it does for the
 //! generated store). Before measuring, each row's answers from both are compared: the same status,
@@ -41,8 +42,6 @@ mod compile;
 mod count;
 #[path = "service/load.rs"]
 mod load;
-#[path = "service/reference.rs"]
-mod reference;
 #[path = "service/report.rs"]
 mod report;
 #[path = "service/servers.rs"]
@@ -50,22 +49,14 @@ mod servers;
 
 use count::*;
 use load::*;
-use reference::*;
 use report::*;
 use servers::*;
 
-use restgen::__private::axum::{
-    self, Router,
-    extract::{Path, Query, State},
-    http::{HeaderMap, HeaderValue, StatusCode, header},
-    response::{IntoResponse, Response},
-    routing::get,
-};
+use restgen::__private::axum;
 use restgen::store::StoreOptions;
-use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use sqlx::postgres::{PgPool, PgPoolOptions};
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::postgres::PgPool;
+use sqlx::sqlite::{SqliteConnectOptions, SqlitePool};
 use std::collections::HashMap;
 use std::process::{Child, Command, Stdio};
 use std::str::FromStr;
@@ -78,7 +69,7 @@ const TRIPS: u64 = 500;
 const DEPOTS: u64 = 200;
 const KINDS: [&str; 2] = ["generated", "hand-written"];
 
-/// The two servers of a run, as the tables name them and as `--serve` starts them: the
+/// The two servers of a run, as the tables name them and as they are started: the
 /// generated and the hand-written one, or with `BENCH_ALIKE=1` the generated one twice.
 ///
 /// Two servers alike (an A/A run) are what a ratio of exactly 1.00 reads as on this
@@ -146,17 +137,6 @@ fn setting(name: &str, default: usize) -> usize {
 }
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    // One core each for the server and the load, so the two compete as little as they can
-    // on a 2-core machine and the ratio reflects the servers' own cost.
-    if let Some(i) = args.iter().position(|a| a == "--serve") {
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().unwrap();
-        let pool_timeout = args.get(i + 3).map_or(StoreOptions::default().pool_timeout, |s| {
-            Duration::from_secs(s.parse().expect("--serve's pool timeout, in seconds"))
-        });
-        runtime.block_on(serve(&args[i + 1], &args[i + 2], pool_timeout));
-        return;
-    }
     // `BENCH_COMPILE=only`: the builds alone, written to target/bench/compile.md.
     if std::env::var("BENCH_COMPILE").as_deref() == Ok("only") {
         let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
@@ -175,6 +155,8 @@ async fn compare() {
     // generated service installs at start (reqwest is built without a provider of its own).
     let _ = rustls::crypto::ring::default_provider().install_default();
     let pair = Pair::from_env();
+    // The servers' executables, built before any run is timed.
+    executable(pair.serve[0]);
     let rounds = setting("BENCH_ROUNDS", 5);
     let run = Duration::from_millis(setting("BENCH_MILLIS", 2_000) as u64);
     // `BENCH_ROWS=<text>`: only the rows whose "<database> <row>" contains it (to profile one).

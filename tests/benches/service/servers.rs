@@ -1,5 +1,6 @@
 //! The two servers, each in a child process of its own (under callgrind when counted):
-//! the generated fleet service or the hand-written reference, on one database.
+//! the generated fleet service or the hand-written reference, on one database, each from
+//! its own executable (`tests/bench-servers`).
 
 use super::*;
 
@@ -9,10 +10,43 @@ pub(super) struct Server {
     pub(super) base: String,
 }
 
+/// The executable that serves `kind`, built once a run: `cargo build --release -p
+/// bench-servers`, with the fleet's `traces` feature for the [`Pair`] of `BENCH_TRACES`.
+/// Built apart from the bench so that each holds its own code alone and the runtime has
+/// only the features the fleet's `Cargo.toml` names, as a user's build of it has.
+pub(super) fn executable(kind: &str) -> &'static std::path::Path {
+    static BUILT: std::sync::OnceLock<HashMap<String, std::path::PathBuf>> = std::sync::OnceLock::new();
+    let built = BUILT.get_or_init(|| {
+        let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+        cargo.args(["build", "--release", "-q", "-p", "bench-servers", "--message-format=json"]);
+        cargo.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+        if Pair::from_env().serve.contains(&"generated-traces") {
+            cargo.args(["--features", "traces"]);
+        }
+        let out = cargo.stderr(Stdio::inherit()).output().expect("cargo runs");
+        assert!(out.status.success(), "cargo build -p bench-servers failed");
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|line| serde_json::from_str::<Value>(line).ok())
+            .filter_map(|m| {
+                let name = m["target"]["name"].as_str()?.to_owned();
+                Some((name, m["executable"].as_str()?.into()))
+            })
+            .collect()
+    });
+    let bin = if kind.starts_with("generated") { "generated" } else { "hand-written" };
+    built.get(bin).unwrap_or_else(|| panic!("bench-servers built no `{bin}`"))
+}
+
+/// The pool's wait for a connection both servers are given: the generated service's own.
+fn pool_timeout() -> String {
+    StoreOptions::default().pool_timeout.as_secs().to_string()
+}
+
 impl Server {
     pub(super) fn start(kind: &str, url: &str) -> Server {
-        let mut command = Command::new(std::env::current_exe().unwrap());
-        command.args(["--serve", kind, url]);
+        let mut command = Command::new(executable(kind));
+        command.args([kind, url, &pool_timeout()]);
         Server::spawn(configured(&mut command, kind))
     }
 
@@ -29,8 +63,8 @@ impl Server {
         command
             .args(["--tool=callgrind", "-q", "--cache-sim=yes", "--branch-sim=yes"])
             .arg(format!("--callgrind-out-file={}", out.join("callgrind.out").display()))
-            .arg(std::env::current_exe().unwrap())
-            .args(["--serve", kind, url, &CALLGRIND_POOL_TIMEOUT.as_secs().to_string()])
+            .arg(executable(kind))
+            .args([kind, url, &CALLGRIND_POOL_TIMEOUT.as_secs().to_string()])
             .stderr(Stdio::null());
         Server::spawn(configured(&mut command, kind))
     }
@@ -82,43 +116,6 @@ impl Drop for Server {
 /// How long a server under callgrind waits for a pooled connection (see
 /// [`Server::under_callgrind`]).
 pub(super) const CALLGRIND_POOL_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// Serves `kind` on `url`'s database, each query waiting up to `pool_timeout` for a
-/// connection.
-pub(super) async fn serve(kind: &str, url: &str, pool_timeout: Duration) {
-    // The server's warnings (a 503's cause, a slow pool) to standard error: standard output
-    // is the pipe the bench reads the address from, and then no more.
-    if std::env::var_os("BENCH_VERBOSE").is_some() {
-        let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-            .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-        tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
-    }
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let ready = || println!("http://{}", listener.local_addr().unwrap());
-    // Both served alike: no connection info on the request, which neither reads here.
-    if kind.starts_with("generated") {
-        let service = fleet::service();
-        // `generated-traces`, `generated-logs`: logs (and traces) set up as `main` sets them.
-        let telemetry = (kind == "generated-traces" || kind == "generated-logs")
-            .then(|| restgen::serve::telemetry(service.name).unwrap());
-        let options = StoreOptions { pool_timeout, ..StoreOptions::default() };
-        let store = restgen::store::Store::connect_with(url, options).await.unwrap();
-        restgen::serve::migrate(&store, &service).await.unwrap();
-        // `generated-metrics`: its requests counted, as `<SERVICE>_METRICS_BIND` has them.
-        let metrics = (kind == "generated-metrics").then(|| Arc::new(restgen::serve::Metrics::new()));
-        let settings = restgen::serve::Settings { metrics, ..Default::default() };
-        let app = restgen::serve::app(service, store, &settings).unwrap();
-        ready();
-        axum::serve(listener, axum::ServiceExt::into_make_service(app)).await.unwrap();
-        if let Some(telemetry) = telemetry {
-            telemetry.finish().await;
-        }
-    } else {
-        let app = hand_written(url, pool_timeout).await;
-        ready();
-        axum::serve(listener, app).await.unwrap();
-    }
-}
 
 /// `command` with what `kind` is served with beyond its arguments: the pair of
 /// BENCH_TRACES both log as a deployment does (warnings, the request's span), and one

@@ -1,12 +1,32 @@
 //! The hand-written reference: what a careful engineer writes with axum and sqlx for the
 //! routes the bench asks (docs/performance.md).
 
-use super::*;
+use axum::{
+    Router,
+    extract::{Path, Query, State},
+    http::{HeaderMap, HeaderValue, StatusCode, header},
+    response::{IntoResponse, Response},
+    routing::get,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+use sqlx::postgres::{PgPool, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use std::str::FromStr;
+use std::time::Duration;
+
+fn main() {
+    bench_servers::main(|args, listener| async move {
+        let app = hand_written(&args.url, args.pool_timeout).await;
+        bench_servers::ready(&listener);
+        axum::serve(listener, app).await.unwrap();
+    });
+}
 
 /// The reference's pools: 2 connections per core on SQLite (WAL, `synchronous=NORMAL`,
 /// foreign keys on, 5 s busy timeout), 4 per core on PostgreSQL; no ping before each use.
 #[derive(Clone)]
-pub(super) enum Db {
+enum Db {
     Sqlite(SqlitePool),
     Postgres(PgPool),
 }
@@ -20,7 +40,7 @@ macro_rules! on {
     };
 }
 
-pub(super) async fn hand_written(url: &str, pool_timeout: Duration) -> Router {
+async fn hand_written(url: &str, pool_timeout: Duration) -> Router {
     let cores = std::thread::available_parallelism().map_or(2, |n| n.get() as u32);
     let db = if url.starts_with("sqlite:") {
         let options = SqliteConnectOptions::from_str(url)
@@ -48,19 +68,19 @@ pub(super) async fn hand_written(url: &str, pool_timeout: Duration) -> Router {
 }
 
 #[derive(Serialize)]
-pub(super) struct Trip {
-    pub(super) id: i64,
-    pub(super) vehicle_id: i64,
-    pub(super) driver_id: i64,
-    pub(super) status: String,
-    pub(super) distance_km: String,
-    pub(super) starts_at: String,
-    pub(super) note: Option<String>,
-    pub(super) created_at: String,
-    pub(super) updated_at: String,
+struct Trip {
+    id: i64,
+    vehicle_id: i64,
+    driver_id: i64,
+    status: String,
+    distance_km: String,
+    starts_at: String,
+    note: Option<String>,
+    created_at: String,
+    updated_at: String,
 }
 
-pub(super) type TripRow = (i64, i64, i64, String, String, String, Option<String>, String, String);
+type TripRow = (i64, i64, i64, String, String, String, Option<String>, String, String);
 
 impl From<TripRow> for Trip {
     fn from(r: TripRow) -> Trip {
@@ -79,16 +99,16 @@ impl From<TripRow> for Trip {
 }
 
 #[derive(Serialize)]
-pub(super) struct Depot {
-    pub(super) id: i64,
-    pub(super) name: String,
-    pub(super) city: Option<String>,
-    pub(super) open: bool,
-    pub(super) created_at: String,
-    pub(super) updated_at: String,
+struct Depot {
+    id: i64,
+    name: String,
+    city: Option<String>,
+    open: bool,
+    created_at: String,
+    updated_at: String,
 }
 
-pub(super) type DepotRow = (i64, String, Option<String>, bool, String, String);
+type DepotRow = (i64, String, Option<String>, bool, String, String);
 
 impl From<DepotRow> for Depot {
     fn from(r: DepotRow) -> Depot {
@@ -96,28 +116,24 @@ impl From<DepotRow> for Depot {
     }
 }
 
-pub(super) const TRIP: &str = "SELECT \"id\", \"vehicle_id\", \"driver_id\", \"status\", \"distance_km\", \"starts_at\", \"note\", \"created_at\", \"updated_at\" FROM \"trip\" WHERE \"id\" = $1";
-pub(super) const TRIPS_PAGE: &str = "SELECT \"id\", \"vehicle_id\", \"driver_id\", \"status\", \"distance_km\", \"starts_at\", \"note\", \"created_at\", \"updated_at\" FROM \"trip\" ORDER BY \"id\" ASC LIMIT 21";
-pub(super) const DEPOTS_PAGE: &str = "SELECT \"id\", \"name\", \"city\", \"open\", \"created_at\", \"updated_at\" FROM \"depot\" WHERE \"open\" = $1 ORDER BY \"name\" DESC, \"id\" DESC LIMIT 21 OFFSET $2";
-pub(super) const INSERT_DEPOT: &str = "INSERT INTO \"depot\" (\"name\", \"city\", \"open\", \"created_at\", \"updated_at\") VALUES ($1, $2, TRUE, $3, $3) RETURNING \"id\", \"name\", \"city\", \"open\", \"created_at\", \"updated_at\"";
-pub(super) const PATCH_DEPOT: &str = "UPDATE \"depot\" SET \"city\" = CASE WHEN $2 THEN $3 ELSE \"city\" END, \"updated_at\" = $4 WHERE \"id\" = $1 RETURNING \"id\", \"name\", \"city\", \"open\", \"created_at\", \"updated_at\"";
+const TRIP: &str = "SELECT \"id\", \"vehicle_id\", \"driver_id\", \"status\", \"distance_km\", \"starts_at\", \"note\", \"created_at\", \"updated_at\" FROM \"trip\" WHERE \"id\" = $1";
+const TRIPS_PAGE: &str = "SELECT \"id\", \"vehicle_id\", \"driver_id\", \"status\", \"distance_km\", \"starts_at\", \"note\", \"created_at\", \"updated_at\" FROM \"trip\" ORDER BY \"id\" ASC LIMIT 21";
+const DEPOTS_PAGE: &str = "SELECT \"id\", \"name\", \"city\", \"open\", \"created_at\", \"updated_at\" FROM \"depot\" WHERE \"open\" = $1 ORDER BY \"name\" DESC, \"id\" DESC LIMIT 21 OFFSET $2";
+const INSERT_DEPOT: &str = "INSERT INTO \"depot\" (\"name\", \"city\", \"open\", \"created_at\", \"updated_at\") VALUES ($1, $2, TRUE, $3, $3) RETURNING \"id\", \"name\", \"city\", \"open\", \"created_at\", \"updated_at\"";
+const PATCH_DEPOT: &str = "UPDATE \"depot\" SET \"city\" = CASE WHEN $2 THEN $3 ELSE \"city\" END, \"updated_at\" = $4 WHERE \"id\" = $1 RETURNING \"id\", \"name\", \"city\", \"open\", \"created_at\", \"updated_at\"";
 
-pub(super) fn now() -> String {
+fn now() -> String {
     chrono::Utc::now().format("%Y-%m-%dT%H:%M:%S%.6fZ").to_string()
 }
 
-/// 128 bits of the body's SHA-256, base64url: the strong tag the generated service sends.
-pub(super) fn tag(bytes: &[u8]) -> HeaderValue {
-    use base64::Engine;
-    use sha2::Digest;
-    let digest = sha2::Sha256::digest(bytes);
-    let tag = format!("\"{}\"", base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&digest[..16]));
-    HeaderValue::from_str(&tag).expect("base64url")
+/// The body's tag ([`bench_servers::tag`]), as a header.
+fn tag(bytes: &[u8]) -> HeaderValue {
+    HeaderValue::from_str(&bench_servers::tag(bytes)).expect("base64url")
 }
 
 /// A JSON answer with its tag: a read's also with `Cache-Control: no-cache`, and 304
 /// when `If-None-Match` names the tag.
-pub(super) fn answer(status: StatusCode, bytes: Vec<u8>, request: Option<&HeaderMap>) -> Response {
+fn answer(status: StatusCode, bytes: Vec<u8>, request: Option<&HeaderMap>) -> Response {
     let etag = tag(&bytes);
     let matched = request.and_then(|h| h.get(header::IF_NONE_MATCH)).is_some_and(|v| v.as_bytes() == etag.as_bytes());
     let mut response = if matched {
@@ -135,15 +151,11 @@ pub(super) fn answer(status: StatusCode, bytes: Vec<u8>, request: Option<&Header
     response
 }
 
-pub(super) fn failed(_: impl std::fmt::Debug) -> StatusCode {
+fn failed(_: impl std::fmt::Debug) -> StatusCode {
     StatusCode::INTERNAL_SERVER_ERROR
 }
 
-pub(super) async fn trip(
-    State(db): State<Db>,
-    Path(id): Path<i64>,
-    headers: HeaderMap,
-) -> Result<Response, StatusCode> {
+async fn trip(State(db): State<Db>, Path(id): Path<i64>, headers: HeaderMap) -> Result<Response, StatusCode> {
     let row: Option<TripRow> =
         on!(&db, pool => sqlx::query_as(TRIP).bind(id).fetch_optional(pool).await).map_err(failed)?;
     let trip = Trip::from(row.ok_or(StatusCode::NOT_FOUND)?);
@@ -151,13 +163,13 @@ pub(super) async fn trip(
 }
 
 #[derive(Serialize)]
-pub(super) struct CursorPage<'a> {
-    pub(super) data: &'a [Trip],
-    pub(super) has_more: bool,
-    pub(super) next_cursor: Option<String>,
+struct CursorPage<'a> {
+    data: &'a [Trip],
+    has_more: bool,
+    next_cursor: Option<String>,
 }
 
-pub(super) async fn trips(State(db): State<Db>, headers: HeaderMap) -> Result<Response, StatusCode> {
+async fn trips(State(db): State<Db>, headers: HeaderMap) -> Result<Response, StatusCode> {
     let rows: Vec<TripRow> = on!(&db, pool => sqlx::query_as(TRIPS_PAGE).fetch_all(pool).await).map_err(failed)?;
     let has_more = rows.len() > 20;
     let data: Vec<Trip> = rows.into_iter().take(20).map(Trip::from).collect();
@@ -177,26 +189,22 @@ pub(super) async fn trips(State(db): State<Db>, headers: HeaderMap) -> Result<Re
 }
 
 #[derive(Deserialize)]
-pub(super) struct DepotQuery {
-    pub(super) open: bool,
-    pub(super) sort: String,
-    pub(super) limit: i64,
-    pub(super) offset: i64,
+struct DepotQuery {
+    open: bool,
+    sort: String,
+    limit: i64,
+    offset: i64,
 }
 
 #[derive(Serialize)]
-pub(super) struct OffsetPage<'a> {
-    pub(super) data: &'a [Depot],
-    pub(super) has_more: bool,
-    pub(super) offset: i64,
-    pub(super) limit: i64,
+struct OffsetPage<'a> {
+    data: &'a [Depot],
+    has_more: bool,
+    offset: i64,
+    limit: i64,
 }
 
-pub(super) async fn depots(
-    State(db): State<Db>,
-    Query(q): Query<DepotQuery>,
-    headers: HeaderMap,
-) -> Result<Response, StatusCode> {
+async fn depots(State(db): State<Db>, Query(q): Query<DepotQuery>, headers: HeaderMap) -> Result<Response, StatusCode> {
     // The one listing this bench asks for; a real handler would map each sort and size it
     // offers. The `LIMIT` is written, not bound: SQLite plans a statement again for each
     // bound `LIMIT` value, which the generated service avoids the same way.
@@ -225,12 +233,12 @@ pub(super) async fn depots(
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct NewDepot {
-    pub(super) name: String,
-    pub(super) city: Option<String>,
+struct NewDepot {
+    name: String,
+    city: Option<String>,
 }
 
-pub(super) async fn create_depot(State(db): State<Db>, body: axum::Json<NewDepot>) -> Result<Response, StatusCode> {
+async fn create_depot(State(db): State<Db>, body: axum::Json<NewDepot>) -> Result<Response, StatusCode> {
     let new = body.0;
     if !(2..=60).contains(&new.name.chars().count()) {
         return Err(StatusCode::UNPROCESSABLE_ENTITY);
@@ -251,17 +259,17 @@ pub(super) async fn create_depot(State(db): State<Db>, body: axum::Json<NewDepot
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct DepotPatch {
+struct DepotPatch {
     #[serde(default, deserialize_with = "present")]
-    pub(super) city: Option<Option<String>>,
+    city: Option<Option<String>>,
 }
 
 /// A member sent (even as `null`) is `Some`, one left out `None`: merge-patch semantics.
-pub(super) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
     Option::<String>::deserialize(d).map(Some)
 }
 
-pub(super) async fn patch_depot(
+async fn patch_depot(
     State(db): State<Db>,
     Path(id): Path<i64>,
     body: axum::body::Bytes,
