@@ -24,7 +24,7 @@ use crate::store::Store;
 use crate::store::changes::Change;
 use axum::http::{HeaderValue, header};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, watch};
 
@@ -108,7 +108,8 @@ impl FeedSettings {
 /// the streams open.
 pub(crate) struct Hub {
     settings: FeedSettings,
-    changes: broadcast::Sender<Arc<Change>>,
+    /// Made when the first stream opens here ([`Hub::changes`]).
+    changes: OnceLock<broadcast::Sender<Arc<Change>>>,
     open: Mutex<Open>,
     /// Who an unsigned caller is: their address, through the proxies the schema trusts.
     proxies: Proxies,
@@ -141,6 +142,17 @@ impl Drop for Seat {
 }
 
 impl Hub {
+    /// The channel numbered changes go out on, made when the first stream opens: a channel
+    /// makes all its [`LAG`] slots at once, and an instance nobody streams from needs none.
+    fn changes(&self) -> &broadcast::Sender<Arc<Change>> {
+        self.changes.get_or_init(|| broadcast::channel(LAG).0)
+    }
+
+    /// Whether a stream here listens for changes.
+    fn listened(&self) -> bool {
+        self.changes.get().is_some_and(|c| c.receiver_count() > 0)
+    }
+
     /// A seat for `caller`'s new stream; 429 with `Retry-After` when the caller or the
     /// instance holds as many as it may.
     fn seat(self: &Arc<Self>, caller: String) -> Result<Seat, Problem> {
@@ -180,8 +192,7 @@ impl Drop for Running {
 
 /// Starts this instance's poller over `store`'s log and makes its feeds servable.
 pub(crate) fn start(store: &Store, settings: FeedSettings, proxies: Proxies) -> Running {
-    let (changes, _) = broadcast::channel(LAG);
-    let hub = Arc::new(Hub { settings, changes, open: Mutex::new(Open::default()), proxies });
+    let hub = Arc::new(Hub { settings, changes: OnceLock::new(), open: Mutex::new(Open::default()), proxies });
     // One application per store: a second one's streams would be served by the first's
     // poller, which lives as long as the first does.
     if store.signals.feed.set(hub.clone()).is_err() {
@@ -233,7 +244,7 @@ async fn poll(hub: Arc<Hub>, store: Store, mut stopped: watch::Receiver<bool>) {
                 tracing::warn!(error = %e, "forgetting old changes");
             }
         }
-        let listened = hub.changes.receiver_count() > 0;
+        let listened = hub.listened();
         tokio::select! {
             _ = store.signals.changes.notified(), if listened => {}
             _ = tokio::time::sleep(hub.settings.poll) => {}
@@ -246,7 +257,7 @@ async fn poll(hub: Arc<Hub>, store: Store, mut stopped: watch::Receiver<bool>) {
 /// With no stream open, only where the log ends is read.
 async fn round(hub: &Hub, store: &Store, at: &mut Option<i64>) -> Result<(), crate::store::StoreError> {
     let from = match *at {
-        Some(from) if hub.changes.receiver_count() > 0 => from,
+        Some(from) if hub.listened() => from,
         _ => {
             *at = Some(store.change_bounds().await?.last);
             return Ok(());
@@ -262,7 +273,7 @@ async fn round(hub: &Hub, store: &Store, at: &mut Option<i64>) -> Result<(), cra
             let full = page.len() == PAGE as usize;
             for change in page {
                 from = change.seq;
-                let _ = hub.changes.send(Arc::new(change));
+                let _ = hub.changes().send(Arc::new(change));
             }
             *at = Some(from);
             if !full {
@@ -272,5 +283,26 @@ async fn round(hub: &Hub, store: &Store, at: &mut Option<i64>) -> Result<(), cra
         if numbered < crate::store::changes::BATCH as u64 {
             return Ok(());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_channel_is_made_by_the_first_stream() {
+        let hub = Hub {
+            settings: FeedSettings::default(),
+            changes: OnceLock::new(),
+            open: Mutex::default(),
+            proxies: Proxies::default(),
+        };
+        assert!(!hub.listened());
+        assert!(hub.changes.get().is_none(), "no stream has opened: no channel");
+        let live = hub.changes().subscribe();
+        assert!(hub.listened());
+        drop(live);
+        assert!(!hub.listened(), "the stream closed");
     }
 }

@@ -60,7 +60,7 @@ pub(crate) async fn changes(
     let seat = hub.seat(who)?;
     // Subscribed before the log is read, so nothing numbered between the two is missed;
     // what arrives twice is told apart by its position.
-    let live = hub.changes.subscribe();
+    let live = hub.changes().subscribe();
     let bounds = cx.store.change_bounds().await?;
     let (at, first) = match resume {
         Some(id) if id + 1 >= bounds.first && id <= bounds.last => (id, ready(id)),
