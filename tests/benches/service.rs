@@ -30,11 +30,12 @@
 //!
 //! Each server is an executable of its own, built from `tests/bench-servers` at the start
 //! of a run ([`servers::executable`]). The hand-written service is what a careful engineer
-//! writes for these routes (the reference of docs/performance.md): `&'static str` SQL, rows decoded into structs and
-//! serialized straight to bytes, the same pool settings, one statement per request where
-//! one does, each write read to its end (so SQLite checkpoints its log, as it does for the
-//! generated store). Before measuring, each row's answers from both are compared: the same status,
-//! body bytes and headers (for writes, but for the new record's id, name and times).
+//! writes for these routes (the reference of docs/performance.md): `&'static str` SQL, rows
+//! decoded into structs and serialized straight to bytes, the same pool settings, one
+//! statement per request where one does, each write read to its end (so SQLite checkpoints
+//! its log, as it does for the generated store). Before measuring, each row's answers from
+//! both are compared: the same status, body bytes and headers (for writes, but for the new
+//! record's id, name and times).
 
 #[path = "service/compile.rs"]
 mod compile;

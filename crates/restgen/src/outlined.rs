@@ -17,8 +17,9 @@
 //! runtime alone, behind the pointer to its `poll` that the service's crate calls.
 //!
 //! And between tasks: tokio compiles its task machinery (the task's cell, its harness, its
-//! waker's table, for each kind of scheduler) for every type of future it spawns. The runtime's tasks are spawned through [`spawn`], as the one type of a
-//! [`Boxed`] future, so that machinery is compiled once.
+//! waker's table, for each kind of scheduler) for every type of future it spawns. The
+//! runtime's tasks are spawned through [`spawn`], as the one type of a [`Boxed`] future, so
+//! that machinery is compiled once.
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
