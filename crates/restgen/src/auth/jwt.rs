@@ -66,6 +66,7 @@ impl Tokens {
                 verifying.extend(secrets.jwt_previous_secret.iter().map(|s| DecodingKey::from_secret(s)));
                 (Algorithm::HS256, Some(EncodingKey::from_secret(&secret)), verifying)
             }
+            #[cfg(any(feature = "jwt-rs256", feature = "jwt-es256"))]
             JwtAlgorithm::Rs256 | JwtAlgorithm::Es256 => {
                 let rsa = jwt.algorithm == JwtAlgorithm::Rs256;
                 let public_env = jwt.public_key_env.unwrap_or("the public key variable");
@@ -101,6 +102,9 @@ impl Tokens {
                 };
                 (if rsa { Algorithm::RS256 } else { Algorithm::ES256 }, signing, verifying)
             }
+            // Refused above; without either family jsonwebtoken is built without PEM keys.
+            #[cfg(not(any(feature = "jwt-rs256", feature = "jwt-es256")))]
+            JwtAlgorithm::Rs256 | JwtAlgorithm::Es256 => return Err(super::jwt_absent(jwt.algorithm)),
         };
         // Only the declared algorithm: `alg: none` and algorithm confusion (an HS256 token
         // signed with an RS256 public key) fail here.
