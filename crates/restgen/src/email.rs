@@ -37,10 +37,23 @@ mod tests {
             ("ju\u{308}rgen@bu\u{308}cher.de", "jürgen@xn--bcher-kva.de"),
             ("x@xn--bcher-kva.de", "x@xn--bcher-kva.de"),
             ("\"a@b\"@example.com", "\"a@b\"@example.com"),
+            // UTS 46 mapping: full-width letters are the ASCII ones.
+            ("ann@\u{FF25}\u{FF38}AMPLE.com", "ann@example.com"),
         ] {
             assert_eq!(canonical(given).as_deref(), Some(expected), "{given}");
         }
-        for bad in ["no-at-sign", "@example.com", "ann@", "ann@exa mple.com"] {
+        // The rest of UTS 46 (the Unicode tables `idna_adapter` picks): a label may not start
+        // with a combining mark, a zero-width joiner needs a virama before it, and a
+        // right-to-left label may not hold a left-to-right letter.
+        for bad in [
+            "no-at-sign",
+            "@example.com",
+            "ann@",
+            "ann@exa mple.com",
+            "ann@\u{308}bucher.de",
+            "ann@a\u{200D}b.de",
+            "ann@\u{5D0}a.com",
+        ] {
             assert_eq!(canonical(bad), None, "{bad}");
         }
     }
