@@ -193,11 +193,11 @@ pub async fn migrate(store: &Store, service: &Service) -> Result<(), crate::stor
 /// process sets them up.
 pub fn telemetry(service: &str) -> Result<Telemetry, String> {
     use std::io::IsTerminal;
+    use tracing_subscriber::Layer;
     use tracing_subscriber::filter::{FilterExt, LevelFilter, Targets};
     use tracing_subscriber::layer::SubscriberExt;
     use tracing_subscriber::util::SubscriberInitExt;
-    use tracing_subscriber::{EnvFilter, Layer};
-    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
+    let filter = log_filter(std::env::var("RUST_LOG"))?;
     // The spans made for traces are never log lines' (whatever `RUST_LOG` says).
     let filter = filter
         .and(Targets::new().with_default(LevelFilter::TRACE).with_target(crate::traces::TARGET, LevelFilter::OFF));
@@ -220,6 +220,26 @@ pub fn telemetry(service: &str) -> Result<Telemetry, String> {
         Ok(()) => Ok(Telemetry { exporting }),
         Err(_) => Ok(Telemetry { exporting: None }),
     }
+}
+
+/// What `RUST_LOG` asks to log: a level (`debug`), `target=level` pairs, or both,
+/// comma-separated, a target naming a module path and everything under it; unset or
+/// empty, `info` with sqlx's statements at `warn`. Refused with the variable's name when
+/// it does not parse, rather than logging what nobody asked for: span and field filters
+/// (tracing-subscriber's `EnvFilter`) are not taken, as their regular expressions would
+/// compile a second regex engine into every service.
+fn log_filter(value: Result<String, std::env::VarError>) -> Result<tracing_subscriber::filter::Targets, String> {
+    const DEFAULT: &str = "info,sqlx=warn";
+    let value = match value {
+        Ok(value) => value,
+        Err(std::env::VarError::NotPresent) => String::new(),
+        Err(std::env::VarError::NotUnicode(_)) => return Err("RUST_LOG is not UTF-8".into()),
+    };
+    let directives: Vec<&str> = value.split(',').map(str::trim).filter(|d| !d.is_empty()).collect();
+    let directives = if directives.is_empty() { DEFAULT.to_owned() } else { directives.join(",") };
+    directives.parse().map_err(|e| {
+        format!("RUST_LOG must be a level or `target=level` pairs, comma-separated (`{DEFAULT}`), not `{value}`: {e}")
+    })
 }
 
 /// Logs and traces as [`telemetry`] set them up: [`Telemetry::finish`] once the service has
@@ -654,6 +674,27 @@ async fn shutdown() {
 
 #[cfg(test)]
 mod tests {
+    use std::env::VarError;
+    use tracing::Level;
+
+    #[test]
+    fn rust_log_takes_levels_and_targets_and_refuses_the_rest_by_name() {
+        let filter = |v: &str| super::log_filter(Ok(v.to_owned()));
+        for unset in [Err(VarError::NotPresent), Ok(String::new()), Ok(" , ".to_owned())] {
+            let f = super::log_filter(unset).unwrap();
+            assert!(f.would_enable("shop::orders", &Level::INFO) && !f.would_enable("shop::orders", &Level::DEBUG));
+            assert!(f.would_enable("sqlx::query", &Level::WARN) && !f.would_enable("sqlx::query", &Level::INFO));
+        }
+        // Spaces after the commas, as people write lists; a target covers its modules.
+        let f = filter("warn, tower_http=debug").unwrap();
+        assert!(f.would_enable("tower_http::trace::on_request", &Level::DEBUG));
+        assert!(!f.would_enable("restgen::serve", &Level::INFO) && f.would_enable("restgen::serve", &Level::WARN));
+        for bad in ["sqlx=loud", "a=b=c", "[request{request_id=1}]=debug"] {
+            let e = filter(bad).unwrap_err();
+            assert!(e.starts_with("RUST_LOG must be") && e.contains(&format!("not `{bad}`")), "{e}");
+        }
+    }
+
     #[test]
     fn a_query_api_key_is_shown_as_stars_and_the_rest_as_sent() {
         let uri: axum::http::Uri = "/api/books?page=2&library_key=rk_abc_SECRET&q=a%20b".parse().unwrap();

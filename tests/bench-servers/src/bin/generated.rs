@@ -10,9 +10,12 @@ fn main() {
         // The server's warnings (a 503's cause, a slow pool) to standard error: standard
         // output is the pipe the bench reads the address from, and then no more.
         if std::env::var_os("BENCH_VERBOSE").is_some() {
-            let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-            tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).with_ansi(false).init();
+            use tracing_subscriber::{Layer, filter::Targets, layer::SubscriberExt, util::SubscriberInitExt};
+            let filter: Targets =
+                std::env::var("RUST_LOG").unwrap_or_default().parse().unwrap_or_else(|_| "warn".parse().unwrap());
+            let logs =
+                tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).with_filter(filter);
+            tracing_subscriber::registry().with(logs).init();
         }
         let kind = args.kind.as_str();
         let service = fleet::service();

@@ -58,6 +58,17 @@ fn an_unknown_log_format_stops_the_start_saying_why() {
     assert!(err.contains("LOG_FORMAT must be `text` or `json`, not `yaml`"), "{err}");
 }
 
+#[test]
+fn a_log_filter_that_does_not_parse_stops_the_start_saying_why() {
+    let out = shop_command("sqlite::memory:").env("RUST_LOG", "info,sqlx=loud").stdout(Stdio::null()).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("RUST_LOG must be a level or `target=level` pairs") && err.contains("`info,sqlx=loud`"),
+        "{err}"
+    );
+}
+
 /// An API key sent in the query string (the library takes them as `library_key`) is not
 /// in the log, not even in the request's span, which is made before the key is checked.
 #[test]
