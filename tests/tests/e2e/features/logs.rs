@@ -2,7 +2,7 @@
 //! output on a pipe, as a log collector reads it.
 
 use crate::support::child::{Process, library_command, shop_command};
-use std::io::BufRead;
+use std::io::{BufRead, Read};
 use std::process::Stdio;
 
 /// The lines the shop writes before it says where it listens (debug logging on, so its
@@ -60,9 +60,16 @@ fn an_unknown_log_format_stops_the_start_saying_why() {
 
 #[test]
 fn a_log_filter_that_does_not_parse_stops_the_start_saying_why() {
-    let out = shop_command("sqlite::memory:").env("RUST_LOG", "info,sqlx=loud").stdout(Stdio::null()).output().unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let mut command = shop_command("sqlite::memory:");
+    command.env("RUST_LOG", "info,sqlx=loud").stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = Process(command.spawn().unwrap());
+    // A shop that started anyway would serve until killed: fail on its address instead.
+    let stdout = std::io::BufReader::new(child.0.stdout.take().unwrap());
+    let started = stdout.lines().map_while(Result::ok).find(|l| l.contains("listening on "));
+    assert_eq!(started, None, "the shop started with a filter it cannot read");
+    assert!(!child.0.wait().unwrap().success());
+    let mut err = String::new();
+    child.0.stderr.take().unwrap().read_to_string(&mut err).unwrap();
     assert!(
         err.contains("RUST_LOG must be a level or `target=level` pairs") && err.contains("`info,sqlx=loud`"),
         "{err}"
