@@ -4,9 +4,12 @@
 use quote::quote;
 
 fn expand(input: proc_macro2::TokenStream) -> String {
-    let output = restgen_derive::resource(input);
-    let file: syn::File = syn::parse2(output).expect("the expansion is Rust");
-    prettyplease::unparse(&file)
+    unparse(restgen_derive::resource(input))
+}
+
+/// An expansion as formatted Rust.
+fn unparse(output: proc_macro2::TokenStream) -> String {
+    prettyplease::unparse(&syn::parse2(output).expect("the expansion is Rust"))
 }
 
 #[test]
@@ -60,8 +63,7 @@ fn a_body_type_that_is_not_a_resource() {
             pub priority: i64,
         }
     });
-    let file: syn::File = syn::parse2(output).expect("the expansion is Rust");
-    insta::assert_snapshot!(prettyplease::unparse(&file));
+    insta::assert_snapshot!(unparse(output));
 }
 
 #[test]
@@ -74,8 +76,7 @@ fn a_hand_written_enum_of_values() {
             Locker,
         }
     });
-    let file: syn::File = syn::parse2(output).expect("the expansion is Rust");
-    insta::assert_snapshot!(prettyplease::unparse(&file));
+    insta::assert_snapshot!(unparse(output));
 }
 
 #[test]
@@ -165,4 +166,25 @@ fn a_resource_with_every_key_warns_of_nothing() {
     let lowered =
         restgen_derive::lower_resource(&input, &restgen_derive::Context::default()).expect("a valid resource");
     assert!(lowered.warnings.is_empty(), "{:?}", lowered.warnings.iter().map(|w| &w.message).collect::<Vec<_>>());
+}
+
+/// A body type's patterns are checked as a resource's are: its expansion requires the
+/// runtime's `patterns` feature where a field has one, and only there.
+#[test]
+fn a_body_type_with_a_pattern_requires_the_patterns_feature() {
+    let require = "::restgen::require!(patterns,";
+    let with = unparse(restgen_derive::input(quote! {
+        pub struct Voucher {
+            #[field(settable, pattern = "[A-Z]{4}-[0-9]{4}")]
+            pub code: String,
+        }
+    }));
+    assert!(with.contains(&format!("{require} \"`pattern` of voucher.code: regular expressions\");")), "{with}");
+    let without = unparse(restgen_derive::input(quote! {
+        pub struct Voucher {
+            #[field(settable, max_length = 9)]
+            pub code: String,
+        }
+    }));
+    assert!(!without.contains(require), "{without}");
 }

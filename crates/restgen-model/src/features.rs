@@ -4,7 +4,7 @@
 //! out fails with a message naming it, never at run time.
 
 use crate::evolution::ddl::Dialect;
-use crate::model::{FieldType, Format, JwtAlgorithm, Service};
+use crate::model::{FieldType, Format, JwtAlgorithm, Resource, Service};
 
 /// One feature of the runtime a service uses, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -17,7 +17,7 @@ pub struct Feature {
 
 /// The features the generated code can require, as the runtime's `Cargo.toml` names
 /// them; `derive` is the hand-written path's, never a generated service's.
-pub const ALL: &[&str] = &[SQLITE, POSTGRES, WEBHOOKS, JWT_HS256, JWT_RS256, JWT_ES256, PASSWORD, CSV, DOCS];
+pub const ALL: &[&str] = &[SQLITE, POSTGRES, WEBHOOKS, JWT_HS256, JWT_RS256, JWT_ES256, PASSWORD, PATTERNS, CSV, DOCS];
 
 pub const SQLITE: &str = "sqlite";
 pub const POSTGRES: &str = "postgres";
@@ -26,6 +26,7 @@ pub const JWT_HS256: &str = "jwt-hs256";
 pub const JWT_RS256: &str = "jwt-rs256";
 pub const JWT_ES256: &str = "jwt-es256";
 pub const PASSWORD: &str = "password";
+pub const PATTERNS: &str = "patterns";
 pub const CSV: &str = "csv";
 pub const DOCS: &str = "docs";
 
@@ -95,6 +96,7 @@ pub fn used(service: &Service) -> Vec<Feature> {
         };
         used.push(Feature { name: PASSWORD, why });
     }
+    used.extend(patterns(&service.resources));
     let csv: Vec<&str> = service
         .resources
         .iter()
@@ -108,4 +110,16 @@ pub fn used(service: &Service) -> Vec<Feature> {
         used.push(Feature { name: DOCS, why: "`api.docs`: the reference page at /docs".into() });
     }
     used
+}
+
+/// The `patterns` feature, where a field of `resources` has a `pattern` (a `#[derive(Input)]`
+/// body's fields too, which are a resource of their own to the model).
+pub fn patterns(resources: &[Resource]) -> Option<Feature> {
+    let fields: Vec<String> = resources
+        .iter()
+        .flat_map(|r| r.fields.iter().filter(|f| f.pattern.is_some()).map(move |f| (r, f)))
+        .map(|(r, f)| format!("{}.{}", r.name.value, f.name.value))
+        .collect();
+    (!fields.is_empty())
+        .then(|| Feature { name: PATTERNS, why: format!("`pattern` of {}: regular expressions", fields.join(", ")) })
 }

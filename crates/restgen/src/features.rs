@@ -24,6 +24,9 @@ macro_rules! require {
     (password, $why:literal) => {
         $crate::__require_password!($why);
     };
+    (patterns, $why:literal) => {
+        $crate::__require_patterns!($why);
+    };
     (csv, $why:literal) => {
         $crate::__require_csv!($why);
     };
@@ -64,6 +67,7 @@ features! {
     "jwt-rs256" => __require_jwt_rs256,
     "jwt-es256" => __require_jwt_es256,
     "password" => __require_password,
+    "patterns" => __require_patterns,
     "csv" => __require_csv,
     "docs" => __require_docs,
 }

@@ -426,6 +426,20 @@ fn webhooks(
     }
 }
 
+/// Whether this build can check the `pattern`s of `resources`' fields: always where it
+/// `kept` the `patterns` feature; without it, only where no field has one (generated code
+/// stops its build first, with `require!`).
+fn patterns_kept(name: &str, resources: &[&ResourceSpec], kept: bool) -> Result<(), String> {
+    let patterned = resources.iter().find_map(|r| r.fields.iter().find(|f| f.pattern.is_some()).map(|f| (r, f)));
+    match patterned {
+        Some((r, f)) if !kept => Err(format!(
+            "{name}: {}.{} has a `pattern`, and this build of restgen leaves out its `patterns` feature",
+            r.name, f.name
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// The reference page over the service's documents.
 #[cfg(feature = "docs")]
 fn docs(name: &str, documents: &[(u32, &str)]) -> Result<Router<Store>, String> {
@@ -477,6 +491,7 @@ fn build(
         false => None,
     };
     let ids = Arc::new(crate::observe::Ids::new(proxies));
+    patterns_kept(service.name, service.resources, cfg!(feature = "patterns"))?;
     let serves_docs = service.serves_docs();
     routes = routes.merge(service.routes);
     let newest = [(None, service.openapi, false), (None, service.openapi_3_0, true)];
@@ -676,6 +691,27 @@ async fn shutdown() {
 mod tests {
     use std::env::VarError;
     use tracing::Level;
+
+    #[test]
+    fn a_build_without_patterns_refuses_a_resource_with_one_at_start() {
+        use crate::spec::{FieldSpec, ResourceSpec};
+        static PLAIN: [FieldSpec; 1] = [FieldSpec { name: "title", ..FieldSpec::DEFAULT }];
+        static PATTERNED: [FieldSpec; 2] = [
+            FieldSpec { name: "title", ..FieldSpec::DEFAULT },
+            FieldSpec { name: "sku", pattern: Some("[A-Z]{3}"), ..FieldSpec::DEFAULT },
+        ];
+        static BOOK: ResourceSpec =
+            ResourceSpec { name: "book", path: "/books", fields: &PLAIN, ..ResourceSpec::DEFAULT };
+        static ITEM: ResourceSpec =
+            ResourceSpec { name: "item", path: "/items", fields: &PATTERNED, ..ResourceSpec::DEFAULT };
+        assert_eq!(super::patterns_kept("shop", &[&BOOK], false), Ok(()));
+        assert_eq!(super::patterns_kept("shop", &[&BOOK, &ITEM], true), Ok(()));
+        let refused = super::patterns_kept("shop", &[&BOOK, &ITEM], false).unwrap_err();
+        assert_eq!(
+            refused,
+            "shop: item.sku has a `pattern`, and this build of restgen leaves out its `patterns` feature"
+        );
+    }
 
     #[test]
     fn rust_log_takes_levels_and_targets_and_refuses_the_rest_by_name() {

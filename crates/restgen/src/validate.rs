@@ -4,11 +4,8 @@
 use crate::problem::FieldError;
 use crate::spec::{FieldKind, FieldSpec};
 use crate::store::Record;
-use regex::Regex;
 use restgen_model::{bounds, predicates};
 use serde_json::{Map, Value};
-use std::collections::HashMap;
-use std::sync::{OnceLock, RwLock};
 
 /// What a body's fields are looked up in by name: a JSON object, or a record.
 pub trait Fields {
@@ -117,7 +114,7 @@ fn text(f: &FieldSpec, s: &str) -> Result<(), String> {
         return Err(format!("must be at most {max} characters long"));
     }
     if let Some(p) = f.pattern
-        && !pattern(p).is_match(s)
+        && !patterns::matches(p, s)
     {
         return Err(format!("must match the pattern `{p}`"));
     }
@@ -128,15 +125,41 @@ fn text(f: &FieldSpec, s: &str) -> Result<(), String> {
     }
 }
 
-/// Patterns match the whole value; each is compiled once per process.
-fn pattern(p: &'static str) -> Regex {
-    static CACHE: OnceLock<RwLock<HashMap<&'static str, Regex>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(Default::default);
-    if let Some(re) = cache.read().expect("never poisoned: no panics while held").get(p) {
-        return re.clone();
+/// `pattern`s, with the `patterns` feature: each matches the whole value, and is compiled
+/// once per process.
+#[cfg(feature = "patterns")]
+mod patterns {
+    use regex::Regex;
+    use std::collections::HashMap;
+    use std::sync::{OnceLock, RwLock};
+
+    pub(super) fn matches(p: &'static str, s: &str) -> bool {
+        compiled(p).is_match(s)
     }
-    // The schema checker compiled this pattern already; a failure here is a bug.
-    let re = Regex::new(&format!("^(?:{p})$")).expect("patterns are checked by restgen");
-    cache.write().expect("never poisoned").insert(p, re.clone());
-    re
+
+    fn compiled(p: &'static str) -> Regex {
+        static CACHE: OnceLock<RwLock<HashMap<&'static str, Regex>>> = OnceLock::new();
+        let cache = CACHE.get_or_init(Default::default);
+        if let Some(re) = cache.read().expect("never poisoned: no panics while held").get(p) {
+            return re.clone();
+        }
+        // The schema checker compiled this pattern already; a failure here is a bug.
+        let re = Regex::new(&format!("^(?:{p})$")).expect("patterns are checked by restgen");
+        cache.write().expect("never poisoned").insert(p, re.clone());
+        re
+    }
+}
+
+/// `pattern`s in a build without the `patterns` feature. Generated code and derive
+/// expansions with a `pattern` require the feature (`require!`), and a service whose
+/// resources have one is refused at start ([`crate::serve`]); only a body type assembled by
+/// hand gets here, and its value is refused rather than let through unchecked.
+#[cfg(not(feature = "patterns"))]
+mod patterns {
+    pub(super) fn matches(p: &'static str, _: &str) -> bool {
+        tracing::error!(
+            "a field's `pattern` ({p}) cannot be checked: this build of restgen leaves out its `patterns` feature"
+        );
+        false
+    }
 }

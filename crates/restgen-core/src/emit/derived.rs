@@ -245,6 +245,8 @@ pub fn input(service: &Service, resource: &Resource, ty: &Ident, optional: &[boo
     let enums = enums(resource, &rust.enums);
     let settable = models::input(service, resource, WriteOp::Create, Side::Service, rust);
     let settable_ident = format_ident!("Create{}", type_name(&resource.name.value));
+    // Its fields' patterns are checked as a resource's are.
+    let requires = crate::features::patterns(std::slice::from_ref(resource)).map(super::service::require);
     let specs = resource
         .fields
         .iter()
@@ -290,6 +292,7 @@ pub fn input(service: &Service, resource: &Resource, ty: &Ident, optional: &[boo
         quote!(#ident: #value)
     });
     quote! {
+        #requires
         #enums
 
         const _: () = {

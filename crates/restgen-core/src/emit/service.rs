@@ -96,12 +96,12 @@ pub(crate) fn emit(service: &crate::model::Service) -> RustFile<'static> {
 /// one fails saying which and why. Not the databases: which ones a build keeps is the
 /// deployment's choice, which the schema does not make.
 pub(crate) fn required(service: &crate::model::Service) -> Vec<proc_macro2::TokenStream> {
-    restgen_model::features::used(service)
-        .into_iter()
-        .map(|f| {
-            let feature = quote::format_ident!("{}", f.name.replace('-', "_"));
-            let why = f.why;
-            quote!(::restgen::require!(#feature, #why);)
-        })
-        .collect()
+    restgen_model::features::used(service).into_iter().map(require).collect()
+}
+
+/// `restgen::require!` for one part of the runtime.
+pub(crate) fn require(f: restgen_model::features::Feature) -> proc_macro2::TokenStream {
+    let feature = quote::format_ident!("{}", f.name.replace('-', "_"));
+    let why = f.why;
+    quote!(::restgen::require!(#feature, #why);)
 }

@@ -8,6 +8,7 @@ pub mod migrations;
 pub mod models;
 pub mod resources;
 pub mod routes;
+::restgen::require!(patterns, "`pattern` of driver.licence: regular expressions");
 /// The service as the schema declares it, ready for `restgen::serve`.
 pub fn service() -> ::restgen::serve::Service {
     ::restgen::serve::Service {

@@ -10,6 +10,7 @@ pub mod resources;
 pub mod routes;
 ::restgen::require!(jwt_hs256, "`auth.jwt.algorithm: HS256`: bearer tokens");
 ::restgen::require!(password, "`type: password` of member.password: Argon2id hashes");
+::restgen::require!(patterns, "`pattern` of member.card_number: regular expressions");
 ::restgen::require!(csv, "`formats: [csv]` of book");
 ::restgen::require!(docs, "`api.docs`: the reference page at /docs");
 /// The service as the schema declares it, ready for `restgen::serve`.
