@@ -480,6 +480,8 @@ fn build(
     settings: &Settings,
     worker: Worker,
 ) -> Result<(impl Application, Option<crate::webhooks::Background>), String> {
+    // A pattern this build cannot check refuses the service before anything starts.
+    patterns_kept(service.name, service.resources, cfg!(feature = "patterns"))?;
     // Records and events are stamped by the service's clock, as budgets are measured by it.
     let store = store.with_clock(settings.clock.clone());
     let (mut routes, mut background) = webhooks(&service, &store, settings)?;
@@ -491,7 +493,6 @@ fn build(
         false => None,
     };
     let ids = Arc::new(crate::observe::Ids::new(proxies));
-    patterns_kept(service.name, service.resources, cfg!(feature = "patterns"))?;
     let serves_docs = service.serves_docs();
     routes = routes.merge(service.routes);
     let newest = [(None, service.openapi, false), (None, service.openapi_3_0, true)];
