@@ -35,6 +35,7 @@ pub mod lifecycle;
 mod linger;
 mod links;
 pub mod list;
+mod logs;
 mod metrics;
 mod negotiate;
 mod observe;

@@ -11,8 +11,10 @@ fn main() {
         // output is the pipe the bench reads the address from, and then no more.
         if std::env::var_os("BENCH_VERBOSE").is_some() {
             use tracing_subscriber::{Layer, filter::Targets, layer::SubscriberExt, util::SubscriberInitExt};
-            let filter: Targets =
-                std::env::var("RUST_LOG").unwrap_or_default().parse().unwrap_or_else(|_| "warn".parse().unwrap());
+            let filter: Targets = match std::env::var("RUST_LOG") {
+                Ok(given) => given.parse().expect("RUST_LOG: a level and target=level pairs"),
+                Err(_) => Targets::new().with_default(tracing_subscriber::filter::LevelFilter::WARN),
+            };
             let logs =
                 tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).with_filter(filter);
             tracing_subscriber::registry().with(logs).init();
