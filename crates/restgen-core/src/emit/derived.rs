@@ -13,7 +13,7 @@ use quote::{format_ident, quote};
 
 /// Another resource a derived one names (`owner`, `ref`, `nested_under`): its name in the
 /// model, its Rust type, and the id type the naming struct holds for it, when it holds one.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Named {
     pub name: String,
     pub path: syn::Path,
@@ -54,7 +54,7 @@ fn named_checks(others: &[Named]) -> TokenStream {
 
 /// An `enum` field whose type is an enum of the user's (`#[derive(restgen::Enum)]`)
 /// rather than the one the derive declares for it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct OwnEnum {
     pub field: String,
     pub ty: syn::Type,
@@ -62,7 +62,7 @@ pub struct OwnEnum {
 
 /// What a derived struct's Rust types say beyond the model, for the code emitted beside
 /// it to hold the same types.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct RustTypes {
     /// Enum fields whose type is the user's.
     pub enums: Vec<OwnEnum>,
