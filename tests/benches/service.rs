@@ -14,7 +14,9 @@
 //! for a run's time with each server, to change the runs; `BENCH_ROWS=<text>` for only
 //! the rows whose database and name contain it, `BENCH_COMPILE=0` to leave out the builds
 //! and `BENCH_COMPILE=only` for the builds alone, `BENCH_COMPILE_ROUNDS` for the rounds of
-//! cold debug builds (3),
+//! cold debug builds (3), `BENCH_FIRST_RUN=<commit>` for README command 1 alone, from fresh
+//! clones of `HEAD` and of that commit in turns (`BENCH_FIRST_RUN_ROUNDS`, 3), written to
+//! `target/bench/first-run.md`,
 //! `BENCH_INSTRUCTIONS=<n>` for the requests counted under callgrind, 0 to leave the count
 //! out, and `BENCH_COUNT_AT=<n>` for how many of them are sent at once (1);
 //! `BENCH_PROFILES=<dir>` to keep each count's callgrind profile there,
@@ -41,6 +43,8 @@
 mod compile;
 #[path = "service/count.rs"]
 mod count;
+#[path = "service/first_run.rs"]
+mod first_run;
 #[path = "service/load.rs"]
 mod load;
 #[path = "service/report.rs"]
@@ -138,17 +142,24 @@ fn setting(name: &str, default: usize) -> usize {
 }
 
 fn main() {
-    // `BENCH_COMPILE=only`: the builds alone, written to target/bench/compile.md.
+    // `BENCH_COMPILE=only`: the builds alone.
     if std::env::var("BENCH_COMPILE").as_deref() == Ok("only") {
-        let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
-        std::fs::create_dir_all(&out).unwrap();
-        let section = compile::measure();
-        std::fs::write(out.join("compile.md"), &section).unwrap();
-        println!("\n{section}\nwritten: target/bench/compile.md");
-        return;
+        return write_alone("compile.md", &compile::measure());
+    }
+    // `BENCH_FIRST_RUN=<commit>`: README command 1 alone.
+    if let Ok(baseline) = std::env::var("BENCH_FIRST_RUN") {
+        return write_alone("first-run.md", &first_run::measure(&baseline, setting("BENCH_FIRST_RUN_ROUNDS", 3)));
     }
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
     runtime.block_on(compare());
+}
+
+/// A section measured alone, written to `target/bench/<file>` and printed.
+fn write_alone(file: &str, section: &str) {
+    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join(file), section).unwrap();
+    println!("\n{section}\nwritten: target/bench/{file}");
 }
 
 async fn compare() {
