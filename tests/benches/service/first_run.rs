@@ -66,7 +66,9 @@ fn time_at(commit: &str, scratch: &Path) -> Duration {
     let stdout = child.stdout.take().expect("piped");
     let reader = std::thread::spawn(move || {
         let mut tail = Vec::new();
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+        // Read to the end whatever the bytes, so that the command never blocks on a full pipe.
+        for line in BufReader::new(stdout).split(b'\n').map_while(Result::ok) {
+            let line = String::from_utf8_lossy(&line).into_owned();
             if line.contains(LISTENING) {
                 let _ = tx.send(Instant::now());
             }
