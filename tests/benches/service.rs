@@ -51,6 +51,8 @@ mod load;
 mod report;
 #[path = "service/servers.rs"]
 mod servers;
+#[path = "service/turns.rs"]
+mod turns;
 
 use count::*;
 use load::*;
@@ -154,9 +156,14 @@ fn main() {
     runtime.block_on(compare());
 }
 
+/// This checkout's root, the workspace's.
+fn workspace() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
 /// A section measured alone, written to `target/bench/<file>` and printed.
 fn write_alone(file: &str, section: &str) {
-    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
+    let out = workspace().join("target/bench");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join(file), section).unwrap();
     println!("\n{section}\nwritten: target/bench/{file}");
@@ -238,7 +245,7 @@ async fn compare() {
     if let Ok(url) = std::env::var("RESTGEN_TEST_DATABASE_URL") {
         drop_schema(&url).await;
     }
-    let out = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/bench");
+    let out = workspace().join("target/bench");
     std::fs::create_dir_all(&out).unwrap();
     let mut table = markdown(pair, &rows, &header);
     // Skipped when profiling rows, in a run without the reference, or with `BENCH_COMPILE=0`:

@@ -9,6 +9,7 @@
 //! struct) and a debug build again (the edit, build loop). Last, the generated shop's cold
 //! debug build, the largest example.
 
+use crate::turns::{Turns, median};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -21,10 +22,6 @@ const ADDED_RUST: &str = "    #[serde(default)]\n    currency: Option<String>,\n
 /// workspace names.
 const REFERENCE_DEPS: [&str; 8] =
     ["axum", "tokio", "serde", "serde_json", "sqlx", "chrono", "tracing", "tracing-subscriber"];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
@@ -95,27 +92,12 @@ struct ColdDebug {
 }
 
 impl ColdDebug {
-    /// The cold debug builds of both crates, `rounds` times, each round's first crate the
-    /// other one's second in the next: a machine that slows or speeds up during the run
-    /// (other tenants, a CPU's boost) then moves both alike. The last round's target
-    /// directories stay for the builds after it.
+    /// The cold debug builds of both crates, `rounds` times, in turns. The last round's
+    /// target directories stay for the builds after it.
     fn measure(rounds: usize, generated: &Crate, reference: &Crate) -> ColdDebug {
-        let (mut g, mut r) = (Vec::new(), Vec::new());
-        for round in 0..rounds.max(1) {
-            if round % 2 == 0 {
-                g.push(cold_debug("generated", generated));
-                r.push(cold_debug("hand-written", reference));
-            } else {
-                r.push(cold_debug("hand-written", reference));
-                g.push(cold_debug("generated", generated));
-            }
-        }
-        let ratios = g.iter().zip(&r).map(|(g, r)| g.as_secs_f64() / r.as_secs_f64()).collect();
-        let median = |mut v: Vec<Duration>| {
-            v.sort();
-            v[v.len() / 2]
-        };
-        ColdDebug { generated: median(g), reference: median(r), ratios }
+        let turns =
+            Turns::take(rounds, || cold_debug("generated", generated), || cold_debug("hand-written", reference));
+        ColdDebug { generated: median(&turns.a), reference: median(&turns.b), ratios: turns.ratios() }
     }
 
     /// The median of the rounds' ratios: each round's pair built minutes apart, so one
@@ -167,7 +149,7 @@ fn ratio(generated: Duration, reference: Duration) -> String {
 
 /// The measurements as a Markdown section.
 pub fn measure() -> String {
-    let root = root();
+    let root = crate::workspace();
     run(cargo().args(["build", "--release", "-q", "-p", "restgen-cli"]).current_dir(&root));
     let restgen = root.join("target/release/restgen");
     let dir = tempfile::tempdir().unwrap();

@@ -5,9 +5,10 @@
 //! slows or speeds up during the run moves both alike: between hours this machine's
 //! figures move by a tenth, so only a ratio taken within one run means anything.
 
+use crate::turns::{Turns, median};
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,10 +17,6 @@ const LISTENING: &str = " listening on http://";
 
 /// The longest a command may take before the run gives up on it.
 const LIMIT: Duration = Duration::from_secs(30 * 60);
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git").arg("-C").arg(dir).args(args).output().expect("git runs");
@@ -40,7 +37,7 @@ fn command_one(readme: &str) -> Option<String> {
 fn time_at(commit: &str, scratch: &Path) -> Duration {
     let dir = scratch.join(commit);
     let _ = std::fs::remove_dir_all(&dir);
-    git(&root(), &["clone", "-q", "--no-checkout", ".", dir.to_str().expect("a UTF-8 path")]);
+    git(&crate::workspace(), &["clone", "-q", "--no-checkout", ".", dir.to_str().expect("a UTF-8 path")]);
     git(&dir, &["checkout", "-q", commit]);
     let readme = std::fs::read_to_string(dir.join("README.md")).expect("a README");
     let command = command_one(&readme).unwrap_or_else(|| panic!("{commit}'s README has no command 1"));
@@ -92,11 +89,6 @@ fn time_at(commit: &str, scratch: &Path) -> Duration {
     took
 }
 
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
 fn seconds(v: &[Duration]) -> String {
     v.iter().map(|d| format!("{:.1}", d.as_secs_f64())).collect::<Vec<_>>().join(", ")
 }
@@ -104,23 +96,15 @@ fn seconds(v: &[Duration]) -> String {
 /// README command 1 at this checkout's `HEAD` and at `baseline`, `rounds` times each, as a
 /// Markdown section.
 pub fn measure(baseline: &str, rounds: usize) -> String {
-    let root = root();
+    let root = crate::workspace();
     let head = git(&root, &["rev-parse", "--short", "HEAD"]);
-    let baseline = git(&root, &["rev-parse", "--short", &format!("{baseline}^{{commit}}")]);
+    // `--verify`: one commit, or an error naming what was given (never an option).
+    let baseline = git(&root, &["rev-parse", "--verify", "--short", &format!("{baseline}^{{commit}}")]);
     let scratch = tempfile::tempdir().unwrap();
-    let (mut now, mut then) = (Vec::new(), Vec::new());
-    for round in 0..rounds.max(1) {
-        if round % 2 == 0 {
-            then.push(time_at(&baseline, scratch.path()));
-            now.push(time_at(&head, scratch.path()));
-        } else {
-            now.push(time_at(&head, scratch.path()));
-            then.push(time_at(&baseline, scratch.path()));
-        }
-    }
-    let pairs: Vec<String> =
-        now.iter().zip(&then).map(|(n, t)| format!("{:.2}x", n.as_secs_f64() / t.as_secs_f64())).collect();
-    let (n, t) = (median(now.clone()), median(then.clone()));
+    let turns = Turns::take(rounds, || time_at(&head, scratch.path()), || time_at(&baseline, scratch.path()));
+    let (now, then) = (&turns.a, &turns.b);
+    let pairs: Vec<String> = turns.ratios().iter().map(|r| format!("{r:.2}x")).collect();
+    let (n, t) = (median(now), median(then));
     format!(
         "README command 1 from a fresh clone with an empty target directory, run as each commit's README \
          gives it, until the service prints its address; the commits in turns, {} rounds:\n\n\
@@ -128,9 +112,9 @@ pub fn measure(baseline: &str, rounds: usize) -> String {
          | {head} (HEAD) | {} s | {:.1} s |\n| {baseline} | {} s | {:.1} s |\n\n\
          {head} / {baseline}: {:.2}x by medians; round by round {}.\n",
         now.len(),
-        seconds(&now),
+        seconds(now),
         n.as_secs_f64(),
-        seconds(&then),
+        seconds(then),
         t.as_secs_f64(),
         n.as_secs_f64() / t.as_secs_f64(),
         pairs.join(", "),

@@ -19,7 +19,7 @@ pub(super) fn executable(kind: &str) -> &'static std::path::Path {
     let built = BUILT.get_or_init(|| {
         let mut cargo = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
         cargo.args(["build", "--release", "-q", "-p", "bench-servers", "--message-format=json"]);
-        cargo.current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
+        cargo.current_dir(crate::workspace());
         if Pair::from_env().serve.contains(&"generated-traces") {
             cargo.args(["--features", "traces"]);
         }

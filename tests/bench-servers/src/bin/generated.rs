@@ -12,8 +12,10 @@ fn main() {
         if std::env::var_os("BENCH_VERBOSE").is_some() {
             use tracing_subscriber::{Layer, filter::Targets, layer::SubscriberExt, util::SubscriberInitExt};
             let filter: Targets = match std::env::var("RUST_LOG") {
-                Ok(given) => given.parse().expect("RUST_LOG: a level and target=level pairs"),
-                Err(_) => Targets::new().with_default(tracing_subscriber::filter::LevelFilter::WARN),
+                Ok(given) if !given.trim().is_empty() => {
+                    given.parse().expect("RUST_LOG: a level and target=level pairs")
+                }
+                _ => Targets::new().with_default(tracing_subscriber::filter::LevelFilter::WARN),
             };
             let logs =
                 tracing_subscriber::fmt::layer().with_writer(std::io::stderr).with_ansi(false).with_filter(filter);
