@@ -107,7 +107,7 @@ pub fn measure(baseline: &str, rounds: usize) -> String {
     let (n, t) = (median(now), median(then));
     format!(
         "README command 1 from a fresh clone with an empty target directory, run as each commit's README \
-         gives it, until the service prints its address; the commits in turns, {} rounds:\n\n\
+         gives it, until the service prints its address; the commits in turns, rounds: {}:\n\n\
          | commit | runs | median |\n|---|---|---:|\n\
          | {head} (HEAD) | {} s | {:.1} s |\n| {baseline} | {} s | {:.1} s |\n\n\
          {head} / {baseline}: {:.2}x by medians; round by round {}.\n",
